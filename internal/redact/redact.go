@@ -1,0 +1,42 @@
+// Package redact renders secrets safely: the well-known prefix of a credential
+// (which says what kind of secret it is) followed by a fixed marker, never the
+// secret material itself. Every secret type of the SDK formats through here so
+// that fmt, slog and JSON output all agree.
+package redact
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Marker stands in place of secret material.
+const Marker = "[REDACTED]"
+
+// knownPrefixes are the public, non-secret prefixes of the platform's credentials.
+var knownPrefixes = []string{"ask_live_", "dk_live_", "whsec_"}
+
+// String returns the redacted form of s: its known prefix, if any, followed by
+// Marker. An empty secret renders as the empty string so that "unset" stays visible.
+func String(s string) string {
+	if s == "" {
+		return ""
+	}
+	for _, p := range knownPrefixes {
+		if strings.HasPrefix(s, p) {
+			return p + Marker
+		}
+	}
+	return Marker
+}
+
+// Format writes the redacted form of s for any fmt verb, so %s, %v, %+v, %#v,
+// %q and %x all hide the secret.
+func Format(f fmt.State, verb rune, s string) {
+	r := String(s)
+	switch verb {
+	case 'q':
+		fmt.Fprintf(f, "%q", r)
+	default:
+		_, _ = f.Write([]byte(r))
+	}
+}
