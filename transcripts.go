@@ -17,9 +17,9 @@ type Transcript struct {
 	CreatedOn time.Time `json:"created_on"`
 	// Metadata is free-form; it is empty, never nil, in a decoded response.
 	Metadata map[string]json.RawMessage `json:"metadata"`
-	User     TranscriptUser            `json:"user"`
-	Job      TranscriptJob             `json:"job"`
-	Audio    TranscriptAudio           `json:"audio"`
+	User     TranscriptUser             `json:"user"`
+	Job      TranscriptJob              `json:"job"`
+	Audio    TranscriptAudio            `json:"audio"`
 }
 
 // TranscriptUser is the owner of a Transcript.
