@@ -1,0 +1,22 @@
+// Package webhook verifies, signs and decodes the events the Plugin Integration
+// Service delivers to a plugin's webhooks, following the Standard Webhooks
+// scheme (https://www.standardwebhooks.com).
+//
+// Every delivery is a POST whose body is a JSON [Event], with three headers:
+// webhook-id (the event id, the same on every retry), webhook-timestamp
+// (integer Unix seconds of the attempt) and webhook-signature (one or more
+// space-separated "v1,<base64>" entries). Each v1 entry is
+// base64(HMAC-SHA256(key, id + "." + timestamp + "." + body)), where the key is
+// the base64-decoded part of the webhook's "whsec_" signing secret.
+//
+// A receiver usually needs only [NewHandler]: it caps the body size, verifies
+// the signature and the timestamp with a [Verifier], decodes the [Event],
+// drops duplicate deliveries through a [DedupeStore], calls your function, and
+// answers with the status code that makes the service retry exactly when it
+// should. [Verifier.Verify] and [ParseEvent] are there for receivers built on
+// another router; [Sign] and [SignHeaders] produce deliveries, for tests and
+// for the reference server in package scribetest.
+//
+// A [Secret] never prints: fmt, slog, JSON and error messages show
+// "whsec_[REDACTED]". Call [Secret.Reveal] to store it.
+package webhook

@@ -1,0 +1,271 @@
+package webhook
+
+import (
+	"crypto/hmac"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultTolerance is how far a delivery's webhook-timestamp may be from the
+// receiver's clock, in either direction, before it is refused as a replay (or
+// as a sign of a wrong clock).
+const DefaultTolerance = 5 * time.Minute
+
+// DefaultMaxBodyBytes caps the body a Verifier accepts: 1 MiB, the service's
+// own limit on request bodies.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Conditions a verification fails on. Every error of Verifier.Verify is a
+// *VerificationError that matches exactly one of them with errors.Is.
+var (
+	// ErrMissingHeader: webhook-id, webhook-timestamp or webhook-signature is
+	// absent or empty. VerificationError.Header says which.
+	ErrMissingHeader = errors.New("missing header")
+	// ErrInvalidID: webhook-id contains ".", the separator of the signed content.
+	ErrInvalidID = errors.New("invalid webhook-id")
+	// ErrInvalidTimestamp: webhook-timestamp is not integer Unix seconds.
+	ErrInvalidTimestamp = errors.New("invalid webhook-timestamp")
+	// ErrTimestampTooOld: webhook-timestamp is further in the past than the tolerance.
+	ErrTimestampTooOld = errors.New("webhook-timestamp too old")
+	// ErrTimestampTooNew: webhook-timestamp is further in the future than the tolerance.
+	ErrTimestampTooNew = errors.New("webhook-timestamp too new")
+	// ErrNoMatchingSignature: no v1 entry of webhook-signature matches the
+	// body under any of the Verifier's secrets.
+	ErrNoMatchingSignature = errors.New("no matching signature")
+	// ErrBodyTooLarge: the body is larger than the Verifier's maximum.
+	ErrBodyTooLarge = errors.New("body too large")
+)
+
+// VerificationError says why a delivery was refused. It never holds a secret
+// or a signature. Match the reason with errors.Is against ErrMissingHeader,
+// ErrInvalidID, ErrInvalidTimestamp, ErrTimestampTooOld, ErrTimestampTooNew,
+// ErrNoMatchingSignature or ErrBodyTooLarge.
+type VerificationError struct {
+	// Err is the sentinel error naming the condition.
+	Err error
+	// Header is the header at fault ("webhook-id", ...), or "" for the body.
+	Header string
+	// Detail says what was found and what to do.
+	Detail string
+}
+
+// Error returns "webhook: <condition>: <detail>".
+func (e *VerificationError) Error() string {
+	if e.Detail == "" {
+		return "webhook: " + e.Err.Error()
+	}
+	return "webhook: " + e.Err.Error() + ": " + e.Detail
+}
+
+// Unwrap returns Err.
+func (e *VerificationError) Unwrap() error { return e.Err }
+
+// Verifier checks the signature and the timestamp of deliveries. It is safe
+// for concurrent use.
+type Verifier struct {
+	keys         []string
+	tolerance    time.Duration
+	now          func() time.Time
+	maxBodyBytes int64
+}
+
+// VerifierOption configures a Verifier.
+type VerifierOption func(*Verifier) error
+
+// WithAdditionalSecrets makes the Verifier also accept signatures made with
+// these secrets. During a rotation, give the new secret and the old one: a
+// delivery passes when one of its signatures matches any of them.
+func WithAdditionalSecrets(secrets ...Secret) VerifierOption {
+	return func(v *Verifier) error {
+		for i, s := range secrets {
+			if s.IsZero() {
+				return fmt.Errorf("webhook: WithAdditionalSecrets: secret %d is the zero Secret; obtain secrets with ParseSecret", i)
+			}
+			v.keys = append(v.keys, s.key)
+		}
+		return nil
+	}
+}
+
+// WithTolerance sets how far webhook-timestamp may be from the clock in either
+// direction (default DefaultTolerance, 5 minutes). It must be positive.
+func WithTolerance(d time.Duration) VerifierOption {
+	return func(v *Verifier) error {
+		if d <= 0 {
+			return fmt.Errorf("webhook: WithTolerance(%v): the tolerance must be positive", d)
+		}
+		v.tolerance = d
+		return nil
+	}
+}
+
+// WithClock sets the clock the timestamp is checked against (default
+// time.Now). Tests use it to pin the time.
+func WithClock(now func() time.Time) VerifierOption {
+	return func(v *Verifier) error {
+		if now == nil {
+			return errors.New("webhook: WithClock(nil): pass a clock function such as time.Now")
+		}
+		v.now = now
+		return nil
+	}
+}
+
+// WithMaxBodyBytes caps the size of the body Verify and the Handler accept
+// (default DefaultMaxBodyBytes, 1 MiB). It must be positive.
+func WithMaxBodyBytes(n int64) VerifierOption {
+	return func(v *Verifier) error {
+		if n <= 0 {
+			return fmt.Errorf("webhook: WithMaxBodyBytes(%d): the maximum must be positive", n)
+		}
+		v.maxBodyBytes = n
+		return nil
+	}
+}
+
+// NewVerifier returns a Verifier of deliveries signed with secret (and with
+// the secrets of WithAdditionalSecrets). It fails on the zero Secret and on
+// invalid options.
+func NewVerifier(secret Secret, opts ...VerifierOption) (*Verifier, error) {
+	if secret.IsZero() {
+		return nil, errors.New("webhook: NewVerifier: the secret is the zero Secret; obtain it with ParseSecret(webhook signing_secret)")
+	}
+	v := &Verifier{
+		keys:         []string{secret.key},
+		tolerance:    DefaultTolerance,
+		now:          time.Now,
+		maxBodyBytes: DefaultMaxBodyBytes,
+	}
+	for _, opt := range opts {
+		if err := opt(v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// MaxBodyBytes returns the largest body the Verifier accepts.
+func (v *Verifier) MaxBodyBytes() int64 { return v.maxBodyBytes }
+
+// Verify checks that body, with the webhook-id, webhook-timestamp and
+// webhook-signature of header, was signed with one of the Verifier's secrets,
+// and that the timestamp is within the tolerance of the clock. Pass the body
+// exactly as received: re-encoded JSON does not verify. Signature entries of
+// versions other than v1 are skipped; one matching v1 entry suffices. The
+// comparison runs in constant time. A failure is a *VerificationError.
+func (v *Verifier) Verify(header http.Header, body []byte) error {
+	_, err := v.verify(header, body)
+	return err
+}
+
+// verify does Verify and returns the webhook-id it checked.
+func (v *Verifier) verify(header http.Header, body []byte) (string, error) {
+	if int64(len(body)) > v.maxBodyBytes {
+		return "", &VerificationError{Err: ErrBodyTooLarge,
+			Detail: fmt.Sprintf("%d bytes, more than the maximum of %d (see WithMaxBodyBytes)", len(body), v.maxBodyBytes)}
+	}
+	id := header.Get(HeaderID)
+	tsText := header.Get(HeaderTimestamp)
+	sigValues := header.Values(HeaderSignature)
+	for _, h := range []struct{ name, value string }{
+		{HeaderID, id},
+		{HeaderTimestamp, tsText},
+		{HeaderSignature, strings.Join(sigValues, "")},
+	} {
+		if strings.TrimSpace(h.value) == "" {
+			return "", &VerificationError{Err: ErrMissingHeader, Header: h.name,
+				Detail: h.name + " is absent or empty; a delivery carries webhook-id, webhook-timestamp and webhook-signature"}
+		}
+	}
+	if strings.Contains(id, ".") {
+		return "", &VerificationError{Err: ErrInvalidID, Header: HeaderID,
+			Detail: `it contains ".", which would make the signed content ambiguous`}
+	}
+	ts, err := parseTimestamp(tsText)
+	if err != nil {
+		return "", err
+	}
+	if err := v.checkTimestamp(ts); err != nil {
+		return "", err
+	}
+	var want [macSize]byte
+	var wantText [encodedMACSize]byte
+	var got [encodedMACSize]byte
+	for _, key := range v.keys {
+		computeMAC(&want, key, id, ts, body)
+		encodeMAC(&wantText, &want)
+		for _, value := range sigValues {
+			for sig := range v1Signatures(value) {
+				if len(sig) != encodedMACSize {
+					continue
+				}
+				copy(got[:], sig)
+				if hmac.Equal(got[:], wantText[:]) {
+					return id, nil
+				}
+			}
+		}
+	}
+	return "", &VerificationError{Err: ErrNoMatchingSignature, Header: HeaderSignature,
+		Detail: "no v1 signature matches the body; check the signing secret, and pass the body exactly as received"}
+}
+
+// parseTimestamp reads webhook-timestamp: decimal digits only, no sign.
+func parseTimestamp(s string) (int64, error) {
+	bad := func(why string) error {
+		return &VerificationError{Err: ErrInvalidTimestamp, Header: HeaderTimestamp,
+			Detail: why + "; it must be integer Unix seconds such as 1614265330"}
+	}
+	if len(s) > 19 {
+		return 0, bad(fmt.Sprintf("%d characters long", len(s)))
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, bad(fmt.Sprintf("%q is not a decimal integer", s))
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, bad(fmt.Sprintf("%q is out of range", s))
+	}
+	return n, nil
+}
+
+// checkTimestamp refuses a timestamp further than the tolerance from the clock.
+func (v *Verifier) checkTimestamp(unix int64) error {
+	now := v.now()
+	// time.Time.Sub saturates instead of overflowing, so any int64 is safe here.
+	age := now.Sub(time.Unix(unix, 0))
+	switch {
+	case age > v.tolerance:
+		return &VerificationError{Err: ErrTimestampTooOld, Header: HeaderTimestamp,
+			Detail: fmt.Sprintf("%d is %v before the receiver's clock, more than the tolerance of %v; a replayed delivery, or a receiver clock that is wrong", unix, age.Truncate(time.Second), v.tolerance)}
+	case -age > v.tolerance:
+		return &VerificationError{Err: ErrTimestampTooNew, Header: HeaderTimestamp,
+			Detail: fmt.Sprintf("%d is %v after the receiver's clock, more than the tolerance of %v; check the receiver's clock", unix, (-age).Truncate(time.Second), v.tolerance)}
+	}
+	return nil
+}
+
+// v1Signatures yields the signature part of each "v1,<signature>" entry of one
+// webhook-signature header value. Entries are separated by spaces (any run of
+// white space is accepted); entries of other versions and entries without a
+// comma are skipped.
+func v1Signatures(value string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for entry := range strings.FieldsSeq(value) {
+			version, sig, ok := strings.Cut(entry, ",")
+			if !ok || version != signatureVersion {
+				continue
+			}
+			if !yield(sig) {
+				return
+			}
+		}
+	}
+}
