@@ -1,0 +1,60 @@
+package auth
+
+import "errors"
+
+// The reasons a token is refused. Verification errors are *TokenError values
+// whose Reason is one of these, so callers branch with errors.Is.
+var (
+	// ErrTokenTooLarge: the token is longer than MaxTokenSize bytes. It is
+	// refused before any parsing.
+	ErrTokenTooLarge = errors.New("token too large")
+	// ErrTokenMalformed: the token is not three segments of strict base64url
+	// (no padding) holding a JSON header and JSON claims, or a claim has the
+	// wrong type.
+	ErrTokenMalformed = errors.New("token malformed")
+	// ErrAlgorithm: the header's alg is not exactly "HS256".
+	ErrAlgorithm = errors.New("token algorithm not accepted")
+	// ErrSignature: no candidate key verifies the signature. It is also what
+	// VerifyLookup returns when the lookup finds no key, so that whether an
+	// installation exists never shows.
+	ErrSignature = errors.New("token signature invalid")
+	// ErrTokenExpired: exp is in the past by more than the leeway.
+	ErrTokenExpired = errors.New("token expired")
+	// ErrIssuedInFuture: iat is in the future by more than the leeway.
+	ErrIssuedInFuture = errors.New("token issued in the future")
+	// ErrLifetimeTooLong: exp - iat exceeds TokenLifetime.
+	ErrLifetimeTooLong = errors.New("token lifetime too long")
+	// ErrMissingClaim: exp, iat or plugin_installation_uuid is absent, null or
+	// empty.
+	ErrMissingClaim = errors.New("token claim missing")
+)
+
+// ErrInvalidInstallationUUID is matched by errors.Is when an installation
+// uuid passed to Mint, NewTokenSource or Cache.Source is not in the RFC 4122
+// text form (8-4-4-4-12 hexadecimal digits).
+var ErrInvalidInstallationUUID = errors.New("invalid installation uuid")
+
+// TokenError is the error of a refused token. Its message says what was wrong
+// and never contains the token or a key.
+type TokenError struct {
+	// Reason is one of the sentinel errors above (ErrSignature, ...).
+	Reason error
+	// Detail says more, such as which claim is missing; it may be empty.
+	Detail string
+}
+
+// Error returns "auth: <reason>: <detail>".
+func (e *TokenError) Error() string {
+	msg := "auth: " + e.Reason.Error()
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// Unwrap returns Reason, so errors.Is(err, ErrTokenExpired) and the like work.
+func (e *TokenError) Unwrap() error { return e.Reason }
+
+func tokenError(reason error, detail string) *TokenError {
+	return &TokenError{Reason: reason, Detail: detail}
+}

@@ -1,0 +1,270 @@
+package auth
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"unicode"
+
+	"github.com/scribehq/scribe-go/internal/redact"
+)
+
+// SecretKeyPrefix begins every plugin secret key.
+const SecretKeyPrefix = "ask_live_"
+
+// DeveloperKeyPrefix begins the developer keys the reference server issues.
+// Developer keys are opaque: ParseDeveloperKey does not require it.
+const DeveloperKeyPrefix = "dk_live_"
+
+// minSecretBytes is the least amount of random material a secret key carries:
+// RFC 7518 section 3.2 asks for a key of at least 256 bits for HS256.
+const minSecretBytes = 32
+
+// ErrInvalidKey is matched by errors.Is for every error about the form of a
+// secret key or developer key.
+var ErrInvalidKey = errors.New("invalid key")
+
+// keyError says what is wrong with a key without ever quoting it.
+func keyError(kind, problem string) error {
+	return fmt.Errorf("auth: %w: %s %s", ErrInvalidKey, kind, problem)
+}
+
+// material holds a credential behind a pointer, so that even reflection-based
+// printing of a struct holding a key in an unexported field (where fmt cannot
+// call the key's methods) shows an address, never the secret.
+type material struct {
+	s string
+	b []byte // s as bytes: the HMAC key, converted once
+}
+
+func newMaterial(s string) *material { return &material{s: s, b: []byte(s)} }
+
+// SecretKey is a plugin secret key ("ask_live_..."), the HMAC key that signs
+// installation JWTs. Every way of printing it (fmt verbs, slog, JSON and text
+// marshalling) shows "ask_live_[REDACTED]"; Reveal returns the key itself.
+//
+// The zero SecretKey holds no key; Mint and NewTokenSource refuse it. Copies
+// of a SecretKey share the key; use Equal, not ==, to compare two keys parsed
+// separately.
+type SecretKey struct{ m *material }
+
+// ParseSecretKey checks that s is a plugin secret key: "ask_live_" followed by
+// the URL-safe base64 encoding, without padding, of at least 32 bytes. The
+// error says what is wrong and never quotes s. Surrounding whitespace is an
+// error, not trimmed, because the key signs with its exact bytes.
+func ParseSecretKey(s string) (SecretKey, error) {
+	const kind = "secret key"
+	if s == "" {
+		return SecretKey{}, keyError(kind, "is empty")
+	}
+	if strings.TrimSpace(s) != s {
+		return SecretKey{}, keyError(kind, "has leading or trailing whitespace; trim it")
+	}
+	rest, ok := strings.CutPrefix(s, SecretKeyPrefix)
+	if !ok {
+		return SecretKey{}, keyError(kind, `must begin with "`+SecretKeyPrefix+`"; is this a developer key or a webhook secret?`)
+	}
+	for i := 0; i < len(rest); i++ {
+		if !isBase64URL(rest[i]) {
+			return SecretKey{}, keyError(kind, fmt.Sprintf("has a character outside URL-safe base64 at position %d", len(SecretKeyPrefix)+i))
+		}
+	}
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(rest)
+	if err != nil {
+		return SecretKey{}, keyError(kind, "is not valid URL-safe base64 without padding after the prefix")
+	}
+	if len(raw) < minSecretBytes {
+		return SecretKey{}, keyError(kind, fmt.Sprintf("carries %d bytes after the prefix; at least %d are required", len(raw), minSecretBytes))
+	}
+	return SecretKey{newMaterial(s)}, nil
+}
+
+func isBase64URL(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+}
+
+// NewSecretKey returns a fresh random secret key: "ask_live_" followed by 32
+// bytes from crypto/rand in URL-safe base64. Servers and tests use it; a
+// plugin gets its keys from the service (POST /plugins/{id}/secret_keys).
+func NewSecretKey() (SecretKey, error) {
+	s, err := randomKey(SecretKeyPrefix)
+	if err != nil {
+		return SecretKey{}, err
+	}
+	return SecretKey{newMaterial(s)}, nil
+}
+
+func randomKey(prefix string) (string, error) {
+	var b [minSecretBytes]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("auth: reading random bytes for a new key: %w", err)
+	}
+	return prefix + base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// Reveal returns the key itself. Pass it only where it is needed (a secret
+// store, an environment variable), never to a log.
+func (k SecretKey) Reveal() string {
+	if k.m == nil {
+		return ""
+	}
+	return k.m.s
+}
+
+// bytes returns the HMAC key.
+func (k SecretKey) bytes() []byte { return k.m.b }
+
+// IsZero reports whether k holds no key.
+func (k SecretKey) IsZero() bool { return k.m == nil }
+
+// Equal reports, in constant time, whether k and other hold the same key.
+func (k SecretKey) Equal(other SecretKey) bool {
+	return subtle.ConstantTimeCompare([]byte(k.Reveal()), []byte(other.Reveal())) == 1
+}
+
+// String returns the redacted form "ask_live_[REDACTED]", or "" for the zero key.
+func (k SecretKey) String() string { return redact.String(k.Reveal()) }
+
+// GoString returns the redacted form, so %#v hides the key too.
+func (k SecretKey) GoString() string { return redact.String(k.Reveal()) }
+
+// Format writes the redacted form for every fmt verb.
+func (k SecretKey) Format(f fmt.State, verb rune) { redact.Format(f, verb, k.Reveal()) }
+
+// LogValue implements slog.LogValuer with the redacted form.
+func (k SecretKey) LogValue() slog.Value { return slog.StringValue(k.String()) }
+
+// MarshalJSON writes the redacted form, so a configuration struct marshalled
+// for a log never carries the key. Store the value of Reveal instead.
+func (k SecretKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.String()) }
+
+// UnmarshalJSON reads a key from a JSON string and validates it like
+// ParseSecretKey.
+func (k *SecretKey) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return keyError("secret key", "must be a JSON string")
+	}
+	parsed, err := ParseSecretKey(s)
+	if err != nil {
+		return err
+	}
+	*k = parsed
+	return nil
+}
+
+// MarshalText writes the redacted form, for encoders that use
+// encoding.TextMarshaler.
+func (k SecretKey) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText parses a key like ParseSecretKey, so configuration loaders
+// that use encoding.TextUnmarshaler can fill a SecretKey field.
+func (k *SecretKey) UnmarshalText(b []byte) error {
+	parsed, err := ParseSecretKey(string(b))
+	if err != nil {
+		return err
+	}
+	*k = parsed
+	return nil
+}
+
+// DeveloperKey is a developer key ("dk_live_..."), the bearer token of the
+// developer operations (GET /plugins and the calls under it). It is opaque to
+// clients. Every way of printing it shows a redacted form such as
+// "dk_live_[REDACTED]"; Reveal returns the key itself.
+type DeveloperKey struct{ m *material }
+
+// ParseDeveloperKey checks that s can be a developer key: not empty, and free
+// of whitespace and control characters (it travels in an Authorization
+// header). It does not require the "dk_live_" prefix. The error never quotes s.
+func ParseDeveloperKey(s string) (DeveloperKey, error) {
+	const kind = "developer key"
+	if s == "" {
+		return DeveloperKey{}, keyError(kind, "is empty")
+	}
+	for i, r := range s {
+		switch {
+		case r == unicode.ReplacementChar:
+			return DeveloperKey{}, keyError(kind, fmt.Sprintf("is not valid UTF-8 at byte %d", i))
+		case unicode.IsSpace(r):
+			return DeveloperKey{}, keyError(kind, fmt.Sprintf("has whitespace at byte %d; trim it", i))
+		case unicode.IsControl(r):
+			return DeveloperKey{}, keyError(kind, fmt.Sprintf("has a control character at byte %d", i))
+		}
+	}
+	return DeveloperKey{newMaterial(s)}, nil
+}
+
+// NewDeveloperKey returns a fresh random developer key: "dk_live_" followed by
+// 32 bytes from crypto/rand in URL-safe base64. Servers and tests use it.
+func NewDeveloperKey() (DeveloperKey, error) {
+	s, err := randomKey(DeveloperKeyPrefix)
+	if err != nil {
+		return DeveloperKey{}, err
+	}
+	return DeveloperKey{newMaterial(s)}, nil
+}
+
+// Reveal returns the key itself, for the Authorization header.
+func (k DeveloperKey) Reveal() string {
+	if k.m == nil {
+		return ""
+	}
+	return k.m.s
+}
+
+// IsZero reports whether k holds no key.
+func (k DeveloperKey) IsZero() bool { return k.m == nil }
+
+// Equal reports, in constant time, whether k and other hold the same key.
+func (k DeveloperKey) Equal(other DeveloperKey) bool {
+	return subtle.ConstantTimeCompare([]byte(k.Reveal()), []byte(other.Reveal())) == 1
+}
+
+// String returns the redacted form, such as "dk_live_[REDACTED]".
+func (k DeveloperKey) String() string { return redact.String(k.Reveal()) }
+
+// GoString returns the redacted form, so %#v hides the key too.
+func (k DeveloperKey) GoString() string { return redact.String(k.Reveal()) }
+
+// Format writes the redacted form for every fmt verb.
+func (k DeveloperKey) Format(f fmt.State, verb rune) { redact.Format(f, verb, k.Reveal()) }
+
+// LogValue implements slog.LogValuer with the redacted form.
+func (k DeveloperKey) LogValue() slog.Value { return slog.StringValue(k.String()) }
+
+// MarshalJSON writes the redacted form. Store the value of Reveal instead.
+func (k DeveloperKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.String()) }
+
+// UnmarshalJSON reads a key from a JSON string and validates it like
+// ParseDeveloperKey.
+func (k *DeveloperKey) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return keyError("developer key", "must be a JSON string")
+	}
+	parsed, err := ParseDeveloperKey(s)
+	if err != nil {
+		return err
+	}
+	*k = parsed
+	return nil
+}
+
+// MarshalText writes the redacted form.
+func (k DeveloperKey) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText parses a key like ParseDeveloperKey.
+func (k *DeveloperKey) UnmarshalText(b []byte) error {
+	parsed, err := ParseDeveloperKey(string(b))
+	if err != nil {
+		return err
+	}
+	*k = parsed
+	return nil
+}
