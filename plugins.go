@@ -1,6 +1,13 @@
 package scribe
 
-import "time"
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
 
 // Permission is the access a plugin asks for on one kind of data.
 type Permission string
@@ -43,4 +50,145 @@ type PluginSecretKey struct {
 	PluginID    int64     `json:"plugin_id"`
 	CreatedOn   time.Time `json:"created_on"`
 	UpdatedOn   time.Time `json:"updated_on"`
+}
+
+// ListPluginsParams are the parameters of ListPlugins.
+type ListPluginsParams struct {
+	ListParams
+}
+
+// ListPlugins lists the developer's plugins, in ascending id order; it needs
+// a developer key. Nothing is sent until the Pager is iterated, with ctx. Nil
+// params mean the defaults.
+//
+// It sends GET /plugins.
+func (c *Client) ListPlugins(ctx context.Context, params *ListPluginsParams, opts ...Option) *Pager[Plugin] {
+	var lp ListParams
+	if params != nil {
+		lp = params.ListParams
+	}
+	return newPager(ctx, c, "ListPlugins", []string{"plugins"}, lp,
+		func(p Plugin) int64 { return p.ID }, opts)
+}
+
+// GetPlugin fetches one of the developer's plugins; it needs a developer key.
+// Another developer's plugin is ErrNotFound, like one that does not exist.
+//
+// It sends GET /plugins/{id}.
+func (c *Client) GetPlugin(ctx context.Context, id int64, opts ...Option) (*Plugin, error) {
+	if err := checkID("GetPlugin", "id", id); err != nil {
+		return nil, err
+	}
+	var p Plugin
+	if _, err := c.do(ctx, request{method: http.MethodGet, segments: []string{"plugins", strconv.FormatInt(id, 10)}}, &p, opts); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// MaxPluginNameLength is the longest plugin name, in characters, the service
+// accepts.
+const MaxPluginNameLength = 100
+
+// CreatePluginParams are the fields of a new plugin.
+type CreatePluginParams struct {
+	// Name is required: 1 to 100 characters.
+	Name        string
+	Description string
+	// Permissions default to none for both user and transcript: a zero
+	// Permission is sent as PermissionNone.
+	Permissions Permissions
+	LogoURI     string
+	// CRMIntegrationID is nil for a plugin without CRM integration.
+	CRMIntegrationID *int64
+}
+
+// createPluginBody is the JSON body of POST /plugins.
+type createPluginBody struct {
+	Name             string      `json:"name"`
+	Description      string      `json:"description"`
+	Permissions      Permissions `json:"permissions"`
+	LogoURI          string      `json:"logo_uri"`
+	CRMIntegrationID *int64      `json:"crm_integration_id"`
+}
+
+// CreatePlugin creates a plugin, unpublished and enabled, owned by the
+// developer; it needs a developer key. The name is checked before anything is
+// sent (an *ArgumentError if it is empty or longer than 100 characters). The
+// request carries an Idempotency-Key (see WithIdempotencyKey), so a retry
+// never creates a second plugin.
+//
+// It sends POST /plugins.
+func (c *Client) CreatePlugin(ctx context.Context, params *CreatePluginParams, opts ...Option) (*Plugin, error) {
+	if params == nil {
+		return nil, &ArgumentError{Func: "CreatePlugin", Arg: "params", Reason: "is nil; a plugin needs at least a Name"}
+	}
+	n := utf8.RuneCountInString(params.Name)
+	switch {
+	case n == 0:
+		return nil, &ArgumentError{Func: "CreatePlugin", Arg: "params.Name", Reason: "is required (1 to 100 characters)"}
+	case !utf8.ValidString(params.Name):
+		return nil, &ArgumentError{Func: "CreatePlugin", Arg: "params.Name", Reason: "is not valid UTF-8"}
+	case n > MaxPluginNameLength:
+		return nil, &ArgumentError{Func: "CreatePlugin", Arg: "params.Name", Reason: fmt.Sprintf("is %d characters long; at most %d are allowed", n, MaxPluginNameLength)}
+	}
+	body := createPluginBody{
+		Name:             params.Name,
+		Description:      params.Description,
+		LogoURI:          params.LogoURI,
+		CRMIntegrationID: params.CRMIntegrationID,
+	}
+	var err error
+	if body.Permissions.User, err = checkPermission("params.Permissions.User", params.Permissions.User); err != nil {
+		return nil, err
+	}
+	if body.Permissions.Transcript, err = checkPermission("params.Permissions.Transcript", params.Permissions.Transcript); err != nil {
+		return nil, err
+	}
+	var p Plugin
+	if _, err := c.do(ctx, request{method: http.MethodPost, segments: []string{"plugins"}, body: body}, &p, opts); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// checkPermission maps the zero Permission to PermissionNone and refuses
+// unknown levels.
+func checkPermission(arg string, p Permission) (Permission, error) {
+	switch p {
+	case "":
+		return PermissionNone, nil
+	case PermissionNone, PermissionRead:
+		return p, nil
+	}
+	return "", &ArgumentError{Func: "CreatePlugin", Arg: arg, Reason: fmt.Sprintf("is %q; want PermissionNone or PermissionRead", string(p))}
+}
+
+// CreatePluginSecretKeyParams are the fields of a new plugin secret key.
+type CreatePluginSecretKeyParams struct {
+	// Description is optional, such as "production, rotated 2026-11".
+	Description string `json:"description,omitempty"`
+}
+
+// CreatePluginSecretKey adds a secret key to one of the developer's plugins;
+// it needs a developer key. A plugin may hold several keys at once, so keys
+// can be rotated without downtime. The returned Value (ask_live_...) is the
+// only copy the service hands out; it prints redacted, and Reveal gives it.
+// Nil params mean no description. The request carries an Idempotency-Key (see
+// WithIdempotencyKey), so a retry never creates a second key.
+//
+// It sends POST /plugins/{id}/secret_keys.
+func (c *Client) CreatePluginSecretKey(ctx context.Context, pluginID int64, params *CreatePluginSecretKeyParams, opts ...Option) (*PluginSecretKey, error) {
+	if err := checkID("CreatePluginSecretKey", "pluginID", pluginID); err != nil {
+		return nil, err
+	}
+	body := CreatePluginSecretKeyParams{}
+	if params != nil {
+		body = *params
+	}
+	var k PluginSecretKey
+	if _, err := c.do(ctx, request{method: http.MethodPost, segments: []string{"plugins", strconv.FormatInt(pluginID, 10), "secret_keys"}, body: body}, &k, opts); err != nil {
+		return nil, err
+	}
+	return &k, nil
 }

@@ -1,5 +1,10 @@
 package scribe
 
+import (
+	"context"
+	"net/http"
+)
+
 // User is the platform user an installation belongs to, as GET /users/me
 // returns it.
 type User struct {
@@ -7,4 +12,16 @@ type User struct {
 	FirstName    string `json:"first_name"`
 	LastName     string `json:"last_name"`
 	EmailAddress string `json:"email_address"`
+}
+
+// GetMe returns the user the installation token belongs to; it needs an
+// installation token of a plugin with user permission "read".
+//
+// It sends GET /users/me.
+func (c *Client) GetMe(ctx context.Context, opts ...Option) (*User, error) {
+	var u User
+	if _, err := c.do(ctx, request{method: http.MethodGet, segments: []string{"users", "me"}}, &u, opts); err != nil {
+		return nil, err
+	}
+	return &u, nil
 }

@@ -1,0 +1,245 @@
+package scribe
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/scribehq/scribe-go/internal/redact"
+)
+
+// Stable machine-readable codes of the service's problem documents
+// (CONTRACT §5). Compare them with [Error.Code]; the reference server in
+// package scribetest answers with the same constants.
+const (
+	CodeInvalidParameter     = "invalid_parameter"      // 400: a query or path parameter is malformed or out of range
+	CodeValidationFailed     = "validation_failed"      // 400: the request body is not JSON of the right shape, or a field is invalid
+	CodeMissingToken         = "missing_token"          // 401: no Authorization header
+	CodeInvalidToken         = "invalid_token"          // 401: the token is unknown, malformed or badly signed
+	CodeTokenExpired         = "token_expired"          // 401: the installation JWT has expired
+	CodeInstallationDeleted  = "installation_deleted"   // 401: the JWT names an uninstalled installation
+	CodePluginDisabled       = "plugin_disabled"        // 403: the plugin has been disabled
+	CodeWrongTokenKind       = "wrong_token_kind"       // 403: a developer key where a JWT is needed, or the reverse
+	CodePermissionDenied     = "permission_denied"      // 403: the plugin lacks the permission the operation needs
+	CodeNotFound             = "not_found"              // 404: no such resource in the caller's scope
+	CodeMethodNotAllowed     = "method_not_allowed"     // 405
+	CodeIdempotencyKeyReused = "idempotency_key_reused" // 409: the Idempotency-Key was used with another body
+	CodeRequestTooLarge      = "request_too_large"      // 413: the body exceeds 1 MiB
+	CodeUnsupportedMediaType = "unsupported_media_type" // 415: a POST body that is not application/json
+	CodeRateLimited          = "rate_limited"           // 429: see Retry-After
+	CodeInternalError        = "internal_error"         // 500
+	CodeServiceUnavailable   = "service_unavailable"    // 503
+)
+
+// Sentinel errors for the conditions callers branch on. An [*Error] matches
+// them with [errors.Is] by its status code.
+var (
+	// ErrUnauthorized matches a 401: the credential is missing, invalid or expired.
+	ErrUnauthorized = errors.New("scribe: unauthorized")
+	// ErrForbidden matches a 403: the credential is valid but may not do this.
+	ErrForbidden = errors.New("scribe: forbidden")
+	// ErrNotFound matches a 404: no such resource in the caller's scope.
+	ErrNotFound = errors.New("scribe: not found")
+	// ErrRateLimited matches a 429 that retries did not overcome.
+	ErrRateLimited = errors.New("scribe: rate limited")
+)
+
+// maxErrorExcerpt bounds Error.Body; maxErrorBody bounds how much of any
+// error response is read at all.
+const (
+	maxErrorExcerpt = 512
+	maxErrorBody    = 64 << 10
+)
+
+// Error is a non-2xx answer of the service. The problem fields (RFC 9457)
+// are filled from an application/problem+json body; any other body leaves
+// them empty and keeps a short excerpt in Body. Its message never carries a
+// credential.
+type Error struct {
+	// StatusCode is the HTTP status of the answer.
+	StatusCode int
+	// Type, Title and Detail are the problem document's members.
+	Type   string
+	Title  string
+	Detail string
+	// Code is the stable machine-readable reason, one of the Code constants
+	// (new codes may appear).
+	Code string
+	// RequestID identifies the request in the service's logs; quote it when
+	// reporting a problem. It comes from the Request-Id header, or from the
+	// problem document when the header is missing.
+	RequestID string
+	// RetryAfter is the wait the service asked for in Retry-After, capped at
+	// one day; zero if none.
+	RetryAfter time.Duration
+	// Method and Path name the operation, the path relative to the base URL
+	// (such as "/transcripts/42").
+	Method string
+	Path   string
+	// Body is an excerpt, at most 512 bytes, of a body that was not a
+	// problem document (a proxy's error page, say); empty otherwise.
+	Body string
+}
+
+// Error returns a one-line description: operation, status, code, detail,
+// request id and, where one is obvious, what to do.
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scribe: %s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Code != "" {
+		fmt.Fprintf(&b, " (%s)", e.Code)
+	}
+	switch {
+	case e.Detail != "":
+		b.WriteString(": " + e.Detail)
+	case e.Title != "":
+		b.WriteString(": " + e.Title)
+	case e.Body != "":
+		fmt.Fprintf(&b, ": body %q", e.Body)
+	}
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, " [request id %s]", e.RequestID)
+	}
+	if h := e.hint(); h != "" {
+		b.WriteString("; " + h)
+	}
+	return b.String()
+}
+
+// Is reports whether e matches one of the sentinel errors by its status.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	}
+	return false
+}
+
+// hint says what to do, where that is obvious from the code or status.
+func (e *Error) hint() string {
+	switch e.Code {
+	case CodeMissingToken:
+		return "pass WithDeveloperKey or WithTokenSource"
+	case CodeTokenExpired:
+		return "mint a new installation token (package auth's token sources refresh ahead of expiry)"
+	case CodeInvalidToken:
+		return "check the credential: " + e.credentialKind() + " is needed here"
+	case CodeInstallationDeleted:
+		return "the user uninstalled the plugin; stop calling for this installation"
+	case CodePluginDisabled:
+		return "the plugin is disabled; only the platform can enable it again"
+	case CodeWrongTokenKind:
+		return "this operation takes " + e.credentialKind()
+	case CodePermissionDenied:
+		return "the plugin's permissions do not allow this operation"
+	case CodeIdempotencyKeyReused:
+		return "an Idempotency-Key was reused with a different body; use a new key"
+	}
+	switch {
+	case e.StatusCode == http.StatusTooManyRequests && e.RetryAfter > 0:
+		return fmt.Sprintf("retry after %s", e.RetryAfter)
+	case e.StatusCode == http.StatusTooManyRequests:
+		return "slow down and retry later"
+	case e.StatusCode == http.StatusUnauthorized:
+		return "check the credential: " + e.credentialKind() + " is needed here"
+	case e.StatusCode >= 500:
+		return "the service failed; retry later and quote the request id if it persists"
+	}
+	return ""
+}
+
+// credentialKind names the credential an operation takes (CONTRACT §2).
+func (e *Error) credentialKind() string {
+	if strings.HasPrefix(e.Path, "/plugins") {
+		return "a developer key"
+	}
+	return "an installation JWT"
+}
+
+// ArgumentError reports input the client refused before sending anything: a
+// bad base URL or option, or parameters the service would reject.
+type ArgumentError struct {
+	// Func is the function or option that refused the input, such as
+	// "NewClient", "CreatePlugin" or "WithMaxRetries".
+	Func string
+	// Arg names the argument, such as "baseURL" or "params.Name".
+	Arg string
+	// Reason says what was wrong and what to do.
+	Reason string
+}
+
+// Error returns "scribe: <Func>: <Arg>: <Reason>".
+func (e *ArgumentError) Error() string {
+	if e.Arg == "" {
+		return "scribe: " + e.Func + ": " + e.Reason
+	}
+	return "scribe: " + e.Func + ": " + e.Arg + ": " + e.Reason
+}
+
+// DecodeError reports a 2xx answer whose body could not be decoded into the
+// operation's result. It carries no part of the body, which may hold secrets.
+type DecodeError struct {
+	Method     string
+	Path       string
+	StatusCode int
+	RequestID  string
+	// Err is the JSON decoder's error.
+	Err error
+}
+
+// Error names the operation and the request id.
+func (e *DecodeError) Error() string {
+	s := fmt.Sprintf("scribe: %s %s: cannot decode the %d response", e.Method, e.Path, e.StatusCode)
+	if e.RequestID != "" {
+		s += " [request id " + e.RequestID + "]"
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// credentialPattern finds things shaped like the platform's credentials, so
+// that text the service echoes back cannot leak one into an error message.
+var credentialPattern = regexp.MustCompile(`(ask_live_|dk_live_|whsec_)[A-Za-z0-9_\-+/=]+|eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*`)
+
+// scrub removes credentials from text taken from a response: the one the
+// request carried, and anything shaped like one.
+func scrub(s, credential string) string {
+	if len(credential) >= 8 { // shorter strings would garble the text, and are no real secret
+		s = strings.ReplaceAll(s, credential, redact.String(credential))
+	}
+	return credentialPattern.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasSuffix(m, redact.Marker) {
+			return m
+		}
+		return redact.String(m)
+	})
+}
+
+// excerpt returns at most maxErrorExcerpt bytes of b as valid, printable text.
+func excerpt(b []byte) string {
+	if len(b) > maxErrorExcerpt {
+		b = b[:maxErrorExcerpt]
+		for len(b) > 0 && !utf8.Valid(b) {
+			b = b[:len(b)-1]
+		}
+	}
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s))
+}

@@ -1,0 +1,284 @@
+package scribe
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/textproto"
+	"strings"
+	"time"
+
+	"github.com/scribehq/scribe-go/internal/redact"
+)
+
+// Defaults of the options.
+const (
+	// DefaultMaxRetries is how many times a failed request is retried unless
+	// WithMaxRetries says otherwise.
+	DefaultMaxRetries = 2
+	// DefaultRetryWaitMin and DefaultRetryWaitMax bound the backoff between
+	// retries unless WithRetryWait says otherwise.
+	DefaultRetryWaitMin = 500 * time.Millisecond
+	DefaultRetryWaitMax = 8 * time.Second
+	// DefaultRequestTimeout bounds each attempt unless WithRequestTimeout
+	// says otherwise.
+	DefaultRequestTimeout = 60 * time.Second
+)
+
+// An Option configures a Client (given to NewClient or Client.WithOptions)
+// or a single call (given as the last arguments of a method, where it
+// overrides the client's setting for that call only). The zero Option does
+// nothing.
+type Option struct {
+	apply func(*settings) error
+}
+
+// settings is what the options configure; a Client holds one, and each call
+// works on a copy.
+type settings struct {
+	perCall      bool // applying per-call options
+	httpClient   *http.Client
+	credential   credential
+	timeout      time.Duration
+	maxRetries   int
+	waitMin      time.Duration
+	waitMax      time.Duration
+	uaSuffix     string
+	logger       *slog.Logger
+	idemKey      *string // nil: generate one for each POST
+	header       http.Header
+	insecureHTTP bool
+}
+
+func defaultSettings() settings {
+	return settings{
+		httpClient: &http.Client{},
+		timeout:    DefaultRequestTimeout,
+		maxRetries: DefaultMaxRetries,
+		waitMin:    DefaultRetryWaitMin,
+		waitMax:    DefaultRetryWaitMax,
+	}
+}
+
+// clone returns a copy that shares nothing mutable with s.
+func (s settings) clone() settings {
+	s.header = s.header.Clone()
+	return s
+}
+
+func (s *settings) applyAll(opts []Option) error {
+	for _, o := range opts {
+		if o.apply == nil {
+			continue
+		}
+		if err := o.apply(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// credential is how a request is authorized: by a developer key or by a
+// token source. A nil credential sends no Authorization header.
+type credential interface {
+	token(ctx context.Context) (string, error)
+}
+
+// developerKey holds a developer key; every way of printing it is redacted.
+type developerKey string
+
+func (k developerKey) token(context.Context) (string, error) { return string(k), nil }
+func (k developerKey) String() string                        { return redact.String(string(k)) }
+func (k developerKey) GoString() string                      { return redact.String(string(k)) }
+func (k developerKey) Format(f fmt.State, verb rune)         { redact.Format(f, verb, string(k)) }
+func (k developerKey) LogValue() slog.Value                  { return slog.StringValue(redact.String(string(k))) }
+
+// tokenSource authorizes with an installation token source.
+type tokenSource struct{ ts TokenSource }
+
+func (t tokenSource) token(ctx context.Context) (string, error) { return t.ts.Token(ctx) }
+
+// WithDeveloperKey authorizes requests with a developer key (the operations
+// on /plugins). It replaces any credential given before it. The key is kept
+// in a type that never prints.
+func WithDeveloperKey(key string) Option {
+	return Option{func(s *settings) error {
+		if key == "" {
+			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "is empty; pass the developer key (dk_live_...) the platform issued"}
+		}
+		if !validToken(key) {
+			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "contains spaces or control characters; pass the key exactly as issued"}
+		}
+		s.credential = developerKey(key)
+		return nil
+	}}
+}
+
+// WithTokenSource authorizes requests with the tokens of ts, typically an
+// installation token source of package auth (the operations on /transcripts
+// and /users/me). It replaces any credential given before it. If ts also
+// implements TokenInvalidator, a 401 invalidates the refused token and the
+// request is retried once with a fresh one.
+func WithTokenSource(ts TokenSource) Option {
+	return Option{func(s *settings) error {
+		if ts == nil {
+			return &ArgumentError{Func: "WithTokenSource", Arg: "ts", Reason: "is nil"}
+		}
+		s.credential = tokenSource{ts}
+		return nil
+	}}
+}
+
+// WithHTTPClient sends requests through hc (its Transport, Jar and redirect
+// policy) instead of a client of the SDK's own. Its Timeout, if any, applies
+// to each attempt on top of WithRequestTimeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return Option{func(s *settings) error {
+		if hc == nil {
+			return &ArgumentError{Func: "WithHTTPClient", Arg: "hc", Reason: "is nil"}
+		}
+		s.httpClient = hc
+		return nil
+	}}
+}
+
+// WithRequestTimeout bounds each attempt of a request, from sending it to
+// reading the whole answer (default 60 s); 0 removes the bound. The whole
+// call, retries and backoff included, is bounded by its context.
+func WithRequestTimeout(d time.Duration) Option {
+	return Option{func(s *settings) error {
+		if d < 0 {
+			return &ArgumentError{Func: "WithRequestTimeout", Arg: "d", Reason: fmt.Sprintf("is negative (%s); pass 0 for no per-attempt timeout", d)}
+		}
+		s.timeout = d
+		return nil
+	}}
+}
+
+// WithMaxRetries sets how many times a failed request is retried (default 2);
+// 0 disables retries.
+func WithMaxRetries(n int) Option {
+	return Option{func(s *settings) error {
+		if n < 0 {
+			return &ArgumentError{Func: "WithMaxRetries", Arg: "n", Reason: fmt.Sprintf("is negative (%d); pass 0 to disable retries", n)}
+		}
+		s.maxRetries = n
+		return nil
+	}}
+}
+
+// WithRetryWait bounds the backoff between retries (default 500 ms and 8 s):
+// the wait before retry n is drawn uniformly between minWait and
+// min(maxWait, minWait·2^n). A Retry-After from the service overrides it.
+// WithRetryWait(0, 0) retries at once, which is what tests want.
+func WithRetryWait(minWait, maxWait time.Duration) Option {
+	return Option{func(s *settings) error {
+		if minWait < 0 || maxWait < minWait {
+			return &ArgumentError{Func: "WithRetryWait", Reason: fmt.Sprintf("want 0 <= min <= max, got min %s, max %s", minWait, maxWait)}
+		}
+		s.waitMin, s.waitMax = minWait, maxWait
+		return nil
+	}}
+}
+
+// WithUserAgentSuffix appends s, such as "my-crm-sync/1.4", to the
+// User-Agent the SDK sends.
+func WithUserAgentSuffix(suffix string) Option {
+	return Option{func(s *settings) error {
+		if strings.ContainsFunc(suffix, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return &ArgumentError{Func: "WithUserAgentSuffix", Arg: "suffix", Reason: "contains control characters"}
+		}
+		s.uaSuffix = strings.TrimSpace(suffix)
+		return nil
+	}}
+}
+
+// WithLogger writes a debug line per attempt (method, path, status, attempt,
+// request id, duration) and per retry wait to l. It never logs a header
+// value, a token or a key. The default is no logging; nil turns it off.
+func WithLogger(l *slog.Logger) Option {
+	return Option{func(s *settings) error {
+		s.logger = l
+		return nil
+	}}
+}
+
+// WithIdempotencyKey sends key as the Idempotency-Key of a POST, instead of
+// the random key the client generates for each POST; the service then
+// answers a repeat of the same request with the first answer. It applies to
+// one call only: given to NewClient or WithOptions it is refused, since every
+// POST needs its own key. An empty key sends no Idempotency-Key at all, and
+// then the POST is never retried, since a replay could do the work twice.
+// Keys are at most 255 printable ASCII characters.
+func WithIdempotencyKey(key string) Option {
+	return Option{func(s *settings) error {
+		if !s.perCall {
+			return &ArgumentError{Func: "WithIdempotencyKey", Reason: "applies to one call; pass it to the method, not to NewClient or WithOptions"}
+		}
+		if len(key) > 255 {
+			return &ArgumentError{Func: "WithIdempotencyKey", Arg: "key", Reason: fmt.Sprintf("is %d characters long; the service accepts at most 255", len(key))}
+		}
+		if key != "" && !validToken(key) {
+			return &ArgumentError{Func: "WithIdempotencyKey", Arg: "key", Reason: "must be printable ASCII without spaces"}
+		}
+		s.idemKey = &key
+		return nil
+	}}
+}
+
+// reservedHeaders are set by the client itself; WithHeader refuses them and
+// names the option to use instead.
+var reservedHeaders = map[string]string{
+	"Authorization":   "use WithDeveloperKey or WithTokenSource",
+	"Idempotency-Key": "use WithIdempotencyKey",
+	"User-Agent":      "use WithUserAgentSuffix",
+	"Content-Type":    "the client sets it",
+	"Content-Length":  "the client sets it",
+	"Host":            "it comes from the base URL",
+}
+
+// WithHeader sets an extra request header, such as a tracing header. It
+// refuses, with an *ArgumentError from the call, the headers the client sets
+// itself: Authorization (so a credential is never replaced silently),
+// Idempotency-Key, User-Agent, Content-Type, Content-Length and Host.
+func WithHeader(key, value string) Option {
+	return Option{func(s *settings) error {
+		canon := textproto.CanonicalMIMEHeaderKey(key)
+		if hint, ok := reservedHeaders[canon]; ok {
+			return &ArgumentError{Func: "WithHeader", Arg: canon, Reason: "is set by the client; " + hint}
+		}
+		if key == "" || strings.ContainsFunc(key, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) }) {
+			return &ArgumentError{Func: "WithHeader", Arg: "key", Reason: fmt.Sprintf("%q is not a valid header name", key)}
+		}
+		if strings.ContainsFunc(value, func(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }) {
+			return &ArgumentError{Func: "WithHeader", Arg: canon, Reason: "value contains control characters"}
+		}
+		if s.header == nil {
+			s.header = http.Header{}
+		}
+		s.header.Set(canon, value)
+		return nil
+	}}
+}
+
+// WithInsecureHTTP lets NewClient accept a plain http base URL whose host is
+// not loopback, for a trusted network only: credentials then travel in clear
+// text. Loopback hosts (localhost, 127.0.0.0/8, ::1) never need it.
+func WithInsecureHTTP() Option {
+	return Option{func(s *settings) error {
+		s.insecureHTTP = true
+		return nil
+	}}
+}
+
+// validToken reports whether s can stand in a header as a token: visible
+// ASCII, no spaces.
+func validToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
