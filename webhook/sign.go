@@ -37,7 +37,7 @@ const (
 // with a space.
 func Sign(secret Secret, id string, timestamp time.Time, body []byte) string {
 	var mac [macSize]byte
-	computeMAC(&mac, secret.key, id, timestamp.Unix(), body)
+	computeMAC(&mac, []byte(secret.key), id, timestamp.Unix(), body)
 	out := make([]byte, 0, len(signatureVersion)+1+encodedMACSize)
 	out = append(out, signatureVersion...)
 	out = append(out, ',')
@@ -57,8 +57,8 @@ func SignHeaders(secret Secret, id string, timestamp time.Time, body []byte) htt
 }
 
 // computeMAC writes HMAC-SHA256(key, id "." unix "." body) to mac.
-func computeMAC(mac *[macSize]byte, key, id string, unix int64, body []byte) {
-	h := hmac.New(sha256.New, []byte(key))
+func computeMAC(mac *[macSize]byte, key []byte, id string, unix int64, body []byte) {
+	h := hmac.New(sha256.New, key)
 	// One write for the prefix; a stack buffer holds the usual short ids.
 	var buf [96]byte
 	prefix := append(buf[:0], id...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +69,7 @@ func (e *VerificationError) Unwrap() error { return e.Err }
 // Verifier checks the signature and the timestamp of deliveries. It is safe
 // for concurrent use.
 type Verifier struct {
-	keys         []string
+	keys         [][]byte
 	tolerance    time.Duration
 	now          func() time.Time
 	maxBodyBytes int64
@@ -86,7 +87,7 @@ func WithAdditionalSecrets(secrets ...Secret) VerifierOption {
 			if s.IsZero() {
 				return fmt.Errorf("webhook: WithAdditionalSecrets: secret %d is the zero Secret; obtain secrets with ParseSecret", i)
 			}
-			v.keys = append(v.keys, s.key)
+			v.keys = append(v.keys, []byte(s.key))
 		}
 		return nil
 	}
@@ -136,7 +137,7 @@ func NewVerifier(secret Secret, opts ...VerifierOption) (*Verifier, error) {
 		return nil, errors.New("webhook: NewVerifier: the secret is the zero Secret; obtain it with ParseSecret(webhook signing_secret)")
 	}
 	v := &Verifier{
-		keys:         []string{secret.key},
+		keys:         [][]byte{[]byte(secret.key)},
 		tolerance:    DefaultTolerance,
 		now:          time.Now,
 		maxBodyBytes: DefaultMaxBodyBytes,
@@ -169,18 +170,16 @@ func (v *Verifier) verify(header http.Header, body []byte) (string, error) {
 		return "", &VerificationError{Err: ErrBodyTooLarge,
 			Detail: fmt.Sprintf("%d bytes, more than the maximum of %d (see WithMaxBodyBytes)", len(body), v.maxBodyBytes)}
 	}
-	id := header.Get(HeaderID)
-	tsText := header.Get(HeaderTimestamp)
-	sigValues := header.Values(HeaderSignature)
-	for _, h := range []struct{ name, value string }{
-		{HeaderID, id},
-		{HeaderTimestamp, tsText},
-		{HeaderSignature, strings.Join(sigValues, "")},
-	} {
-		if strings.TrimSpace(h.value) == "" {
-			return "", &VerificationError{Err: ErrMissingHeader, Header: h.name,
-				Detail: h.name + " is absent or empty; a delivery carries webhook-id, webhook-timestamp and webhook-signature"}
-		}
+	id := firstValue(header, canonicalID)
+	tsText := firstValue(header, canonicalTimestamp)
+	sigValues := header[canonicalSignature]
+	switch {
+	case id == "":
+		return "", missingHeader(HeaderID)
+	case tsText == "":
+		return "", missingHeader(HeaderTimestamp)
+	case !slices.ContainsFunc(sigValues, func(s string) bool { return strings.TrimSpace(s) != "" }):
+		return "", missingHeader(HeaderSignature)
 	}
 	if strings.Contains(id, ".") {
 		return "", &VerificationError{Err: ErrInvalidID, Header: HeaderID,
@@ -215,6 +214,28 @@ func (v *Verifier) verify(header http.Header, body []byte) (string, error) {
 		Detail: "no v1 signature matches the body; check the signing secret, and pass the body exactly as received"}
 }
 
+// The canonical forms of the header names (textproto.CanonicalMIMEHeaderKey),
+// for map look-ups that do not allocate as http.Header.Get does.
+const (
+	canonicalID        = "Webhook-Id"
+	canonicalTimestamp = "Webhook-Timestamp"
+	canonicalSignature = "Webhook-Signature"
+)
+
+// firstValue returns the first value of the header with the canonical name
+// key, like http.Header.Get.
+func firstValue(h http.Header, key string) string {
+	if vs := h[key]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+func missingHeader(name string) error {
+	return &VerificationError{Err: ErrMissingHeader, Header: name,
+		Detail: name + " is absent or empty; a delivery carries webhook-id, webhook-timestamp and webhook-signature"}
+}
+
 // parseTimestamp reads webhook-timestamp: decimal digits only, no sign.
 func parseTimestamp(s string) (int64, error) {
 	bad := func(why string) error {
@@ -239,15 +260,17 @@ func parseTimestamp(s string) (int64, error) {
 // checkTimestamp refuses a timestamp further than the tolerance from the clock.
 func (v *Verifier) checkTimestamp(unix int64) error {
 	now := v.now()
-	// time.Time.Sub saturates instead of overflowing, so any int64 is safe here.
-	age := now.Sub(time.Unix(unix, 0))
+	// Beyond the year 9999 time.Unix could overflow; such a time is too new
+	// for any clock anyway. Below it, time.Time.Sub saturates instead of overflowing.
+	const year10000 = 253402300800
+	age := now.Sub(time.Unix(min(unix, year10000), 0))
 	switch {
 	case age > v.tolerance:
 		return &VerificationError{Err: ErrTimestampTooOld, Header: HeaderTimestamp,
-			Detail: fmt.Sprintf("%d is %v before the receiver's clock, more than the tolerance of %v; a replayed delivery, or a receiver clock that is wrong", unix, age.Truncate(time.Second), v.tolerance)}
-	case -age > v.tolerance:
+			Detail: fmt.Sprintf("%d is behind the receiver's clock (%d) by more than the tolerance of %v; a replayed delivery, or a receiver clock that is wrong", unix, now.Unix(), v.tolerance)}
+	case age < -v.tolerance: // not -age > tolerance: -age overflows when Sub saturated
 		return &VerificationError{Err: ErrTimestampTooNew, Header: HeaderTimestamp,
-			Detail: fmt.Sprintf("%d is %v after the receiver's clock, more than the tolerance of %v; check the receiver's clock", unix, (-age).Truncate(time.Second), v.tolerance)}
+			Detail: fmt.Sprintf("%d is ahead of the receiver's clock (%d) by more than the tolerance of %v; check the receiver's clock", unix, now.Unix(), v.tolerance)}
 	}
 	return nil
 }
