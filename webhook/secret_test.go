@@ -1,0 +1,141 @@
+package webhook
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// ParseSecret accepts a whsec_ secret and refuses anything else with an error
+// that says what is wrong and never repeats the value.
+func TestParseSecret(t *testing.T) {
+	t.Parallel()
+	material := vectorSecret[len("whsec_"):]
+	if _, err := ParseSecret(vectorSecret); err != nil {
+		t.Fatalf("ParseSecret(vector secret): %v", err)
+	}
+	cases := []struct {
+		name, in, wantInMsg string
+	}{
+		{"empty", "", "empty"},
+		{"no prefix", material, `must begin with "whsec_"`},
+		{"another credential", "ask_live_" + material, "ask_live_[REDACTED]"},
+		{"prefix only", "whsec_", "key is missing"},
+		{"not base64", "whsec_" + material[:10] + "!" + material[11:], "not standard base64"},
+		{"url-safe base64", "whsec_" + base64.URLEncoding.EncodeToString([]byte{0xfb, 0xff, 0xfe, 1, 2, 3}), "not standard base64"},
+		{"bad padding", "whsec_" + material[:31], "not standard base64"},
+		{"trailing newline", vectorSecret + "\n", "whitespace"},
+		{"inner space", "whsec_" + material[:8] + " " + material[8:], "whitespace"},
+		{"key decodes to nothing", "whsec_====", "base64"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := ParseSecret(tc.in)
+			if !errors.Is(err, ErrInvalidSecret) {
+				t.Fatalf("ParseSecret = %v, %v; want ErrInvalidSecret", s, err)
+			}
+			if !s.IsZero() {
+				t.Errorf("ParseSecret returned a non-zero Secret with its error")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tc.wantInMsg) {
+				t.Errorf("error %q does not say %q", msg, tc.wantInMsg)
+			}
+			if strings.Contains(msg, material[:8]) {
+				t.Errorf("error %q repeats the secret", msg)
+			}
+		})
+	}
+}
+
+// NewSecret makes distinct whsec_ secrets of 32 random bytes that ParseSecret
+// reads back to the same key.
+func TestNewSecret(t *testing.T) {
+	t.Parallel()
+	a, err := NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewSecret()
+	if a == b {
+		t.Error("two NewSecret calls returned the same secret")
+	}
+	p, err := ParseSecret(a.Reveal())
+	if err != nil {
+		t.Fatalf("ParseSecret(NewSecret().Reveal()): %v", err)
+	}
+	if p != a {
+		t.Error("ParseSecret(s.Reveal()) != s")
+	}
+	if len(a.key) != 32 {
+		t.Errorf("key of %d bytes, want 32", len(a.key))
+	}
+}
+
+// A Secret prints redacted through fmt, slog and JSON, and still Reveals.
+func TestSecretNeverPrints(t *testing.T) {
+	t.Parallel()
+	s := mustSecret(t, vectorSecret)
+	material := vectorSecret[len("whsec_"):]
+	var outs []string
+	for _, verb := range []string{"%s", "%v", "%+v", "%#v", "%q", "%x", "%X", "%d", "%10s"} {
+		outs = append(outs, fmt.Sprintf(verb, s), fmt.Sprintf(verb, struct{ S Secret }{s}), fmt.Sprintf(verb, &s))
+	}
+	outs = append(outs, s.String(), s.GoString(), fmt.Sprint(s), fmt.Sprintln(s), fmt.Errorf("wrapped: %v", s).Error())
+
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("config", "secret", s, "group", slog.GroupValue(slog.Any("s", s)))
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("config", "secret", s)
+	outs = append(outs, logs.String())
+
+	js, err := json.Marshal(struct{ S Secret }{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs = append(outs, string(js))
+
+	for _, out := range outs {
+		if strings.Contains(out, material) || strings.Contains(out, material[:12]) {
+			t.Errorf("output leaks the secret: %q", out)
+		}
+		if !strings.Contains(out, "whsec_[REDACTED]") {
+			t.Errorf("output %q lacks the redacted form", out)
+		}
+	}
+	if s.Reveal() != vectorSecret {
+		t.Errorf("Reveal = %q", s.Reveal())
+	}
+}
+
+// A Secret can be a field of a JSON configuration; the redacted form it
+// marshals to does not parse back, so it cannot silently replace the secret.
+func TestSecretUnmarshalJSON(t *testing.T) {
+	t.Parallel()
+	var cfg struct{ Secret Secret }
+	if err := json.Unmarshal([]byte(`{"Secret":"`+vectorSecret+`"}`), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Secret.Reveal() != vectorSecret {
+		t.Errorf("decoded %q", cfg.Secret.Reveal())
+	}
+	for _, in := range []string{`{"Secret":"whsec_[REDACTED]"}`, `{"Secret":42}`, `{"Secret":"nope"}`} {
+		if err := json.Unmarshal([]byte(in), &cfg); !errors.Is(err, ErrInvalidSecret) {
+			t.Errorf("Unmarshal(%s) = %v, want ErrInvalidSecret", in, err)
+		}
+	}
+}
+
+// The zero Secret prints as "" so that "unset" stays visible, and is IsZero.
+func TestZeroSecret(t *testing.T) {
+	t.Parallel()
+	var s Secret
+	if !s.IsZero() || s.String() != "" || fmt.Sprint(s) != "" {
+		t.Errorf("zero Secret: IsZero %v, String %q", s.IsZero(), s.String())
+	}
+}
