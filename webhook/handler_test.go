@@ -311,7 +311,11 @@ func TestHandlerNeverLeaks(t *testing.T) {
 	var answers []string
 	for _, r := range []*http.Request{
 		good,
-		func() *http.Request { r := delivery(t, "evt_1", body); r.Body = io.NopCloser(strings.NewReader("{}")); return r }(),
+		func() *http.Request {
+			r := delivery(t, "evt_1", body)
+			r.Body = io.NopCloser(strings.NewReader("{}"))
+			return r
+		}(),
 		func() *http.Request { r := delivery(t, "evt_1", body); r.Header.Set(HeaderTimestamp, "1"); return r }(),
 	} {
 		answers = append(answers, serve(h, r).Body.String())
