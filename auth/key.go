@@ -2,7 +2,6 @@ package auth
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"unicode"
+	"unique"
 
 	"github.com/scribehq/scribe-go/internal/redact"
 )
@@ -34,24 +34,20 @@ func keyError(kind, problem string) error {
 	return fmt.Errorf("auth: %w: %s %s", ErrInvalidKey, kind, problem)
 }
 
-// material holds a credential behind a pointer, so that even reflection-based
-// printing of a struct holding a key in an unexported field (where fmt cannot
-// call the key's methods) shows an address, never the secret.
-type material struct {
-	s string
-	b []byte // s as bytes: the HMAC key, converted once
-}
-
-func newMaterial(s string) *material { return &material{s: s, b: []byte(s)} }
+// A key is held as a unique.Handle, which is a pointer to the string: fmt,
+// even when it prints a struct holding a key in an unexported field (where it
+// cannot call the key's methods, and follows one pointer for a bad verb such
+// as %s), shows an address and never the secret. Handles of equal strings are
+// equal, so keys compare with ==.
+type handle = unique.Handle[string]
 
 // SecretKey is a plugin secret key ("ask_live_..."), the HMAC key that signs
 // installation JWTs. Every way of printing it (fmt verbs, slog, JSON and text
 // marshalling) shows "ask_live_[REDACTED]"; Reveal returns the key itself.
 //
-// The zero SecretKey holds no key; Mint and NewTokenSource refuse it. Copies
-// of a SecretKey share the key; use Equal, not ==, to compare two keys parsed
-// separately.
-type SecretKey struct{ m *material }
+// The zero SecretKey holds no key; Mint and NewTokenSource refuse it. Two
+// SecretKeys are == when they hold the same key.
+type SecretKey struct{ h handle }
 
 // ParseSecretKey checks that s is a plugin secret key: "ask_live_" followed by
 // the URL-safe base64 encoding, without padding, of at least 32 bytes. The
@@ -81,7 +77,7 @@ func ParseSecretKey(s string) (SecretKey, error) {
 	if len(raw) < minSecretBytes {
 		return SecretKey{}, keyError(kind, fmt.Sprintf("carries %d bytes after the prefix; at least %d are required", len(raw), minSecretBytes))
 	}
-	return SecretKey{newMaterial(s)}, nil
+	return SecretKey{unique.Make(s)}, nil
 }
 
 func isBase64URL(c byte) bool {
@@ -96,7 +92,7 @@ func NewSecretKey() (SecretKey, error) {
 	if err != nil {
 		return SecretKey{}, err
 	}
-	return SecretKey{newMaterial(s)}, nil
+	return SecretKey{unique.Make(s)}, nil
 }
 
 func randomKey(prefix string) (string, error) {
@@ -110,22 +106,17 @@ func randomKey(prefix string) (string, error) {
 // Reveal returns the key itself. Pass it only where it is needed (a secret
 // store, an environment variable), never to a log.
 func (k SecretKey) Reveal() string {
-	if k.m == nil {
+	if k.IsZero() {
 		return ""
 	}
-	return k.m.s
+	return k.h.Value()
 }
 
-// bytes returns the HMAC key.
-func (k SecretKey) bytes() []byte { return k.m.b }
+// bytes returns the HMAC key: the key's UTF-8 bytes, prefix included.
+func (k SecretKey) bytes() []byte { return []byte(k.Reveal()) }
 
 // IsZero reports whether k holds no key.
-func (k SecretKey) IsZero() bool { return k.m == nil }
-
-// Equal reports, in constant time, whether k and other hold the same key.
-func (k SecretKey) Equal(other SecretKey) bool {
-	return subtle.ConstantTimeCompare([]byte(k.Reveal()), []byte(other.Reveal())) == 1
-}
+func (k SecretKey) IsZero() bool { return k.h == handle{} }
 
 // String returns the redacted form "ask_live_[REDACTED]", or "" for the zero key.
 func (k SecretKey) String() string { return redact.String(k.Reveal()) }
@@ -177,7 +168,7 @@ func (k *SecretKey) UnmarshalText(b []byte) error {
 // developer operations (GET /plugins and the calls under it). It is opaque to
 // clients. Every way of printing it shows a redacted form such as
 // "dk_live_[REDACTED]"; Reveal returns the key itself.
-type DeveloperKey struct{ m *material }
+type DeveloperKey struct{ h handle }
 
 // ParseDeveloperKey checks that s can be a developer key: not empty, and free
 // of whitespace and control characters (it travels in an Authorization
@@ -197,7 +188,7 @@ func ParseDeveloperKey(s string) (DeveloperKey, error) {
 			return DeveloperKey{}, keyError(kind, fmt.Sprintf("has a control character at byte %d", i))
 		}
 	}
-	return DeveloperKey{newMaterial(s)}, nil
+	return DeveloperKey{unique.Make(s)}, nil
 }
 
 // NewDeveloperKey returns a fresh random developer key: "dk_live_" followed by
@@ -207,24 +198,19 @@ func NewDeveloperKey() (DeveloperKey, error) {
 	if err != nil {
 		return DeveloperKey{}, err
 	}
-	return DeveloperKey{newMaterial(s)}, nil
+	return DeveloperKey{unique.Make(s)}, nil
 }
 
 // Reveal returns the key itself, for the Authorization header.
 func (k DeveloperKey) Reveal() string {
-	if k.m == nil {
+	if k.IsZero() {
 		return ""
 	}
-	return k.m.s
+	return k.h.Value()
 }
 
 // IsZero reports whether k holds no key.
-func (k DeveloperKey) IsZero() bool { return k.m == nil }
-
-// Equal reports, in constant time, whether k and other hold the same key.
-func (k DeveloperKey) Equal(other DeveloperKey) bool {
-	return subtle.ConstantTimeCompare([]byte(k.Reveal()), []byte(other.Reveal())) == 1
-}
+func (k DeveloperKey) IsZero() bool { return k.h == handle{} }
 
 // String returns the redacted form, such as "dk_live_[REDACTED]".
 func (k DeveloperKey) String() string { return redact.String(k.Reveal()) }
