@@ -1,0 +1,557 @@
+// Package apitest holds HTTP traffic to the service contract in
+// api/openapi.yaml, so that the client, the reference server and the test
+// fixtures of either cannot drift from it.
+//
+// A test builds a [Validator] with [NewValidator] and puts it where the
+// traffic flows:
+//
+//   - on the client side, [Validator.Transport] wraps an http.RoundTripper (the
+//     real network, an httptest server, or an httpmock transport): every
+//     request the client sends must conform, and every response must conform
+//     to what the contract says the operation answers;
+//   - on the server side, [Validator.Handler] wraps an http.Handler: every
+//     response must conform, and a request the contract forbids must not be
+//     answered with a 2xx;
+//   - [Validator.ValidateResponse], [Validator.ValidateRequest] and
+//     [Validator.ValidateWebhook] check one message directly.
+//
+// Mismatches are reported through the test's Errorf, with the method, path,
+// status, operation and the validation error; secrets in the message are
+// redacted. A test that sends a non-conforming request on purpose (to see the
+// 400, 401, 404, 405 or 415) marks its context with [AllowInvalidRequest].
+//
+// The harness is stricter than a client must be: a response status the
+// operation does not declare fails (there is no "default" response), and an
+// object in a response may not carry members the contract does not name
+// (clients ignore unknown members for forward compatibility, but the service
+// of this interface version must not send them).
+//
+// Paths are matched relative to whatever base path the server uses: leading
+// segments that are not the first segment of a contract path (such as /v1 or
+// /api/v1) are skipped, so the harness needs no base URL.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/scribehq/scribe-go/api"
+	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/internal/wire"
+)
+
+// Validator checks HTTP messages against api/openapi.yaml and reports
+// mismatches to the test it was made for. It is safe for concurrent use.
+type Validator struct {
+	t    testing.TB
+	spec *spec
+}
+
+// NewValidator returns a Validator that reports to t. The contract is parsed
+// once per process and shared; a contract that does not load fails t at once.
+func NewValidator(t testing.TB) *Validator {
+	t.Helper()
+	s, err := loadSpec()
+	if err != nil {
+		t.Fatalf("apitest: api/openapi.yaml does not load: %v", err)
+		return nil
+	}
+	return &Validator{t: t, spec: s}
+}
+
+type allowInvalidKey struct{}
+
+// AllowInvalidRequest returns a copy of ctx marking the requests made with it
+// as deliberately outside the contract, such as a limit of 0, a missing
+// Authorization header or an unknown path. The Transport does not report such
+// a request; it still checks the response, and reports a 2xx answer, because
+// the service must refuse what the contract forbids.
+func AllowInvalidRequest(ctx context.Context) context.Context {
+	return context.WithValue(ctx, allowInvalidKey{}, true)
+}
+
+func invalidAllowed(ctx context.Context) bool {
+	allowed, _ := ctx.Value(allowInvalidKey{}).(bool)
+	return allowed
+}
+
+// Transport returns an http.RoundTripper that sends each request through base
+// (http.DefaultTransport when nil) and checks the request and the response
+// against the contract, reporting every mismatch with t.Errorf. The response
+// body is read in full and restored, so the caller reads it as usual. HEAD
+// requests pass unchecked.
+func (v *Validator) Transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &transport{v: v, base: base}
+}
+
+type transport struct {
+	v    *Validator
+	base http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper.
+func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodHead {
+		return tr.base.RoundTrip(req)
+	}
+	out, reqBody, err := bufferRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := tr.base.RoundTrip(out)
+	if err != nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		// Hand the caller what arrived and the same read error; there is no
+		// whole response to check.
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+		return resp, nil
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	tr.v.check(out, reqBody, resp.StatusCode, resp.Header, body, !invalidAllowed(req.Context()))
+	return resp, nil
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// bufferRequest reads req's body and returns a copy of req whose body replays
+// it, as the body a RoundTripper is given must be consumed and closed.
+func bufferRequest(req *http.Request) (*http.Request, []byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return req, nil, nil
+	}
+	body, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("apitest: reading the request body: %w", err)
+	}
+	out := req.Clone(req.Context())
+	setBody(out, body)
+	return out, body, nil
+}
+
+func setBody(req *http.Request, body []byte) {
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req.ContentLength = int64(len(body))
+}
+
+// Handler returns an http.Handler that serves each request with next and
+// checks the response against the contract, reporting every mismatch with
+// t.Errorf. It also reports a 2xx answer to a request the contract forbids;
+// other mismatches of the request itself are not reported, since on the
+// server side they are the client's doing. The response is buffered, so next
+// cannot stream or hijack.
+func (v *Validator) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var reqBody []byte
+		if r.Body != nil && r.Body != http.NoBody {
+			b, err := io.ReadAll(r.Body)
+			_ = r.Body.Close()
+			if err != nil {
+				http.Error(w, "apitest: reading the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			reqBody = b
+			setBody(r, b)
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+		if r.Method != http.MethodHead {
+			v.check(r, reqBody, rec.Code, rec.Header(), rec.Body.Bytes(), false)
+		}
+	})
+}
+
+// ValidateResponse checks a response to req against the contract: that the
+// operation declares its status, that the declared headers (Request-Id on
+// every response) are present and well formed, that the content type and the
+// body match the declared schema, and that a problem document's request_id
+// equals the Request-Id header. body is the response body, read in full;
+// resp.Body is not touched.
+func (v *Validator) ValidateResponse(req *http.Request, resp *http.Response, body []byte) error {
+	m := v.spec.match(req)
+	return v.spec.validateResponse(req, m, resp.StatusCode, resp.Header, body)
+}
+
+// ValidateRequest checks a request against the contract: that the path and
+// method name an operation, the parameters, the Authorization header the
+// operation requires (its presence and Bearer form, not the token itself),
+// and the body. The body is read and restored.
+func (v *Validator) ValidateRequest(req *http.Request) error {
+	body, err := readAndRestore(req)
+	if err != nil {
+		return err
+	}
+	m := v.spec.match(req)
+	return v.spec.validateRequest(req, body, m)
+}
+
+// ValidateWebhook checks a webhook delivery against the webhooks section of
+// the contract: the event kind named by the body's "type", the webhook-id,
+// webhook-timestamp and webhook-signature headers, the content type, and the
+// event envelope with its resource. body is the request body, read in full;
+// req.Body is not touched. The signature itself is not verified.
+func (v *Validator) ValidateWebhook(req *http.Request, body []byte) error {
+	var envelope struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(body, &envelope); err != nil {
+		return fmt.Errorf("apitest: webhook body is not a JSON event: %w", err)
+	}
+	item := v.spec.doc.Webhooks[envelope.Type]
+	if item == nil || item.Post == nil {
+		return fmt.Errorf("apitest: webhook event type %q is not in the contract", envelope.Type)
+	}
+	if req.Method != http.MethodPost {
+		return fmt.Errorf("apitest: webhook delivered with %s, want POST", req.Method)
+	}
+	r := req.Clone(context.WithoutCancel(req.Context()))
+	setBody(r, body)
+	route := &routers.Route{Spec: v.spec.doc, Path: envelope.Type, PathItem: item, Method: http.MethodPost, Operation: item.Post}
+	err := openapi3filter.ValidateRequest(r.Context(), &openapi3filter.RequestValidationInput{
+		Request: r, Route: route, Options: v.spec.options,
+	})
+	if err != nil {
+		return fmt.Errorf("apitest: webhook %s does not conform to api/openapi.yaml: %s", envelope.Type, redactText(err.Error()))
+	}
+	return nil
+}
+
+func readAndRestore(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	body, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("apitest: reading the request body: %w", err)
+	}
+	setBody(req, body)
+	return body, nil
+}
+
+// check validates one exchange and reports what is wrong with it.
+// reportRequest says whether a non-conforming request is itself a failure.
+func (v *Validator) check(req *http.Request, reqBody []byte, status int, header http.Header, body []byte, reportRequest bool) {
+	s := v.spec
+	m := s.match(req)
+	where := fmt.Sprintf("%s %s -> %d (%s)", req.Method, req.URL.RequestURI(), status, m.name())
+	reqErr := s.validateRequest(req, reqBody, m)
+	switch {
+	case reqErr != nil && reportRequest:
+		v.t.Errorf("apitest: %s: the request does not conform to api/openapi.yaml: %v", where, reqErr)
+	case reqErr != nil && status >= 200 && status < 300:
+		v.t.Errorf("apitest: %s: the service accepted a request that api/openapi.yaml forbids (%v); it must answer 4xx", where, reqErr)
+	}
+	if err := s.validateResponse(req, m, status, header, body); err != nil {
+		v.t.Errorf("apitest: %s: the response does not conform to api/openapi.yaml: %v", where, err)
+	}
+}
+
+// spec is the parsed contract with what validation needs, shared by every
+// Validator of the process.
+type spec struct {
+	doc     *openapi3.T
+	router  routers.Router
+	roots   map[string]bool // first segments of the contract's paths
+	options *openapi3filter.Options
+	// Synthetic operations for requests that match no operation: an unknown
+	// path answers 404, a known path with another method 405.
+	unknownPath, unknownMethod *openapi3.Operation
+}
+
+var loadSpec = sync.OnceValues(func() (*spec, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(api.OpenAPI)
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		return nil, err
+	}
+	// Match paths alone: the base URL of a test server is not known here.
+	doc.Servers = nil
+	forbidUndeclaredMembers(doc)
+	doc.SetStringFormatValidators(map[string]openapi3.StringFormatValidator{
+		"uuid":  openapi3.NewRegexpFormatValidator(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`),
+		"email": openapi3.NewCallbackValidator(validateEmail),
+		"uri":   openapi3.NewCallbackValidator(validateURI),
+	})
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		return nil, err
+	}
+	s := &spec{
+		doc:    doc,
+		router: router,
+		roots:  map[string]bool{},
+		options: &openapi3filter.Options{
+			IncludeResponseStatus:   true,
+			MultiError:              true,
+			SkipSettingDefaults:     true,
+			AuthenticationFunc:      requireBearer,
+			SchemaValidationOptions: doc.GetSchemaValidationOptions(),
+		},
+	}
+	s.options.WithCustomSchemaErrorFunc(schemaErrorMessage)
+	for path := range doc.Paths.Map() {
+		seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+		s.roots[seg] = true
+	}
+	responses := doc.Components.Responses
+	common := func(status int, name string) *openapi3.Operation {
+		return &openapi3.Operation{
+			OperationID: "(no operation)",
+			Responses: openapi3.NewResponses(
+				openapi3.WithStatus(status, responses[name]),
+				openapi3.WithStatus(http.StatusTooManyRequests, responses["TooManyRequests"]),
+				openapi3.WithStatus(http.StatusInternalServerError, responses["InternalError"]),
+				openapi3.WithStatus(http.StatusBadGateway, responses["BadGateway"]),
+				openapi3.WithStatus(http.StatusServiceUnavailable, responses["ServiceUnavailable"]),
+				openapi3.WithStatus(http.StatusGatewayTimeout, responses["GatewayTimeout"]),
+			),
+		}
+	}
+	s.unknownPath = common(http.StatusNotFound, "NotFound")
+	s.unknownMethod = common(http.StatusMethodNotAllowed, "MethodNotAllowed")
+	return s, nil
+})
+
+// schemaErrorMessage states a schema mismatch in one line: where, and what is
+// wrong, without kin-openapi's dump of the schema and the value.
+func schemaErrorMessage(err *openapi3.SchemaError) string {
+	reason := err.Reason
+	switch {
+	case err.Origin != nil:
+		reason = err.Origin.Error()
+	case reason == "":
+		reason = fmt.Sprintf("does not match the schema's %q", err.SchemaField)
+	}
+	if ptr := err.JSONPointer(); len(ptr) > 0 {
+		return fmt.Sprintf("at %q: %s", "/"+strings.Join(ptr, "/"), reason)
+	}
+	return reason
+}
+
+func validateEmail(s string) error {
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s {
+		return fmt.Errorf("%q is not a bare e-mail address", s)
+	}
+	return nil
+}
+
+func validateURI(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || !u.IsAbs() || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute URI", s)
+	}
+	return nil
+}
+
+// forbidUndeclaredMembers makes every named object schema, and the inline
+// objects within it, refuse members it does not declare, so the harness
+// catches a server that sends fields the contract does not name. Schemas that
+// say otherwise (metadata's additionalProperties: true) keep their rule;
+// allOf branches are left alone, as each sees only its own properties.
+func forbidUndeclaredMembers(doc *openapi3.T) {
+	var tighten func(s *openapi3.Schema)
+	tighten = func(s *openapi3.Schema) {
+		if s == nil {
+			return
+		}
+		if len(s.Properties) > 0 && s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil {
+			no := false
+			s.AdditionalProperties.Has = &no
+		}
+		for _, p := range s.Properties {
+			if p.Ref == "" {
+				tighten(p.Value)
+			}
+		}
+		if s.Items != nil && s.Items.Ref == "" {
+			tighten(s.Items.Value)
+		}
+	}
+	for _, ref := range doc.Components.Schemas {
+		tighten(ref.Value)
+	}
+}
+
+// requireBearer accepts any bearer token: the service checks tokens, the
+// harness checks that an operation that needs one got one, in Bearer form.
+func requireBearer(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	values := in.RequestValidationInput.Request.Header.Values("Authorization")
+	switch {
+	case len(values) == 0:
+		return in.NewError(fmt.Errorf("no Authorization header; %s requires \"Bearer <token>\"", in.SecuritySchemeName))
+	case len(values) > 1:
+		return in.NewError(errors.New("more than one Authorization header"))
+	}
+	scheme, token, _ := strings.Cut(values[0], " ")
+	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return in.NewError(fmt.Errorf("the Authorization header is not of the form \"Bearer <token>\" that %s requires", in.SecuritySchemeName))
+	}
+	return nil
+}
+
+// match is the operation a request resolves to, or a synthetic one when it
+// names none.
+type match struct {
+	route  *routers.Route
+	params map[string]string
+	err    error // why the request matches no operation
+}
+
+func (m match) name() string {
+	if m.err != nil {
+		return "no operation"
+	}
+	return m.route.Operation.OperationID
+}
+
+// otherMethods are tried to tell an unknown path (404) from a known path with
+// an unsupported method (405).
+var otherMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// match resolves req to an operation, skipping leading path segments that
+// belong to the server's base path.
+func (s *spec) match(req *http.Request) match {
+	path := req.URL.Path
+	for {
+		probe := req.Clone(req.Context())
+		probe.URL.Path, probe.URL.RawPath = path, ""
+		if route, params, err := s.router.FindRoute(probe); err == nil {
+			return match{route: route, params: params}
+		}
+		for _, method := range otherMethods {
+			if method == req.Method {
+				continue
+			}
+			probe.Method = method
+			if _, _, err := s.router.FindRoute(probe); err == nil {
+				return s.synthetic(req, s.unknownMethod, fmt.Errorf("the contract has no %s operation on %s", req.Method, path))
+			}
+		}
+		seg, rest, found := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+		if !found || s.roots[seg] {
+			break
+		}
+		path = "/" + rest
+	}
+	return s.synthetic(req, s.unknownPath, fmt.Errorf("the contract has no operation %s %s", req.Method, req.URL.Path))
+}
+
+func (s *spec) synthetic(req *http.Request, op *openapi3.Operation, err error) match {
+	return match{
+		route: &routers.Route{Spec: s.doc, Path: req.URL.Path, PathItem: &openapi3.PathItem{}, Method: req.Method, Operation: op},
+		err:   err,
+	}
+}
+
+func (s *spec) validateRequest(req *http.Request, body []byte, m match) error {
+	if m.err != nil {
+		return m.err
+	}
+	r := req.Clone(context.WithoutCancel(req.Context()))
+	if body != nil {
+		setBody(r, body)
+	} else {
+		r.Body, r.GetBody, r.ContentLength = http.NoBody, nil, 0
+	}
+	err := openapi3filter.ValidateRequest(r.Context(), &openapi3filter.RequestValidationInput{
+		Request: r, PathParams: m.params, Route: m.route, Options: s.options,
+	})
+	if err != nil {
+		return errors.New(redactText(err.Error()))
+	}
+	return nil
+}
+
+func (s *spec) validateResponse(req *http.Request, m match, status int, header http.Header, body []byte) error {
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req, PathParams: m.params, Route: m.route, Options: s.options,
+		},
+		Status:  status,
+		Header:  header,
+		Options: s.options,
+	}
+	input.SetBodyBytes(body)
+	var errs []error
+	if err := openapi3filter.ValidateResponse(context.WithoutCancel(req.Context()), input); err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "status is not supported") {
+			msg = fmt.Sprintf("status %d is not declared for this operation", status)
+		}
+		errs = append(errs, errors.New(redactText(msg)))
+	}
+	if err := checkProblemRequestID(status, header, body); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// checkProblemRequestID checks that a problem document names the request the
+// Request-Id header names.
+func checkProblemRequestID(status int, header http.Header, body []byte) error {
+	if status < 400 {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(header.Get("Content-Type"))
+	if err != nil || mt != wire.ProblemContentType {
+		return nil // the schema check reports the content type
+	}
+	var p wire.Problem
+	if json.Unmarshal(body, &p) != nil {
+		return nil // the schema check reports the body
+	}
+	if id := header.Get("Request-Id"); id != "" && p.RequestID != id {
+		return fmt.Errorf("problem request_id %q differs from the Request-Id header %q", p.RequestID, id)
+	}
+	return nil
+}
+
+var (
+	secretPattern = regexp.MustCompile(`(ask_live_|dk_live_|whsec_)[A-Za-z0-9_\-+/=]+`)
+	jwtPattern    = regexp.MustCompile(`eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*`)
+)
+
+// redactText hides credentials in a validation message, which quotes the
+// offending values.
+func redactText(s string) string {
+	s = secretPattern.ReplaceAllString(s, "${1}"+redact.Marker)
+	return jwtPattern.ReplaceAllString(s, redact.Marker)
+}
