@@ -1,0 +1,167 @@
+package scribetest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+)
+
+// tokenKind is the kind of credential an operation takes.
+type tokenKind int
+
+const (
+	kindDeveloper    tokenKind = iota + 1 // a developer key
+	kindInstallation                      // an installation JWT
+)
+
+func (k tokenKind) String() string {
+	if k == kindDeveloper {
+		return "a developer key"
+	}
+	return "an installation JWT"
+}
+
+// principal is who a request authenticated as.
+type principal struct {
+	kind tokenKind
+	// developer is the caller of a developer-key request.
+	developer scribe.User
+	// installation and plugin are the caller of an installation-JWT request.
+	installation scribe.PluginInstallation
+	plugin       scribe.Plugin
+}
+
+// scope names the caller for idempotency keys: a developer, or an
+// installation (not the token, which changes every hour while the client's
+// retries go on).
+func (p *principal) scope() string {
+	if p.kind == kindDeveloper {
+		return "developer:" + strconv.FormatInt(p.developer.ID, 10)
+	}
+	return "installation:" + p.installation.UUID
+}
+
+// The RFC 6750 challenges: without an error when no token was given
+// (§3.1), with invalid_token when one was given and refused.
+const (
+	challengeNone    = "Bearer"
+	challengeInvalid = `Bearer error="invalid_token"`
+)
+
+func unauthorized(code, detail string) *problem {
+	return newProblem(http.StatusUnauthorized, code, detail).with("WWW-Authenticate", challengeInvalid)
+}
+
+// isJWT reports whether token is to be verified as an installation JWT
+// rather than looked up as a developer key: it does not begin with dk_live_
+// and has the JWT shape, three parts separated by two dots. Developer keys
+// the server issues never contain a dot, and fixtures may not give one that
+// looks like a JWT.
+func isJWT(token string) bool {
+	return !strings.HasPrefix(token, auth.DeveloperKeyPrefix) && strings.Count(token, ".") == 2
+}
+
+// authenticate finds who the request's bearer token belongs to.
+func (s *Server) authenticate(r *http.Request) (*principal, *problem) {
+	values := r.Header.Values("Authorization")
+	if len(values) == 0 {
+		return nil, newProblem(http.StatusUnauthorized, scribe.CodeMissingToken,
+			"the request has no Authorization header; send Authorization: Bearer <token>").with("WWW-Authenticate", challengeNone)
+	}
+	if len(values) > 1 {
+		return nil, unauthorized(scribe.CodeInvalidToken, "the request has more than one Authorization header; send exactly one")
+	}
+	scheme, token, _ := strings.Cut(values[0], " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return nil, newProblem(http.StatusUnauthorized, scribe.CodeMissingToken,
+			"the Authorization header does not use the Bearer scheme; send Authorization: Bearer <token>").with("WWW-Authenticate", challengeNone)
+	}
+	token = strings.TrimLeft(token, " ")
+	if token == "" {
+		return nil, newProblem(http.StatusUnauthorized, scribe.CodeMissingToken,
+			"the Authorization header has no token after Bearer").with("WWW-Authenticate", challengeNone)
+	}
+	if isJWT(token) {
+		return s.authenticateJWT(token)
+	}
+	dev, ok := s.st.developerByKey(token)
+	if !ok {
+		return nil, unauthorized(scribe.CodeInvalidToken, "the token is neither a known developer key nor an installation JWT")
+	}
+	return &principal{kind: kindDeveloper, developer: dev}, nil
+}
+
+// authenticateJWT verifies an installation JWT with every rule of CONTRACT
+// §4. What the token names (a deleted installation, a disabled plugin) is
+// only told once the signature has verified, so a forged token learns
+// nothing.
+func (s *Server) authenticateJWT(token string) (*principal, *problem) {
+	var found credentials
+	_, err := s.verifier.VerifyLookup(token, func(uuid string) ([]auth.SecretKey, error) {
+		c, ok := s.st.credentialsFor(strings.ToLower(uuid))
+		if !ok {
+			return nil, nil // no keys: refused exactly like a bad signature
+		}
+		keys := make([]auth.SecretKey, 0, len(c.keys))
+		for _, v := range c.keys {
+			k, err := auth.ParseSecretKey(v)
+			if err != nil {
+				return nil, fmt.Errorf("stored secret key of plugin %d does not parse: %w", c.plugin.ID, err)
+			}
+			keys = append(keys, k)
+		}
+		found = c
+		return keys, nil
+	})
+	if err != nil {
+		return nil, tokenProblem(err)
+	}
+	switch {
+	case found.installation.DeletedOn != nil:
+		return nil, unauthorized(scribe.CodeInstallationDeleted,
+			"the installation the token names was uninstalled on "+found.installation.DeletedOn.Format("2006-01-02T15:04:05Z07:00")+"; stop calling for it")
+	case found.plugin.Disabled:
+		return nil, newProblem(http.StatusForbidden, scribe.CodePluginDisabled,
+			fmt.Sprintf("plugin %d is disabled; its installations cannot call the service", found.plugin.ID))
+	}
+	return &principal{kind: kindInstallation, installation: found.installation, plugin: found.plugin}, nil
+}
+
+// tokenProblem maps a refusal of package auth to a problem. The detail is
+// written here, from the reason alone, so that nothing of the token shows.
+func tokenProblem(err error) *problem {
+	switch {
+	case errors.Is(err, auth.ErrTokenExpired):
+		return unauthorized(scribe.CodeTokenExpired, "the installation JWT has expired; mint a new one")
+	case errors.Is(err, auth.ErrIssuedInFuture):
+		return unauthorized(scribe.CodeTokenExpired, "the installation JWT is not valid yet: its iat is in the future; check the clock of the machine that minted it")
+	case errors.Is(err, auth.ErrLifetimeTooLong):
+		return unauthorized(scribe.CodeInvalidToken, "the installation JWT's exp is more than 3600 seconds after its iat")
+	case errors.Is(err, auth.ErrTokenTooLarge):
+		return unauthorized(scribe.CodeInvalidToken, fmt.Sprintf("the token is larger than %d bytes", auth.MaxTokenSize))
+	case errors.Is(err, auth.ErrAlgorithm):
+		return unauthorized(scribe.CodeInvalidToken, `the installation JWT's alg must be "HS256"`)
+	case errors.Is(err, auth.ErrMissingClaim):
+		return unauthorized(scribe.CodeInvalidToken, "the installation JWT lacks iat, exp or plugin_installation_uuid")
+	case errors.Is(err, auth.ErrTokenMalformed):
+		return unauthorized(scribe.CodeInvalidToken, "the token is not a well-formed JWT (three base64url parts holding a JSON header and JSON claims)")
+	case errors.Is(err, auth.ErrSignature):
+		return unauthorized(scribe.CodeInvalidToken, "the installation JWT's signature does not verify with any current secret key of the installation's plugin (or no such installation exists)")
+	}
+	return newProblem(http.StatusInternalServerError, scribe.CodeInternalError, "verifying the token failed; report the request id")
+}
+
+// checkKind answers 403 wrong_token_kind when the caller's credential is not
+// the kind the operation takes.
+func checkKind(p *principal, want tokenKind) *problem {
+	if p.kind == want {
+		return nil
+	}
+	return newProblem(http.StatusForbidden, scribe.CodeWrongTokenKind,
+		fmt.Sprintf("this operation takes %s, and the request sent %s", want, p.kind))
+}

@@ -1,0 +1,309 @@
+package scribetest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+)
+
+// maxBodyBytes is the largest request body (CONTRACT §5).
+const maxBodyBytes = 1 << 20
+
+// readJSONBody reads a POST body of at most maxBodyBytes. A body must be
+// declared application/json (parameters allowed, charset only utf-8); an
+// empty body may come without a Content-Type.
+func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
+	ct := r.Header.Get("Content-Type")
+	if ct != "" {
+		if p := checkJSONMediaType(ct); p != nil {
+			return nil, p
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return nil, newProblem(http.StatusRequestEntityTooLarge, scribe.CodeRequestTooLarge,
+				fmt.Sprintf("the request body is larger than %d bytes", maxBodyBytes))
+		}
+		return nil, validationFailed("reading the request body failed: " + err.Error())
+	}
+	if ct == "" && len(body) > 0 {
+		return nil, newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
+			"the request has a body but no Content-Type; send Content-Type: application/json")
+	}
+	return body, nil
+}
+
+func checkJSONMediaType(ct string) *problem {
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
+			fmt.Sprintf("the Content-Type %q is not supported; send application/json", ct))
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
+			fmt.Sprintf("the charset %q is not supported; JSON is UTF-8", cs))
+	}
+	return nil
+}
+
+// decodeBody decodes a request body into v, which must point to a struct.
+// An empty body decodes as {}. Anything but one JSON object whose members v
+// knows, with the right types, is a 400 validation_failed naming the member.
+func decodeBody(body []byte, v any) *problem {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil
+	}
+	if trimmed[0] != '{' {
+		return validationFailed("the request body must be a JSON object")
+	}
+	if err := strictUnmarshal(trimmed, v); err != nil {
+		return validationFailed(err.Error())
+	}
+	return nil
+}
+
+// strictUnmarshal decodes data into v, refusing what encoding/json lets
+// through: members v does not know (at any depth, matched by exact name) and
+// anything after the value. Its errors name the member as a path such as
+// "permissions.user".
+func strictUnmarshal(data []byte, v any) error {
+	if !json.Valid(data) {
+		var probe any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if err := dec.Decode(&probe); err != nil {
+			return fmt.Errorf("not valid JSON: %w", err)
+		}
+		return errors.New("not valid JSON: unexpected data after the value")
+	}
+	if err := unknownMember(data, reflect.TypeOf(v), ""); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+			return &fieldError{te.Field, "must be " + jsonKind(te.Type) + ", got " + te.Value}
+		}
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			return fmt.Errorf("must be %s, got %s", jsonKind(te.Type), te.Value)
+		}
+		return err
+	}
+	return nil
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// jsonKind names what JSON value decodes into t.
+func jsonKind(t reflect.Type) string {
+	switch {
+	case t == timeType:
+		return "an RFC 3339 timestamp string"
+	case t.Kind() == reflect.Pointer:
+		return jsonKind(t.Elem()) + " or null"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// unknownMember walks data alongside type t and returns a *fieldError for
+// the first object member (in document order) that t has no field for.
+// Values of the wrong type are left to json.Unmarshal to report.
+func unknownMember(data []byte, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == timeType || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()):
+		return nil
+	case t.Kind() == reflect.Struct:
+		members, ok := objectMembers(data)
+		if !ok {
+			return nil
+		}
+		fields := jsonFields(t)
+		for _, m := range members {
+			p := joinPath(path, m.name)
+			ft, known := fields[m.name]
+			if !known {
+				return &fieldError{p, "unknown member"}
+			}
+			if err := unknownMember(m.value, ft, p); err != nil {
+				return err
+			}
+		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		var items []json.RawMessage
+		if json.Unmarshal(data, &items) != nil {
+			return nil
+		}
+		for i, item := range items {
+			if err := unknownMember(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+type member struct {
+	name  string
+	value json.RawMessage
+}
+
+// objectMembers returns the members of a JSON object in document order;
+// ok is false if data is not an object.
+func objectMembers(data []byte) (members []member, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		members = append(members, member{name, v})
+	}
+	return members, true
+}
+
+// jsonFields maps the JSON member names of struct type t to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				for k, v := range jsonFields(f.Type) {
+					fields[k] = v
+				}
+				continue
+			}
+			name = f.Name
+		}
+		fields[name] = f.Type
+	}
+	return fields
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// checkQuery refuses query parameters the operation does not take, repeated
+// ones and a malformed query string: a reference server points out a
+// client's typo (afterid=) instead of quietly returning the first page.
+func checkQuery(r *http.Request, accepted []string) *problem {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return invalidParameter("the query string is malformed: " + err.Error())
+	}
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if !slices.Contains(accepted, name) {
+			if len(accepted) == 0 {
+				return invalidParameter(fmt.Sprintf("%s: unknown query parameter; this operation takes none", name))
+			}
+			return invalidParameter(fmt.Sprintf("%s: unknown query parameter; this operation takes %s", name, strings.Join(accepted, ", ")))
+		}
+		if len(q[name]) > 1 {
+			return invalidParameter(name + ": given more than once; give it once")
+		}
+	}
+	return nil
+}
+
+// pageParams are a list operation's limit and after_id (CONTRACT §3).
+type pageParams struct {
+	limit   int
+	afterID int64
+}
+
+const (
+	defaultLimit = 20
+	maxLimit     = 100
+)
+
+// parsePage reads limit (1 to 100, default 20) and after_id (>= 0, default
+// 0) from a query checkQuery has accepted.
+func parsePage(r *http.Request) (pageParams, *problem) {
+	pp := pageParams{limit: defaultLimit}
+	q := r.URL.Query()
+	if v, ok := q["limit"]; ok {
+		n, err := parseDecimal(v[0])
+		if err != nil || n < 1 || n > maxLimit {
+			return pp, invalidParameter(fmt.Sprintf("limit: must be an integer from 1 to %d, got %q", maxLimit, v[0]))
+		}
+		pp.limit = int(n)
+	}
+	if v, ok := q["after_id"]; ok {
+		n, err := parseDecimal(v[0])
+		if err != nil {
+			return pp, invalidParameter(fmt.Sprintf("after_id: must be an integer of 0 or more, got %q", v[0]))
+		}
+		pp.afterID = n
+	}
+	return pp, nil
+}
+
+// parseDecimal parses a non-negative decimal integer of plain ASCII digits
+// (no sign, no spaces) that fits in an int64.
+func parseDecimal(s string) (int64, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, errors.New("not a non-negative integer")
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// pathID reads the {id} of the path: a positive 64-bit integer, else 400
+// invalid_parameter (api/openapi.yaml, parameter Id).
+func pathID(r *http.Request) (int64, *problem) {
+	s := r.PathValue("id")
+	n, err := parseDecimal(s)
+	if err != nil || n < 1 {
+		return 0, invalidParameter(fmt.Sprintf("id: must be a positive 64-bit integer, got %q", s))
+	}
+	return n, nil
+}

@@ -1,0 +1,155 @@
+package scribetest
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+)
+
+// Idempotency-Key rules (CONTRACT §6, api/openapi.yaml).
+const (
+	maxIdempotencyKey = 255
+	idempotencyTTL    = 24 * time.Hour
+)
+
+// idemKey is a key as the caller scopes it: two developers, or a developer
+// and an installation, may use the same key without meeting.
+type idemKey struct {
+	scope string
+	key   string
+}
+
+// idemEntry is a key's first request: its fingerprint, and once it has
+// finished, its response.
+type idemEntry struct {
+	fingerprint [32]byte
+	created     time.Time
+	done        bool
+	resp        response
+}
+
+// idempotencyStore remembers the first response to each key for 24 hours
+// of the server's clock. Entries are kept in creation order, so expired ones
+// are dropped from the front as new ones arrive.
+type idempotencyStore struct {
+	mu      sync.Mutex
+	entries map[idemKey]*idemEntry
+	order   []idemKey
+}
+
+func newIdempotencyStore() *idempotencyStore {
+	return &idempotencyStore{entries: map[idemKey]*idemEntry{}}
+}
+
+// begin claims k for a request with fingerprint fp. It returns the stored
+// response to replay, or a 409 problem, or neither: the caller then does the
+// work and calls finish or abandon.
+func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*response, *problem) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.expire(now)
+	e, ok := st.entries[k]
+	if ok && now.Sub(e.created) >= idempotencyTTL {
+		delete(st.entries, k)
+		ok = false
+	}
+	switch {
+	case !ok:
+		st.entries[k] = &idemEntry{fingerprint: fp, created: now}
+		st.order = append(st.order, k)
+		return nil, nil
+	case e.fingerprint != fp:
+		return nil, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
+			"this Idempotency-Key was used with another request body (or another operation); use a new key for a new operation")
+	case !e.done:
+		return nil, newProblem(http.StatusConflict, codeIdempotencyKeyInUse,
+			"the first request with this Idempotency-Key is still running; retry later with the same key")
+	}
+	resp := e.resp
+	return &resp, nil
+}
+
+// expire drops the entries older than the TTL from the front of the order.
+func (st *idempotencyStore) expire(now time.Time) {
+	n := 0
+	for _, k := range st.order {
+		e, ok := st.entries[k]
+		if ok && now.Sub(e.created) < idempotencyTTL {
+			break
+		}
+		if ok {
+			delete(st.entries, k)
+		}
+		n++
+	}
+	st.order = st.order[n:]
+}
+
+// finish stores the response to k's first request.
+func (st *idempotencyStore) finish(k idemKey, resp response) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if e, ok := st.entries[k]; ok {
+		e.done, e.resp = true, resp
+	}
+}
+
+// abandon forgets k, so that a retry does the work: the first request failed
+// without an answer worth keeping (a 5xx).
+func (st *idempotencyStore) abandon(k idemKey) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	delete(st.entries, k)
+}
+
+// idempotent runs do once per Idempotency-Key (when the request has one):
+// the same key with the same method, path and body within 24 hours replays
+// the first response, status and body, with Idempotent-Replayed: true. A
+// 5xx answer is not kept, so a retry after a failure does the work.
+func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) {
+	values := c.r.Header.Values("Idempotency-Key")
+	if len(values) == 0 {
+		do().write(w)
+		return
+	}
+	key := values[0]
+	switch {
+	case len(values) > 1:
+		writeProblem(w, c.r, invalidParameter("Idempotency-Key: given more than once; send one"))
+		return
+	case key == "" || len(key) > maxIdempotencyKey:
+		writeProblem(w, c.r, invalidParameter(fmt.Sprintf("Idempotency-Key: must be 1 to %d characters, got %d", maxIdempotencyKey, len(key))))
+		return
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\n", c.r.Method, c.r.URL.Path)
+	h.Write(c.body)
+	var fp [32]byte
+	h.Sum(fp[:0])
+
+	k := idemKey{scope: c.caller.scope(), key: key}
+	replay, p := s.idem.begin(k, fp, s.clock.Now())
+	switch {
+	case p != nil:
+		writeProblem(w, c.r, p)
+		return
+	case replay != nil:
+		w.Header().Set("Idempotent-Replayed", "true")
+		replay.write(w)
+		return
+	}
+	resp := response{status: http.StatusInternalServerError}
+	defer func() { // a panic in do abandons the key too
+		if resp.status >= 500 {
+			s.idem.abandon(k)
+		} else {
+			s.idem.finish(k, resp)
+		}
+	}()
+	resp = do()
+	resp.write(w)
+}

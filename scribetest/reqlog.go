@@ -1,0 +1,75 @@
+package scribetest
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Request is one request the server answered, as its request log keeps it.
+// It holds no credential.
+type Request struct {
+	// Time is when the request arrived, by the server's clock.
+	Time time.Time
+	// Method and Path are the request's, Path with the base path; Query is
+	// the raw query string.
+	Method string
+	Path   string
+	Query  string
+	// IdempotencyKey is the request's Idempotency-Key header, if any.
+	IdempotencyKey string
+	// RequestID is the Request-Id the server answered with.
+	RequestID string
+	// Status is the HTTP status answered, and Code the problem code when the
+	// answer was an error.
+	Status int
+	Code   string
+}
+
+// maxLoggedRequests bounds the request log of a long-running server; the
+// count goes on.
+const maxLoggedRequests = 10000
+
+// requestLog keeps the last maxLoggedRequests requests and counts them all.
+type requestLog struct {
+	mu    sync.Mutex
+	reqs  []Request
+	count int
+}
+
+func newRequestLog() *requestLog { return &requestLog{} }
+
+func (l *requestLog) add(r *http.Request, info *reqInfo, at time.Time) {
+	rec := Request{
+		Time:           at,
+		Method:         r.Method,
+		Path:           r.URL.Path,
+		Query:          r.URL.RawQuery,
+		IdempotencyKey: r.Header.Get("Idempotency-Key"),
+		RequestID:      info.id,
+		Status:         info.status,
+		Code:           info.code,
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count++
+	if len(l.reqs) == maxLoggedRequests {
+		l.reqs = append(l.reqs[:0], l.reqs[1:]...)
+	}
+	l.reqs = append(l.reqs, rec)
+}
+
+// Requests returns the requests the server has answered, oldest first (the
+// last 10,000 of them).
+func (s *Server) Requests() []Request {
+	s.log.mu.Lock()
+	defer s.log.mu.Unlock()
+	return append([]Request(nil), s.log.reqs...)
+}
+
+// RequestCount returns how many requests the server has answered.
+func (s *Server) RequestCount() int {
+	s.log.mu.Lock()
+	defer s.log.mu.Unlock()
+	return s.log.count
+}

@@ -1,0 +1,147 @@
+package scribetest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+
+	scribe "github.com/scribehq/scribe-go"
+)
+
+// call is one request on its way through an operation: the request, the
+// caller it authenticated as and, for a POST, the body read so far.
+type call struct {
+	r      *http.Request
+	caller *principal
+	body   []byte
+}
+
+// operation is one row of CONTRACT §2.
+type operation struct {
+	method string
+	path   string    // relative to the base path, with {id} wildcards
+	kind   tokenKind // the credential it takes
+	query  []string  // the query parameters it accepts
+	handle func(c *call) result
+}
+
+// result is what an operation answers: a status and a body to encode as
+// JSON, or a problem.
+type result struct {
+	status int
+	body   any
+	p      *problem
+}
+
+func ok(body any) result      { return result{status: http.StatusOK, body: body} }
+func created(body any) result { return result{status: http.StatusCreated, body: body} }
+func fail(p *problem) result  { return result{p: p} }
+
+// pageQuery is the query a list operation takes.
+var pageQuery = []string{"limit", "after_id"}
+
+func (s *Server) operations() []operation {
+	return []operation{
+		{http.MethodGet, "/transcripts", kindInstallation, pageQuery, s.listTranscripts},
+		{http.MethodGet, "/transcripts/{id}", kindInstallation, nil, s.getTranscript},
+		{http.MethodGet, "/users/me", kindInstallation, nil, s.getMe},
+		{http.MethodGet, "/plugins", kindDeveloper, pageQuery, s.listPlugins},
+		{http.MethodPost, "/plugins", kindDeveloper, nil, s.createPlugin},
+		{http.MethodGet, "/plugins/{id}", kindDeveloper, nil, s.getPlugin},
+		{http.MethodPost, "/plugins/{id}/secret_keys", kindDeveloper, nil, s.createSecretKey},
+		{http.MethodGet, "/plugins/{id}/installations", kindDeveloper, pageQuery, s.listInstallations},
+		{http.MethodGet, "/plugins/{id}/webhooks", kindDeveloper, pageQuery, s.listWebhooks},
+	}
+}
+
+// routes registers every operation on a ServeMux with a method pattern, and
+// beside each path a method-less pattern that answers 405 with Allow, and a
+// catch-all that answers 404: the mux's own plain-text answers never show.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	allowed := map[string][]string{}
+	for _, op := range s.operations() {
+		mux.Handle(op.method+" "+s.basePath+op.path, s.serveOperation(op))
+		allowed[op.path] = append(allowed[op.path], op.method)
+	}
+	for path, methods := range allowed {
+		if slices.Contains(methods, http.MethodGet) {
+			methods = append(methods, http.MethodHead) // a GET pattern serves HEAD too
+		}
+		slices.Sort(methods)
+		allow := strings.Join(methods, ", ")
+		mux.HandleFunc(s.basePath+path, func(w http.ResponseWriter, r *http.Request) {
+			writeProblem(w, r, newProblem(http.StatusMethodNotAllowed, scribe.CodeMethodNotAllowed,
+				r.Method+" is not supported on this path; it supports "+allow).with("Allow", allow))
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		detail := "no operation at " + r.URL.Path
+		if s.basePath != "" && !strings.HasPrefix(r.URL.Path, s.basePath+"/") {
+			detail += "; every path begins with the base path " + s.basePath
+		}
+		writeProblem(w, r, notFound(detail))
+	})
+	return mux
+}
+
+// serveOperation runs the steps every operation shares, in order:
+// authenticate (401/403), check the credential's kind (403), check the query
+// parameters (400), for a POST read the body (415/413) and honour
+// Idempotency-Key (409, replay), then run the operation.
+func (s *Server) serveOperation(op operation) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller, p := s.authenticate(r)
+		if p == nil {
+			p = checkKind(caller, op.kind)
+		}
+		if p == nil {
+			p = checkQuery(r, op.query)
+		}
+		if p != nil {
+			writeProblem(w, r, p)
+			return
+		}
+		c := &call{r: r, caller: caller}
+		if r.Method != http.MethodPost {
+			writeResult(w, r, op.handle(c))
+			return
+		}
+		if c.body, p = readJSONBody(w, r); p != nil {
+			writeProblem(w, r, p)
+			return
+		}
+		s.idempotent(w, c, func() response { return render(r, op.handle(c)) })
+	})
+}
+
+// response is a rendered answer, as the idempotency store keeps it.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// render turns an operation's result into the bytes it answers with.
+func render(r *http.Request, res result) response {
+	rec := httptest.NewRecorder()
+	writeResult(rec, r, res)
+	return response{status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes()}
+}
+
+func (resp response) write(w http.ResponseWriter) {
+	for k, vs := range resp.header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body)
+}
+
+func writeResult(w http.ResponseWriter, r *http.Request, res result) {
+	if res.p != nil {
+		writeProblem(w, r, res.p)
+		return
+	}
+	writeJSON(w, r, res.status, res.body)
+}

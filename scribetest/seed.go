@@ -1,0 +1,234 @@
+package scribetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// UserParams describes a user to create. A zero ID asks for a fresh one.
+type UserParams struct {
+	ID           int64
+	FirstName    string
+	LastName     string
+	EmailAddress string
+}
+
+// Developer is a user with a developer key, as CreateDeveloper returns it.
+type Developer struct {
+	User scribe.User
+	// Key is the developer's key, for DeveloperClient or an Authorization
+	// header. It prints redacted.
+	Key auth.DeveloperKey
+}
+
+// SecretKey is a plugin secret key as CreateSecretKey returns it: the
+// resource, and the key itself ready for auth.Mint or InstallationClient.
+type SecretKey struct {
+	scribe.PluginSecretKey
+	Key auth.SecretKey
+}
+
+// PluginParams describes a plugin to create. Unlike POST /plugins, it can
+// create a plugin already published or disabled. Zero permissions mean
+// "none"; zero timestamps mean now.
+type PluginParams struct {
+	ID               int64
+	Name             string
+	Description      string
+	Permissions      scribe.Permissions
+	Published        bool
+	Disabled         bool
+	CRMIntegrationID *int64
+	LogoURI          string
+}
+
+// TranscriptParams describes a transcript to create. Zero ids (of the job,
+// the audio) are generated; a zero CreatedOn means now, and a zero
+// Audio.CreatedOn means CreatedOn. Metadata values are encoded as JSON.
+type TranscriptParams struct {
+	ID        int64
+	Headline  string
+	Text      string
+	Type      string
+	Metadata  map[string]any
+	Job       scribe.TranscriptJob
+	Audio     scribe.TranscriptAudio
+	CreatedOn time.Time
+}
+
+func userFrom(p UserParams) scribe.User {
+	return scribe.User{ID: p.ID, FirstName: p.FirstName, LastName: p.LastName, EmailAddress: p.EmailAddress}
+}
+
+// CreateUser creates a platform user (one who installs plugins and owns
+// transcripts).
+func (s *Server) CreateUser(p UserParams) (scribe.User, error) {
+	return s.st.addUser(userFrom(p), "")
+}
+
+// CreateDeveloper creates a user with a fresh developer key.
+func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
+	key, err := auth.NewDeveloperKey()
+	if err != nil {
+		return Developer{}, err
+	}
+	u, err := s.st.addUser(userFrom(p), key.Reveal())
+	if err != nil {
+		return Developer{}, err
+	}
+	return Developer{User: u, Key: key}, nil
+}
+
+// Users returns every user, developers included, by ascending id.
+func (s *Server) Users() []scribe.User { return s.st.allUsers() }
+
+// CreatePlugin creates a plugin owned by developer developerID. It checks
+// what POST /plugins checks (a name of 1 to 100 characters, permissions
+// "none" or "read", an http(s) logo URI).
+func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin, error) {
+	pl := scribe.Plugin{
+		ID:               p.ID,
+		Name:             p.Name,
+		Description:      p.Description,
+		Permissions:      defaultPermissions(p.Permissions),
+		Published:        p.Published,
+		Disabled:         p.Disabled,
+		CRMIntegrationID: p.CRMIntegrationID,
+		LogoURI:          p.LogoURI,
+		UserID:           developerID,
+	}
+	return s.st.addPlugin(pl)
+}
+
+func defaultPermissions(p scribe.Permissions) scribe.Permissions {
+	if p.User == "" {
+		p.User = scribe.PermissionNone
+	}
+	if p.Transcript == "" {
+		p.Transcript = scribe.PermissionNone
+	}
+	return p
+}
+
+// DisablePlugin disables a plugin: its installation JWTs then answer 403
+// plugin_disabled, while its developer still manages it.
+func (s *Server) DisablePlugin(pluginID int64) (scribe.Plugin, error) {
+	return s.st.setPluginDisabled(pluginID, true)
+}
+
+// EnablePlugin enables a disabled plugin again.
+func (s *Server) EnablePlugin(pluginID int64) (scribe.Plugin, error) {
+	return s.st.setPluginDisabled(pluginID, false)
+}
+
+// Plugins returns every plugin, of every developer, by ascending id.
+func (s *Server) Plugins() []scribe.Plugin { return s.st.allPlugins() }
+
+// CreateSecretKey creates a fresh ask_live_ secret key for a plugin, as
+// POST /plugins/{id}/secret_keys does.
+func (s *Server) CreateSecretKey(pluginID int64, description string) (SecretKey, error) {
+	return s.newSecretKey(pluginID, description)
+}
+
+// DeleteSecretKey revokes a secret key: JWTs signed with it are refused from
+// then on (401 invalid_token), while the plugin's other keys go on working.
+func (s *Server) DeleteSecretKey(id int64) error { return s.st.deleteSecretKey(id) }
+
+// SecretKeys returns a plugin's current secret keys by ascending id. Their
+// Value prints redacted; Reveal gives the key.
+func (s *Server) SecretKeys(pluginID int64) []scribe.PluginSecretKey {
+	return s.st.secretKeysOf(pluginID)
+}
+
+// Install installs a plugin for a user, with a fresh uuid, and emits
+// installation.created. A user has at most one active installation of a
+// plugin; install again after Uninstall.
+func (s *Server) Install(pluginID, userID int64) (scribe.PluginInstallation, error) {
+	return s.st.install(scribe.PluginInstallation{PluginID: pluginID, UserID: userID})
+}
+
+// Uninstall uninstalls the installation with uuid: its deleted_on is set,
+// its JWTs answer 401 installation_deleted, and installation.deleted is
+// emitted. It stays in the plugin's installation list.
+func (s *Server) Uninstall(uuid string) (scribe.PluginInstallation, error) {
+	return s.st.uninstall(uuid)
+}
+
+// Installations returns a plugin's installations, uninstalled ones included,
+// by ascending id.
+func (s *Server) Installations(pluginID int64) []scribe.PluginInstallation {
+	return s.st.installationsOf(pluginID)
+}
+
+// CreateTranscript creates a transcript of user userID and emits
+// transcript.created to the plugins with transcript permission the user has
+// installed.
+func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Transcript, error) {
+	meta, err := encodeMetadata(p.Metadata)
+	if err != nil {
+		return scribe.Transcript{}, err
+	}
+	return s.st.addTranscript(scribe.Transcript{
+		ID:        p.ID,
+		Headline:  p.Headline,
+		Text:      p.Text,
+		Type:      p.Type,
+		CreatedOn: p.CreatedOn.UTC(),
+		Metadata:  meta,
+		User:      scribe.TranscriptUser{ID: userID},
+		Job:       p.Job,
+		Audio:     scribe.TranscriptAudio{ID: p.Audio.ID, LengthInSeconds: p.Audio.LengthInSeconds, CreatedOn: p.Audio.CreatedOn.UTC()},
+	})
+}
+
+func encodeMetadata(m map[string]any) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("scribetest: metadata %q cannot be encoded as JSON: %w", k, err)
+		}
+		out[k] = b
+	}
+	return out, nil
+}
+
+// UpdateTranscript changes transcript id with update, which receives a copy
+// to modify, and emits transcript.updated. The id, the owner and the
+// creation time stay as they were whatever update does.
+func (s *Server) UpdateTranscript(id int64, update func(*scribe.Transcript)) (scribe.Transcript, error) {
+	if update == nil {
+		return scribe.Transcript{}, fmt.Errorf("scribetest: UpdateTranscript: update is nil")
+	}
+	return s.st.updateTranscript(id, update)
+}
+
+// DeleteTranscript deletes a transcript; it disappears from its user's list
+// and answers 404 from then on.
+func (s *Server) DeleteTranscript(id int64) error { return s.st.deleteTranscript(id) }
+
+// Transcripts returns a user's transcripts by ascending id.
+func (s *Server) Transcripts(userID int64) []scribe.Transcript {
+	return s.st.transcriptsOf(userID)
+}
+
+// CreateWebhook registers uri (an absolute http or https URL) to receive the
+// events of a plugin, with a fresh whsec_ signing secret.
+func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, error) {
+	if err := validateHTTPURL(uri); err != nil {
+		return scribe.Webhook{}, fmt.Errorf("scribetest: CreateWebhook: uri %w", err)
+	}
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return scribe.Webhook{}, err
+	}
+	return s.st.addWebhook(scribe.Webhook{PluginID: pluginID, URI: uri, SigningSecret: scribe.Secret(secret.Reveal())})
+}
+
+// Webhooks returns a plugin's webhooks by ascending id.
+func (s *Server) Webhooks(pluginID int64) []scribe.Webhook { return s.st.webhooksOf(pluginID) }

@@ -1,0 +1,604 @@
+package scribetest
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+)
+
+// ErrNotFound is returned (wrapped) by the seeding calls when an id or uuid
+// names nothing, such as CreatePlugin for a developer that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned (wrapped) by the seeding calls when the change
+// clashes with the server's state, such as an id already taken or a second
+// active installation of a plugin for the same user.
+var ErrConflict = errors.New("conflict")
+
+// Event types of CONTRACT §7.
+const (
+	eventInstallationCreated = "installation.created"
+	eventInstallationDeleted = "installation.deleted"
+	eventTranscriptCreated   = "transcript.created"
+	eventTranscriptUpdated   = "transcript.updated"
+)
+
+// event is one state change a plugin's webhooks hear about. Every change the
+// server makes, through HTTP or a seeding call, is published through
+// store.publish, the single place webhook delivery hooks into.
+type event struct {
+	Type             string
+	PluginID         int64
+	InstallationUUID string
+	CreatedOn        time.Time
+	Data             any // scribe.PluginInstallation or scribe.Transcript
+}
+
+// userRec is a user and, for a developer, the fact that a developer key
+// exists. The key itself is not kept, only its SHA-256 (in store.devKeys), so
+// looking a key up does not compare secret bytes with an early exit.
+type userRec struct {
+	scribe.User
+	developer bool
+}
+
+// store is the server's state. One RWMutex guards it all: reads (every GET)
+// share it, writes take it alone. No method calls out while holding it.
+type store struct {
+	mu    sync.RWMutex
+	clock Clock
+
+	users       collection[userRec] // owner: none (0)
+	devKeys     map[[32]byte]int64  // sha256(developer key) -> user id
+	plugins     collection[scribe.Plugin]
+	secretKeys  collection[scribe.PluginSecretKey]
+	installs    collection[scribe.PluginInstallation]
+	installsBy  scopes           // installation ids by user id
+	uuids       map[string]int64 // installation uuid -> id
+	transcripts collection[scribe.Transcript]
+	webhooks    collection[scribe.Webhook]
+	lastJob     int64
+	lastAudio   int64
+
+	// onEvent receives every event after the lock is released. It is set once,
+	// before the server serves.
+	onEvent func(event)
+}
+
+func newStore(c Clock) *store {
+	return &store{
+		clock:       c,
+		users:       newCollection[userRec](),
+		devKeys:     map[[32]byte]int64{},
+		plugins:     newCollection[scribe.Plugin](),
+		secretKeys:  newCollection[scribe.PluginSecretKey](),
+		installs:    newCollection[scribe.PluginInstallation](),
+		installsBy:  scopes{},
+		uuids:       map[string]int64{},
+		transcripts: newCollection[scribe.Transcript](),
+		webhooks:    newCollection[scribe.Webhook](),
+	}
+}
+
+// now is the time stamped on new and changed resources: the clock's time in
+// UTC, to the second, as the contract's examples show it.
+func (st *store) now() time.Time {
+	return st.clock.Now().UTC().Truncate(time.Second)
+}
+
+// publish hands events to the delivery hook. Call it without holding mu.
+func (st *store) publish(evs []event) {
+	if st.onEvent == nil {
+		return
+	}
+	for _, e := range evs {
+		st.onEvent(e)
+	}
+}
+
+func hashKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+
+// Copies handed out of the store share nothing mutable with it.
+
+func clonePlugin(p *scribe.Plugin) scribe.Plugin {
+	c := *p
+	if p.CRMIntegrationID != nil {
+		v := *p.CRMIntegrationID
+		c.CRMIntegrationID = &v
+	}
+	return c
+}
+
+func cloneInstallation(in *scribe.PluginInstallation) scribe.PluginInstallation {
+	c := *in
+	if in.DeletedOn != nil {
+		v := *in.DeletedOn
+		c.DeletedOn = &v
+	}
+	return c
+}
+
+func cloneTranscript(t *scribe.Transcript) scribe.Transcript {
+	c := *t
+	c.Metadata = maps.Clone(t.Metadata)
+	if c.Metadata == nil {
+		c.Metadata = map[string]json.RawMessage{}
+	}
+	return c
+}
+
+func cloneAll[T, U any](rows []*T, clone func(*T) U) []U {
+	out := make([]U, len(rows))
+	for i, r := range rows {
+		out[i] = clone(r)
+	}
+	return out
+}
+
+func deref[T any](p *T) T { return *p }
+
+// ---- users and developers
+
+// addUserLocked adds u (id 0: a fresh id). devKey, when not empty, makes the
+// user a developer with that key.
+func (st *store) addUserLocked(u scribe.User, devKey string) (scribe.User, error) {
+	if u.ID < 0 {
+		return scribe.User{}, fmt.Errorf("scribetest: user id %d: ids are positive", u.ID)
+	}
+	if u.ID != 0 && st.users.taken(u.ID) {
+		return scribe.User{}, fmt.Errorf("scribetest: user id %d is already taken: %w", u.ID, ErrConflict)
+	}
+	var h [32]byte
+	if devKey != "" {
+		h = hashKey(devKey)
+		if _, dup := st.devKeys[h]; dup {
+			return scribe.User{}, fmt.Errorf("scribetest: that developer key already belongs to another user: %w", ErrConflict)
+		}
+	}
+	if u.ID == 0 {
+		u.ID = st.users.nextID()
+	}
+	st.users.add(u.ID, 0, &userRec{User: u, developer: devKey != ""})
+	if devKey != "" {
+		st.devKeys[h] = u.ID
+	}
+	return u, nil
+}
+
+func (st *store) addUser(u scribe.User, devKey string) (scribe.User, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.addUserLocked(u, devKey)
+}
+
+// developerByKey returns the developer whose key is key.
+func (st *store) developerByKey(key string) (scribe.User, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	id, ok := st.devKeys[hashKey(key)]
+	if !ok {
+		return scribe.User{}, false
+	}
+	return st.users.rows[id].User, true
+}
+
+func (st *store) user(id int64) (scribe.User, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	u, ok := st.users.rows[id]
+	if !ok {
+		return scribe.User{}, false
+	}
+	return u.User, true
+}
+
+func (st *store) allUsers() []scribe.User {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return cloneAll(st.users.every(), func(u *userRec) scribe.User { return u.User })
+}
+
+// ---- plugins
+
+func (st *store) addPluginLocked(p scribe.Plugin) (scribe.Plugin, error) {
+	owner, ok := st.users.rows[p.UserID]
+	switch {
+	case !ok:
+		return scribe.Plugin{}, fmt.Errorf("scribetest: developer %d: %w", p.UserID, ErrNotFound)
+	case !owner.developer:
+		return scribe.Plugin{}, fmt.Errorf("scribetest: user %d is not a developer (has no developer key): %w", p.UserID, ErrNotFound)
+	case p.ID < 0:
+		return scribe.Plugin{}, fmt.Errorf("scribetest: plugin id %d: ids are positive", p.ID)
+	case p.ID != 0 && st.plugins.taken(p.ID):
+		return scribe.Plugin{}, fmt.Errorf("scribetest: plugin id %d is already taken: %w", p.ID, ErrConflict)
+	}
+	if err := validatePlugin(p); err != nil {
+		return scribe.Plugin{}, fmt.Errorf("scribetest: %w", err)
+	}
+	if p.ID == 0 {
+		p.ID = st.plugins.nextID()
+	}
+	stampCreated(&p.CreatedOn, &p.UpdatedOn, st.now())
+	st.plugins.add(p.ID, p.UserID, &p)
+	return clonePlugin(&p), nil
+}
+
+func (st *store) addPlugin(p scribe.Plugin) (scribe.Plugin, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.addPluginLocked(p)
+}
+
+// stampCreated fills zero timestamps: created defaults to now, updated to
+// created.
+func stampCreated(created, updated *time.Time, now time.Time) {
+	if created.IsZero() {
+		*created = now
+	}
+	if updated.IsZero() {
+		*updated = *created
+	}
+}
+
+func (st *store) plugin(id int64) (scribe.Plugin, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	p, ok := st.plugins.rows[id]
+	if !ok {
+		return scribe.Plugin{}, false
+	}
+	return clonePlugin(p), true
+}
+
+func (st *store) setPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	p, ok := st.plugins.rows[id]
+	if !ok {
+		return scribe.Plugin{}, fmt.Errorf("scribetest: plugin %d: %w", id, ErrNotFound)
+	}
+	if p.Disabled != disabled {
+		p.Disabled = disabled
+		p.UpdatedOn = st.now()
+	}
+	return clonePlugin(p), nil
+}
+
+func (st *store) pagePlugins(developerID, afterID int64, limit int) ([]scribe.Plugin, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows, more, total := st.plugins.page(developerID, afterID, limit)
+	return cloneAll(rows, clonePlugin), more, total
+}
+
+func (st *store) allPlugins() []scribe.Plugin {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return cloneAll(st.plugins.every(), clonePlugin)
+}
+
+// ---- secret keys
+
+func (st *store) addSecretKeyLocked(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
+	switch {
+	case !st.plugins.taken(k.PluginID):
+		return scribe.PluginSecretKey{}, fmt.Errorf("scribetest: plugin %d: %w", k.PluginID, ErrNotFound)
+	case k.ID < 0:
+		return scribe.PluginSecretKey{}, fmt.Errorf("scribetest: secret key id %d: ids are positive", k.ID)
+	case k.ID != 0 && st.secretKeys.taken(k.ID):
+		return scribe.PluginSecretKey{}, fmt.Errorf("scribetest: secret key id %d is already taken: %w", k.ID, ErrConflict)
+	}
+	if k.ID == 0 {
+		k.ID = st.secretKeys.nextID()
+	}
+	stampCreated(&k.CreatedOn, &k.UpdatedOn, st.now())
+	st.secretKeys.add(k.ID, k.PluginID, &k)
+	return k, nil
+}
+
+func (st *store) addSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.addSecretKeyLocked(k)
+}
+
+func (st *store) deleteSecretKey(id int64) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	k, ok := st.secretKeys.rows[id]
+	if !ok {
+		return fmt.Errorf("scribetest: secret key %d: %w", id, ErrNotFound)
+	}
+	st.secretKeys.remove(id, k.PluginID)
+	return nil
+}
+
+func (st *store) secretKeysOf(pluginID int64) []scribe.PluginSecretKey {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return cloneAll(st.secretKeys.ownedBy(pluginID), deref)
+}
+
+// ---- installations
+
+// credentials is what verifying an installation JWT needs to know about the
+// installation it names.
+type credentials struct {
+	installation scribe.PluginInstallation
+	plugin       scribe.Plugin
+	keys         []string // the plugin's current secret key values
+}
+
+// credentialsFor returns the installation with uuid, its plugin and the
+// plugin's keys, deleted or disabled or not: the caller decides, after the
+// signature verifies, so that nothing is revealed to a forged token.
+func (st *store) credentialsFor(uuid string) (credentials, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	id, ok := st.uuids[uuid]
+	if !ok {
+		return credentials{}, false
+	}
+	in := st.installs.rows[id]
+	p := st.plugins.rows[in.PluginID]
+	c := credentials{installation: cloneInstallation(in), plugin: clonePlugin(p)}
+	for _, k := range st.secretKeys.ownedBy(p.ID) {
+		c.keys = append(c.keys, k.Value.Reveal())
+	}
+	return c, true
+}
+
+func (st *store) installLocked(in scribe.PluginInstallation) (scribe.PluginInstallation, []event, error) {
+	p, ok := st.plugins.rows[in.PluginID]
+	if !ok {
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: plugin %d: %w", in.PluginID, ErrNotFound)
+	}
+	u, ok := st.users.rows[in.UserID]
+	if !ok {
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: user %d: %w", in.UserID, ErrNotFound)
+	}
+	switch {
+	case in.ID < 0:
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: installation id %d: ids are positive", in.ID)
+	case in.ID != 0 && st.installs.taken(in.ID):
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: installation id %d is already taken: %w", in.ID, ErrConflict)
+	}
+	if in.UUID == "" {
+		in.UUID = newUUID()
+	} else if !validUUID(in.UUID) {
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: installation uuid %q is not in the RFC 4122 text form", in.UUID)
+	}
+	if _, dup := st.uuids[in.UUID]; dup {
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: installation uuid %s is already taken: %w", in.UUID, ErrConflict)
+	}
+	if in.DeletedOn == nil {
+		if cur, ok := st.activeInstallationLocked(in.PluginID, in.UserID); ok {
+			return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: user %d already has plugin %d installed (installation %s): %w", in.UserID, in.PluginID, cur.UUID, ErrConflict)
+		}
+	}
+	if in.ID == 0 {
+		in.ID = st.installs.nextID()
+	}
+	in.FirstName, in.LastName, in.EmailAddress = u.FirstName, u.LastName, u.EmailAddress
+	stampCreated(&in.CreatedOn, &in.UpdatedOn, st.now())
+	st.installs.add(in.ID, in.PluginID, &in)
+	st.installsBy.insert(in.UserID, in.ID)
+	st.uuids[in.UUID] = in.ID
+	out := cloneInstallation(&in)
+	return out, []event{{Type: eventInstallationCreated, PluginID: p.ID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out}}, nil
+}
+
+func (st *store) activeInstallationLocked(pluginID, userID int64) (*scribe.PluginInstallation, bool) {
+	for _, id := range st.installsBy[userID] {
+		if in := st.installs.rows[id]; in.PluginID == pluginID && in.DeletedOn == nil {
+			return in, true
+		}
+	}
+	return nil, false
+}
+
+func (st *store) install(in scribe.PluginInstallation) (scribe.PluginInstallation, error) {
+	st.mu.Lock()
+	out, evs, err := st.installLocked(in)
+	st.mu.Unlock()
+	st.publish(evs)
+	return out, err
+}
+
+func (st *store) uninstall(uuid string) (scribe.PluginInstallation, error) {
+	st.mu.Lock()
+	id, ok := st.uuids[uuid]
+	if !ok {
+		st.mu.Unlock()
+		return scribe.PluginInstallation{}, fmt.Errorf("scribetest: installation %s: %w", uuid, ErrNotFound)
+	}
+	in := st.installs.rows[id]
+	if in.DeletedOn != nil {
+		st.mu.Unlock()
+		return scribe.PluginInstallation{}, fmt.Errorf("scribetest: installation %s was already uninstalled: %w", uuid, ErrConflict)
+	}
+	now := st.now()
+	in.DeletedOn, in.UpdatedOn = &now, now
+	out := cloneInstallation(in)
+	st.mu.Unlock()
+	st.publish([]event{{Type: eventInstallationDeleted, PluginID: in.PluginID, InstallationUUID: uuid, CreatedOn: now, Data: out}})
+	return out, nil
+}
+
+func (st *store) pageInstallations(pluginID, afterID int64, limit int) ([]scribe.PluginInstallation, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows, more, total := st.installs.page(pluginID, afterID, limit)
+	return cloneAll(rows, cloneInstallation), more, total
+}
+
+func (st *store) installationsOf(pluginID int64) []scribe.PluginInstallation {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return cloneAll(st.installs.ownedBy(pluginID), cloneInstallation)
+}
+
+// ---- transcripts
+
+// transcriptEventsLocked returns one event per plugin that hears about t: a
+// plugin with transcript permission, installed (now) by t's user.
+func (st *store) transcriptEventsLocked(typ string, t *scribe.Transcript, at time.Time) []event {
+	var evs []event
+	for _, id := range st.installsBy[t.User.ID] {
+		in := st.installs.rows[id]
+		if in.DeletedOn != nil || st.plugins.rows[in.PluginID].Permissions.Transcript != scribe.PermissionRead {
+			continue
+		}
+		evs = append(evs, event{Type: typ, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: at, Data: cloneTranscript(t)})
+	}
+	return evs
+}
+
+func (st *store) addTranscriptLocked(t scribe.Transcript) (scribe.Transcript, []event, error) {
+	u, ok := st.users.rows[t.User.ID]
+	switch {
+	case !ok:
+		return scribe.Transcript{}, nil, fmt.Errorf("scribetest: user %d: %w", t.User.ID, ErrNotFound)
+	case t.ID < 0:
+		return scribe.Transcript{}, nil, fmt.Errorf("scribetest: transcript id %d: ids are positive", t.ID)
+	case t.ID != 0 && st.transcripts.taken(t.ID):
+		return scribe.Transcript{}, nil, fmt.Errorf("scribetest: transcript id %d is already taken: %w", t.ID, ErrConflict)
+	}
+	if t.ID == 0 {
+		t.ID = st.transcripts.nextID()
+	}
+	if t.Job.ID == 0 {
+		st.lastJob++
+		t.Job.ID = st.lastJob
+	}
+	st.lastJob = max(st.lastJob, t.Job.ID)
+	if t.Audio.ID == 0 {
+		st.lastAudio++
+		t.Audio.ID = st.lastAudio
+	}
+	st.lastAudio = max(st.lastAudio, t.Audio.ID)
+	if t.CreatedOn.IsZero() {
+		t.CreatedOn = st.now()
+	}
+	if t.Audio.CreatedOn.IsZero() {
+		t.Audio.CreatedOn = t.CreatedOn
+	}
+	t.User = scribe.TranscriptUser{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName}
+	t.Metadata = maps.Clone(t.Metadata)
+	if t.Metadata == nil {
+		t.Metadata = map[string]json.RawMessage{}
+	}
+	st.transcripts.add(t.ID, t.User.ID, &t)
+	return cloneTranscript(&t), st.transcriptEventsLocked(eventTranscriptCreated, &t, t.CreatedOn), nil
+}
+
+func (st *store) addTranscript(t scribe.Transcript) (scribe.Transcript, error) {
+	st.mu.Lock()
+	out, evs, err := st.addTranscriptLocked(t)
+	st.mu.Unlock()
+	st.publish(evs)
+	return out, err
+}
+
+// updateTranscript lets fn change a copy of transcript id, then stores it,
+// keeping what fn may not change: the id, the owner and the creation time.
+func (st *store) updateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Transcript, error) {
+	st.mu.Lock()
+	cur, ok := st.transcripts.rows[id]
+	if !ok {
+		st.mu.Unlock()
+		return scribe.Transcript{}, fmt.Errorf("scribetest: transcript %d: %w", id, ErrNotFound)
+	}
+	next := cloneTranscript(cur)
+	fn(&next)
+	next.ID, next.User, next.CreatedOn = cur.ID, cur.User, cur.CreatedOn
+	next.Metadata = maps.Clone(next.Metadata)
+	if next.Metadata == nil {
+		next.Metadata = map[string]json.RawMessage{}
+	}
+	*cur = next
+	out := cloneTranscript(cur)
+	evs := st.transcriptEventsLocked(eventTranscriptUpdated, cur, st.now())
+	st.mu.Unlock()
+	st.publish(evs)
+	return out, nil
+}
+
+func (st *store) deleteTranscript(id int64) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t, ok := st.transcripts.rows[id]
+	if !ok {
+		return fmt.Errorf("scribetest: transcript %d: %w", id, ErrNotFound)
+	}
+	st.transcripts.remove(id, t.User.ID)
+	return nil
+}
+
+// transcriptOf returns transcript id if userID owns it.
+func (st *store) transcriptOf(userID, id int64) (scribe.Transcript, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	t, ok := st.transcripts.rows[id]
+	if !ok || t.User.ID != userID {
+		return scribe.Transcript{}, false
+	}
+	return cloneTranscript(t), true
+}
+
+func (st *store) pageTranscripts(userID, afterID int64, limit int) ([]scribe.Transcript, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows, more, total := st.transcripts.page(userID, afterID, limit)
+	return cloneAll(rows, cloneTranscript), more, total
+}
+
+func (st *store) transcriptsOf(userID int64) []scribe.Transcript {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return cloneAll(st.transcripts.ownedBy(userID), cloneTranscript)
+}
+
+// ---- webhooks
+
+func (st *store) addWebhookLocked(w scribe.Webhook) (scribe.Webhook, error) {
+	switch {
+	case !st.plugins.taken(w.PluginID):
+		return scribe.Webhook{}, fmt.Errorf("scribetest: plugin %d: %w", w.PluginID, ErrNotFound)
+	case w.ID < 0:
+		return scribe.Webhook{}, fmt.Errorf("scribetest: webhook id %d: ids are positive", w.ID)
+	case w.ID != 0 && st.webhooks.taken(w.ID):
+		return scribe.Webhook{}, fmt.Errorf("scribetest: webhook id %d is already taken: %w", w.ID, ErrConflict)
+	}
+	if w.ID == 0 {
+		w.ID = st.webhooks.nextID()
+	}
+	stampCreated(&w.CreatedOn, &w.UpdatedOn, st.now())
+	st.webhooks.add(w.ID, w.PluginID, &w)
+	return w, nil
+}
+
+func (st *store) addWebhook(w scribe.Webhook) (scribe.Webhook, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.addWebhookLocked(w)
+}
+
+func (st *store) pageWebhooks(pluginID, afterID int64, limit int) ([]scribe.Webhook, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows, more, total := st.webhooks.page(pluginID, afterID, limit)
+	return cloneAll(rows, deref), more, total
+}
+
+func (st *store) webhooksOf(pluginID int64) []scribe.Webhook {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return cloneAll(st.webhooks.ownedBy(pluginID), deref)
+}
