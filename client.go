@@ -43,9 +43,9 @@ type TokenInvalidator interface {
 // answers 401). That is allowed on purpose: such a client is a template from
 // which WithOptions derives one scoped client per installation.
 type Client struct {
-	baseURL *url.URL // never modified after NewClient
-	s       settings
-	err     error // a bad option given to WithOptions; every call returns it
+	baseURL *url.URL  // never modified after NewClient
+	s       *settings // never modified after construction; behind a pointer so fmt prints no credential
+	err     error     // a bad option given to WithOptions; every call returns it
 }
 
 // NewClient returns a client for the service at baseURL, such as
@@ -63,7 +63,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{baseURL: u, s: s}, nil
+	return &Client{baseURL: u, s: &s}, nil
 }
 
 // WithOptions returns a copy of c with opts applied on top of c's settings.
@@ -73,7 +73,8 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // option replaces c's credential. Since WithOptions returns no error, an
 // invalid option makes every call of the copy fail with its *ArgumentError.
 func (c *Client) WithOptions(opts ...Option) *Client {
-	cp := &Client{baseURL: c.baseURL, s: c.s.clone(), err: c.err}
+	s := c.s.clone()
+	cp := &Client{baseURL: c.baseURL, s: &s, err: c.err}
 	if cp.err == nil {
 		cp.err = cp.s.applyAll(opts)
 	}
@@ -192,7 +193,7 @@ func (c *Client) do(ctx context.Context, r request, out any, opts []Option) (met
 
 	ex := &exchange{s: &s, r: &r, path: r.path(), url: u.String(), body: body, idemKey: idemKey}
 	var invalidator TokenInvalidator
-	if ts, ok := s.credential.(tokenSource); ok {
+	if ts, ok := s.credential.(*tokenSource); ok {
 		invalidator, _ = ts.ts.(TokenInvalidator)
 	}
 	for round := 0; ; round++ {

@@ -86,18 +86,21 @@ type credential interface {
 }
 
 // developerKey holds a developer key; every way of printing it is redacted.
+// The credential is stored as *developerKey: fmt cannot call the methods of
+// an unexported field, and prints a pointer there as an address.
 type developerKey string
 
-func (k developerKey) token(context.Context) (string, error) { return string(k), nil }
-func (k developerKey) String() string                        { return redact.String(string(k)) }
-func (k developerKey) GoString() string                      { return redact.String(string(k)) }
-func (k developerKey) Format(f fmt.State, verb rune)         { redact.Format(f, verb, string(k)) }
-func (k developerKey) LogValue() slog.Value                  { return slog.StringValue(redact.String(string(k))) }
+func (k *developerKey) token(context.Context) (string, error) { return string(*k), nil }
+func (k developerKey) String() string                         { return redact.String(string(k)) }
+func (k developerKey) GoString() string                       { return redact.String(string(k)) }
+func (k developerKey) Format(f fmt.State, verb rune)          { redact.Format(f, verb, string(k)) }
+func (k developerKey) LogValue() slog.Value                   { return slog.StringValue(redact.String(string(k))) }
 
-// tokenSource authorizes with an installation token source.
+// tokenSource authorizes with an installation token source (stored as a
+// pointer, for the same reason).
 type tokenSource struct{ ts TokenSource }
 
-func (t tokenSource) token(ctx context.Context) (string, error) { return t.ts.Token(ctx) }
+func (t *tokenSource) token(ctx context.Context) (string, error) { return t.ts.Token(ctx) }
 
 // WithDeveloperKey authorizes requests with a developer key (the operations
 // on /plugins). It replaces any credential given before it. The key is kept
@@ -110,7 +113,8 @@ func WithDeveloperKey(key string) Option {
 		if !validToken(key) {
 			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "contains spaces or control characters; pass the key exactly as issued"}
 		}
-		s.credential = developerKey(key)
+		dk := developerKey(key)
+		s.credential = &dk
 		return nil
 	}}
 }
@@ -125,7 +129,7 @@ func WithTokenSource(ts TokenSource) Option {
 		if ts == nil {
 			return &ArgumentError{Func: "WithTokenSource", Arg: "ts", Reason: "is nil"}
 		}
-		s.credential = tokenSource{ts}
+		s.credential = &tokenSource{ts}
 		return nil
 	}}
 }

@@ -1,0 +1,148 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestRetryAfter protects both forms of Retry-After (RFC 9110 §10.2.3).
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
+	tests := []struct {
+		header string
+		want   time.Duration
+		wantOK bool
+	}{
+		{"", 0, false},
+		{"0", 0, true},
+		{"7", 7 * time.Second, true},
+		{" 120 ", 120 * time.Second, true},
+		{"-1", 0, false},
+		{"1.5", 0, false},
+		{"soon", 0, false},
+		{"99999999999999999", 24 * time.Hour, true}, // clamped, no overflow
+		{"Sat, 21 Nov 2026 09:30:30 GMT", 30 * time.Second, true},
+		{"Saturday, 21-Nov-26 09:31:00 GMT", time.Minute, true}, // RFC 850
+		{"Sat Nov 21 09:30:05 2026", 5 * time.Second, true},     // asctime
+		{"Sat, 21 Nov 2026 09:00:00 GMT", 0, true},              // in the past: no wait
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		if tt.header != "" {
+			h.Set("Retry-After", tt.header)
+		}
+		got, ok := RetryAfter(h, now)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("RetryAfter(%q) = %s, %v; want %s, %v", tt.header, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+// TestJitterBounds protects the backoff schedule: between min and the
+// capped exponential ceiling min(max, min·2^(n+1)), both ends reachable.
+func TestJitterBounds(t *testing.T) {
+	t.Parallel()
+	const minW, maxW = 500 * time.Millisecond, 8 * time.Second
+	lowest := func(int64) int64 { return 0 }
+	highest := func(n int64) int64 { return n - 1 }
+	tests := []struct {
+		attempt  int
+		wantHigh time.Duration
+	}{
+		{0, time.Second}, {1, 2 * time.Second}, {2, 4 * time.Second}, {3, 8 * time.Second}, {10, 8 * time.Second}, {100, 8 * time.Second},
+	}
+	for _, tt := range tests {
+		if got := Jitter(minW, maxW, tt.attempt, lowest); got != minW {
+			t.Errorf("attempt %d: lowest wait = %s, want %s", tt.attempt, got, minW)
+		}
+		if got := Jitter(minW, maxW, tt.attempt, highest); got != tt.wantHigh {
+			t.Errorf("attempt %d: highest wait = %s, want %s", tt.attempt, got, tt.wantHigh)
+		}
+	}
+	if got := Jitter(0, 0, 3, highest); got != 0 {
+		t.Errorf("Jitter(0, 0) = %s, want 0", got)
+	}
+	if got := Jitter(time.Second, time.Second, 3, highest); got != time.Second {
+		t.Errorf("Jitter(1s, 1s) = %s, want 1s", got)
+	}
+}
+
+// TestBackoffPrefersRetryAfter protects that the service's Retry-After wins
+// over the jittered schedule, capped at RetryAfterCap.
+func TestBackoffPrefersRetryAfter(t *testing.T) {
+	t.Parallel()
+	resp := &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"3"}}}
+	if got := Backoff(time.Hour, time.Hour, 0, resp); got != 3*time.Second {
+		t.Errorf("Backoff = %s, want 3s", got)
+	}
+	resp.Header.Set("Retry-After", "3600")
+	if got := Backoff(0, 0, 0, resp); got != RetryAfterCap {
+		t.Errorf("Backoff = %s, want the cap %s", got, RetryAfterCap)
+	}
+}
+
+// TestCheckRetry protects the retry table for errors and statuses.
+func TestCheckRetry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	resp := func(status int, retryAfter string) *http.Response {
+		h := http.Header{}
+		if retryAfter != "" {
+			h.Set("Retry-After", retryAfter)
+		}
+		return &http.Response{StatusCode: status, Header: h}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	tests := []struct {
+		name       string
+		ctx        context.Context
+		method     string
+		replayable bool
+		resp       *http.Response
+		err        error
+		want       bool
+	}{
+		{"GET 503", ctx, "GET", true, resp(503, ""), nil, true},
+		{"GET 500", ctx, "GET", true, resp(500, ""), nil, true},
+		{"POST 500", ctx, "POST", true, resp(500, ""), nil, false},
+		{"POST 503 replayable", ctx, "POST", true, resp(503, ""), nil, true},
+		{"POST 503 not replayable", ctx, "POST", false, resp(503, ""), nil, false},
+		{"GET 429 short Retry-After", ctx, "GET", true, resp(429, "60"), nil, true},
+		{"GET 429 long Retry-After", ctx, "GET", true, resp(429, "61"), nil, false},
+		{"GET 404", ctx, "GET", true, resp(404, ""), nil, false},
+		{"GET connection error", ctx, "GET", true, nil, errors.New("connection refused"), true},
+		{"GET permanent error", ctx, "GET", true, nil, Permanent(errors.New("token source failed")), false},
+		{"context done", cancelled, "GET", true, resp(503, ""), nil, false},
+	}
+	for _, tt := range tests {
+		got, _ := CheckRetry(tt.method, tt.replayable)(tt.ctx, tt.resp, tt.err)
+		if got != tt.want {
+			t.Errorf("%s: retry = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkRetryAfterSeconds is the baseline: the common delta-seconds form.
+func BenchmarkRetryAfterSeconds(b *testing.B) {
+	h := http.Header{"Retry-After": {"7"}}
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		RetryAfter(h, now)
+	}
+}
+
+// BenchmarkRetryAfterDate measures the HTTP-date form against the baseline.
+func BenchmarkRetryAfterDate(b *testing.B) {
+	h := http.Header{"Retry-After": {"Sat, 21 Nov 2026 09:30:30 GMT"}}
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		RetryAfter(h, now)
+	}
+}
