@@ -314,22 +314,22 @@ func TestIdempotencyKey(t *testing.T) {
 
 // schemaOf maps each Go type of the wire to the schema that describes it.
 var schemaOf = map[reflect.Type]string{
-	reflect.TypeFor[scribe.Transcript]():                     "Transcript",
-	reflect.TypeFor[scribe.TranscriptUser]():                 "TranscriptUser",
-	reflect.TypeFor[scribe.TranscriptJob]():                  "TranscriptJob",
-	reflect.TypeFor[scribe.TranscriptAudio]():                "TranscriptAudio",
-	reflect.TypeFor[scribe.User]():                           "User",
-	reflect.TypeFor[scribe.Plugin]():                         "Plugin",
-	reflect.TypeFor[scribe.Permissions]():                    "Permissions",
-	reflect.TypeFor[scribe.PluginSecretKey]():                "PluginSecretKey",
-	reflect.TypeFor[scribe.PluginInstallation]():             "PluginInstallation",
-	reflect.TypeFor[scribe.Webhook]():                        "Webhook",
-	reflect.TypeFor[wire.Problem]():                          "Problem",
-	reflect.TypeFor[wire.List[scribe.Transcript]]():          "TranscriptList",
-	reflect.TypeFor[wire.List[scribe.Plugin]]():              "PluginList",
+	reflect.TypeFor[scribe.Transcript]():                    "Transcript",
+	reflect.TypeFor[scribe.TranscriptUser]():                "TranscriptUser",
+	reflect.TypeFor[scribe.TranscriptJob]():                 "TranscriptJob",
+	reflect.TypeFor[scribe.TranscriptAudio]():               "TranscriptAudio",
+	reflect.TypeFor[scribe.User]():                          "User",
+	reflect.TypeFor[scribe.Plugin]():                        "Plugin",
+	reflect.TypeFor[scribe.Permissions]():                   "Permissions",
+	reflect.TypeFor[scribe.PluginSecretKey]():               "PluginSecretKey",
+	reflect.TypeFor[scribe.PluginInstallation]():            "PluginInstallation",
+	reflect.TypeFor[scribe.Webhook]():                       "Webhook",
+	reflect.TypeFor[wire.Problem]():                         "Problem",
+	reflect.TypeFor[wire.List[scribe.Transcript]]():         "TranscriptList",
+	reflect.TypeFor[wire.List[scribe.Plugin]]():             "PluginList",
 	reflect.TypeFor[wire.List[scribe.PluginInstallation]](): "PluginInstallationList",
-	reflect.TypeFor[wire.List[scribe.Webhook]]():             "WebhookList",
-	reflect.TypeFor[webhook.Event]():                         "Event",
+	reflect.TypeFor[wire.List[scribe.Webhook]]():            "WebhookList",
+	reflect.TypeFor[webhook.Event]():                        "Event",
 }
 
 // The Go types and the document cannot drift: every JSON field of a Go type is
