@@ -38,11 +38,14 @@ func (o ClockOption) applyVerifier(v *Verifier) {
 func (o ClockOption) applySource(c *sourceConfig) {
 	if o.now != nil {
 		c.clock = o.now
+		c.customClock = true
 	}
 }
 
 // WithClock makes a Verifier or a TokenSource read the time from now instead
-// of time.Now; tests pass a fake clock. A nil now keeps time.Now.
+// of time.Now; tests pass a fake clock. A nil now keeps time.Now. A
+// TokenSource with its own clock reads it on every Token call instead of
+// relying on timers, which follow the real monotonic clock.
 func WithClock(now func() time.Time) ClockOption { return ClockOption{now: now} }
 
 // WithLeeway sets how far iat may lie in the future and exp in the past
@@ -54,7 +57,8 @@ func WithLeeway(d time.Duration) VerifierOption {
 
 // WithRefreshAhead sets how long before its expiry a TokenSource replaces a
 // token. The default is DefaultRefreshAhead (5 minutes). NewTokenSource
-// refuses a negative d, or one that with the jitter reaches TokenLifetime.
+// refuses a negative d, or one that with the jitter leaves a token less than
+// a minute of use.
 func WithRefreshAhead(d time.Duration) SourceOption {
 	return sourceOptionFunc(func(c *sourceConfig) { c.refreshAhead = d })
 }

@@ -25,10 +25,17 @@ const minRemaining = 10 * time.Second
 
 type sourceConfig struct {
 	clock        func() time.Time
+	customClock  bool // set by WithClock: refresh by reading the clock, not by timers
 	refreshAhead time.Duration
 	jitter       time.Duration
-	onMint       func() // test hook: called once per mint
+	afterFunc    func(time.Duration, func()) stopper // test hook; default time.AfterFunc
+	onMint       func()                              // test hook: called once per mint
 }
+
+// stopper is the part of *time.Timer a TokenSource uses.
+type stopper interface{ Stop() bool }
+
+func realAfterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
 
 // TokenSource supplies the installation JWT of one installation. It mints a
 // token on first use and hands out the same token until its refresh time, a
@@ -36,6 +43,13 @@ type sourceConfig struct {
 // minus a random jitter (up to 1 minute by default, drawn per token). Only one
 // goroutine mints at a time; the others keep using the current token if it is
 // still valid, or wait for the new one.
+//
+// The hot path reads no clock: a timer marks the token due at its refresh
+// time, so a cached Token call is one atomic load. Timers follow the
+// monotonic clock; after a suspend or a wall-clock step the token may be due
+// late, and the service refuses it with 401, on which the client calls
+// Invalidate and retries with a new token. With WithClock the source reads
+// the given clock on every call instead of using timers.
 //
 // TokenSource satisfies scribe.TokenSource and scribe.TokenInvalidator. It is
 // safe for concurrent use, and prints as its installation uuid only.
@@ -48,11 +62,21 @@ type TokenSource struct {
 	mu  sync.Mutex                 // held while minting
 }
 
-// tokenEntry is immutable once published.
+// tokenEntry is immutable once published, but for fresh.
 type tokenEntry struct {
 	token     string
 	refreshAt time.Time
 	expiresAt time.Time
+	// fresh is true from publication until the refresh timer fires; when it
+	// is false (always, with WithClock), Token compares the clock with refreshAt.
+	fresh atomic.Bool
+	timer stopper // nil when no timer runs
+}
+
+func (e *tokenEntry) stopTimer() {
+	if e != nil && e.timer != nil {
+		e.timer.Stop()
+	}
 }
 
 // NewTokenSource returns a TokenSource minting tokens for installationUUID
@@ -69,33 +93,46 @@ func NewTokenSource(key SecretKey, installationUUID string, opts ...SourceOption
 	for _, o := range opts {
 		o.applySource(&cfg)
 	}
+	if cfg.afterFunc == nil && !cfg.customClock {
+		cfg.afterFunc = realAfterFunc
+	}
 	switch {
 	case cfg.refreshAhead < 0:
 		return nil, errors.New("auth: the refresh-ahead time must not be negative")
 	case cfg.jitter < 0:
 		return nil, errors.New("auth: the jitter must not be negative; 0 disables it")
-	case cfg.refreshAhead+cfg.jitter >= TokenLifetime:
-		return nil, fmt.Errorf("auth: refresh-ahead (%v) plus jitter (%v) must be shorter than the token lifetime (%v)", cfg.refreshAhead, cfg.jitter, TokenLifetime)
+	case cfg.refreshAhead+cfg.jitter > TokenLifetime-minUse:
+		return nil, fmt.Errorf("auth: refresh-ahead (%v) plus jitter (%v) must leave a token at least %v of use out of its %v", cfg.refreshAhead, cfg.jitter, minUse, TokenLifetime)
 	}
 	return &TokenSource{key: key, uuid: installationUUID, cfg: cfg}, nil
 }
+
+// minUse is the least time a token is used before it is refreshed.
+const minUse = time.Minute
 
 // InstallationUUID returns the installation the tokens speak for.
 func (s *TokenSource) InstallationUUID() string { return s.uuid }
 
 // Token returns a token valid for at least the next request. On the hot path
-// it is one atomic load and a clock read, without locks or allocations.
-// Minting needs no network, so ctx only matters when Token must wait for a
-// mint in progress: an already cancelled ctx then returns its error.
+// it is one atomic load, without locks, clock reads or allocations. Minting
+// needs no network, so ctx only matters when Token must wait for a mint in
+// progress: an already cancelled ctx then returns its error.
 func (s *TokenSource) Token(ctx context.Context) (string, error) {
+	if e := s.cur.Load(); e != nil && e.fresh.Load() {
+		return e.token, nil
+	}
+	return s.slowToken(ctx)
+}
+
+func (s *TokenSource) slowToken(ctx context.Context) (string, error) {
 	e := s.cur.Load()
 	if e != nil {
 		now := s.cfg.clock()
 		if now.Before(e.refreshAt) {
 			return e.token, nil
 		}
-		// Past the refresh time: if someone else is minting and this token
-		// is still good, do not wait for them.
+		// Due: if someone else is minting and this token is still good, do
+		// not wait for them.
 		if !s.mu.TryLock() {
 			if now.Before(e.expiresAt.Add(-minRemaining)) {
 				return e.token, nil
@@ -116,14 +153,12 @@ func (s *TokenSource) refresh(ctx context.Context) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.cur.Load(); e != nil && s.cfg.clock().Before(e.refreshAt) {
-		return e.token, nil
-	}
 	return s.mintLocked(), nil
 }
 
-// mintLocked mints and publishes a token; s.mu must be held. The checks in
-// NewTokenSource leave nothing for Mint to refuse.
+// mintLocked mints and publishes a token unless the current one is not yet
+// due; s.mu must be held. The checks in NewTokenSource leave nothing for Mint
+// to refuse.
 func (s *TokenSource) mintLocked() string {
 	now := s.cfg.clock()
 	if e := s.cur.Load(); e != nil && now.Before(e.refreshAt) {
@@ -139,8 +174,26 @@ func (s *TokenSource) mintLocked() string {
 	if s.cfg.jitter > 0 {
 		ahead += rand.N(s.cfg.jitter + 1)
 	}
-	s.cur.Store(&tokenEntry{token: token, refreshAt: expiresAt.Add(-ahead), expiresAt: expiresAt})
+	e := &tokenEntry{token: token, refreshAt: expiresAt.Add(-ahead), expiresAt: expiresAt}
+	if s.cfg.afterFunc != nil {
+		if d := e.refreshAt.Sub(now); d > 0 {
+			e.fresh.Store(true)
+			e.timer = s.cfg.afterFunc(d, func() { e.fresh.Store(false) })
+		}
+	}
+	s.cur.Swap(e).stopTimer()
 	return token
+}
+
+// retire stops the refresh timer, so that a TokenSource a Cache dropped is
+// not kept in memory by it. The source keeps working, reading the clock.
+func (s *TokenSource) retire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.cur.Load(); e != nil {
+		e.fresh.Store(false)
+		e.stopTimer()
+	}
 }
 
 // Invalidate drops the cached token if it is still token, so that the next
@@ -148,8 +201,8 @@ func (s *TokenSource) mintLocked() string {
 // refused (401); when many requests are refused at once, only the first call
 // drops the token and the rest find a newer one and do nothing.
 func (s *TokenSource) Invalidate(token string) {
-	if e := s.cur.Load(); e != nil && e.token == token {
-		s.cur.CompareAndSwap(e, nil)
+	if e := s.cur.Load(); e != nil && e.token == token && s.cur.CompareAndSwap(e, nil) {
+		e.stopTimer()
 	}
 }
 

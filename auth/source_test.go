@@ -296,3 +296,54 @@ func TestNewTokenSourceRefusesBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestTokenSourceTimer: by default the token becomes due when a timer set for
+// its refresh time fires, not by reading the clock on each call; replaced or
+// invalidated tokens stop their timers.
+func TestTokenSourceTimer(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	timers := make(chan *auth.FakeTimer, 4)
+	ts, mints := countingSource(t, clock, auth.WithJitter(0), auth.WithFakeTimers(timers))
+	first := token(t, ts)
+	timer := <-timers
+	if want := auth.TokenLifetime - auth.DefaultRefreshAhead; timer.D != want {
+		t.Errorf("timer set for %v, want %v", timer.D, want)
+	}
+	clock.Set(goldenTime.Add(auth.TokenLifetime - auth.DefaultRefreshAhead))
+	if token(t, ts) != first || mints.Load() != 1 {
+		t.Error("the hot path read the clock instead of waiting for the timer")
+	}
+	timer.F()
+	second := token(t, ts)
+	if second == first || mints.Load() != 2 {
+		t.Fatalf("no new token after the timer fired (mints = %d)", mints.Load())
+	}
+	if !timer.Stopped {
+		t.Error("the replaced token's timer was not stopped")
+	}
+	ts.Invalidate(second)
+	if next := <-timers; !next.Stopped {
+		t.Error("the invalidated token's timer was not stopped")
+	}
+}
+
+// TestCacheEvictionStopsTimers: a TokenSource the Cache drops no longer has
+// a pending timer holding it in memory, and still hands out valid tokens.
+func TestCacheEvictionStopsTimers(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	timers := make(chan *auth.FakeTimer, 4)
+	key := newKey(t)
+	c := auth.NewCache(key, auth.WithMaxEntries(1), auth.WithSourceOptions(auth.WithClock(clock.Now), auth.WithFakeTimers(timers)))
+	evicted := source(t, c, uuidN(1))
+	tok := token(t, evicted)
+	timer := <-timers
+	source(t, c, uuidN(2))
+	if !timer.Stopped {
+		t.Error("the evicted source's timer is still pending")
+	}
+	if again := token(t, evicted); again != tok {
+		t.Error("an evicted source changed its valid token")
+	}
+}
