@@ -179,7 +179,6 @@ func (s *Server) createPlugin(c *call) result {
 	return created(newPlugin)
 }
 
-
 // validateRequestLengths checks the limits a request body has beyond the
 // resource's own rules.
 func validateRequestLengths(pl scribe.Plugin) error {

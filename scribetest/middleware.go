@@ -3,7 +3,6 @@ package scribetest
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -131,6 +130,3 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-// errBodyTooLarge is reported by readBody for a body over maxBodyBytes.
-var errBodyTooLarge = errors.New("request body too large")

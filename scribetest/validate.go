@@ -63,7 +63,7 @@ func validateHTTPURL(s string) error {
 // newUUID returns a random (version 4) UUID in its RFC 4122 text form.
 func newUUID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+	_, _ = rand.Read(b[:])  // never fails (crypto/rand, Go 1.24+)
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
 	var s [36]byte
