@@ -26,9 +26,12 @@
 // (clients ignore unknown members for forward compatibility, but the service
 // of this interface version must not send them).
 //
-// Paths are matched relative to whatever base path the server uses: leading
-// segments that are not the first segment of a contract path (such as /v1 or
-// /api/v1) are skipped, so the harness needs no base URL.
+// Paths are matched relative to the server's base path. Given one with
+// [Validator.WithBasePath], a request outside it names no operation (the
+// server must answer 404). Without one, leading segments that are not the
+// first segment of a contract path (such as /v1 or /api/v1) are skipped. A
+// path with a trailing slash names no operation either: /transcripts/ is not
+// /transcripts.
 package apitest
 
 import (
@@ -63,6 +66,7 @@ import (
 type Validator struct {
 	t    testing.TB
 	spec *spec
+	base string // the server's base path, "" to skip unknown leading segments
 }
 
 // NewValidator returns a Validator that reports to t. The contract is parsed
@@ -75,6 +79,16 @@ func NewValidator(t testing.TB) *Validator {
 		return nil
 	}
 	return &Validator{t: t, spec: s}
+}
+
+// WithBasePath returns a copy of v that matches request paths below base
+// (such as "/v1"), the path of the server's base URL. A request outside it
+// names no operation, so the server must answer it 404. Without a base path,
+// v skips leading segments that no contract path starts with.
+func (v *Validator) WithBasePath(base string) *Validator {
+	c := *v
+	c.base = strings.TrimSuffix(base, "/")
+	return &c
 }
 
 type allowInvalidKey struct{}
@@ -201,7 +215,7 @@ func (v *Validator) Handler(next http.Handler) http.Handler {
 // equals the Request-Id header. body is the response body, read in full;
 // resp.Body is not touched.
 func (v *Validator) ValidateResponse(req *http.Request, resp *http.Response, body []byte) error {
-	m := v.spec.match(req)
+	m := v.spec.match(req, v.base)
 	return v.spec.validateResponse(req, m, resp.StatusCode, resp.Header, body)
 }
 
@@ -214,7 +228,7 @@ func (v *Validator) ValidateRequest(req *http.Request) error {
 	if err != nil {
 		return err
 	}
-	m := v.spec.match(req)
+	m := v.spec.match(req, v.base)
 	return v.spec.validateRequest(req, body, m)
 }
 
@@ -266,7 +280,7 @@ func readAndRestore(req *http.Request) ([]byte, error) {
 // reportRequest says whether a non-conforming request is itself a failure.
 func (v *Validator) check(req *http.Request, reqBody []byte, status int, header http.Header, body []byte, reportRequest bool) {
 	s := v.spec
-	m := s.match(req)
+	m := s.match(req, v.base)
 	where := fmt.Sprintf("%s %s -> %d (%s)", req.Method, req.URL.RequestURI(), status, m.name())
 	reqErr := s.validateRequest(req, reqBody, m)
 	switch {
@@ -446,10 +460,21 @@ func (m match) name() string {
 // an unsupported method (405).
 var otherMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
-// match resolves req to an operation, skipping leading path segments that
-// belong to the server's base path.
-func (s *spec) match(req *http.Request) match {
+// match resolves req to an operation below base, or, when base is "",
+// skipping leading path segments that no contract path starts with.
+func (s *spec) match(req *http.Request, base string) match {
+	unknown := s.synthetic(req, s.unknownPath, fmt.Errorf("the contract has no operation %s %s", req.Method, req.URL.Path))
 	path := req.URL.Path
+	if base != "" {
+		rest, ok := strings.CutPrefix(path, base)
+		if !ok || !strings.HasPrefix(rest, "/") {
+			return unknown
+		}
+		path = rest
+	}
+	if len(path) > 1 && strings.HasSuffix(path, "/") {
+		return unknown
+	}
 	for {
 		probe := req.Clone(req.Context())
 		probe.URL.Path, probe.URL.RawPath = path, ""
@@ -466,12 +491,11 @@ func (s *spec) match(req *http.Request) match {
 			}
 		}
 		seg, rest, found := strings.Cut(strings.TrimPrefix(path, "/"), "/")
-		if !found || s.roots[seg] {
-			break
+		if base != "" || !found || s.roots[seg] {
+			return unknown
 		}
 		path = "/" + rest
 	}
-	return s.synthetic(req, s.unknownPath, fmt.Errorf("the contract has no operation %s %s", req.Method, req.URL.Path))
 }
 
 func (s *spec) synthetic(req *http.Request, op *openapi3.Operation, err error) match {

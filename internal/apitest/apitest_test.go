@@ -113,6 +113,7 @@ type request struct {
 	header       map[string]string
 	body         string
 	allowInvalid bool
+	basePath     string // given to Validator.WithBasePath when set
 }
 
 func (q request) send(t *testing.T, client *http.Client, base string) (*http.Response, []byte) {
@@ -162,6 +163,9 @@ func roundTrip(t *testing.T, q request, r response) []string {
 	t.Helper()
 	rec := &recorder{TB: t}
 	v := NewValidator(rec)
+	if q.basePath != "" {
+		v = v.WithBasePath(q.basePath)
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { r.serve(w) }))
 	defer srv.Close()
 	q.send(t, &http.Client{Transport: v.Transport(nil)}, srv.URL)
@@ -299,6 +303,23 @@ func TestTransport(t *testing.T) {
 			req:  request{path: "/v1/nope", allowInvalid: true},
 			resp: response{401, problemHeaders("WWW-Authenticate", "Bearer"), problem(401, "invalid_token", "req_1")},
 			want: []string{`status 401 is not declared`}},
+		{name: "a trailing slash names no operation",
+			req:  request{path: "/v1/transcripts/", allowInvalid: true},
+			resp: response{200, okHeaders(), transcriptList()},
+			want: []string{`(no operation)`, `status 200 is not declared`}},
+		{name: "with a base path, a path below it passes",
+			req:  request{path: "/v1/transcripts", basePath: "/v1/"},
+			resp: response{200, okHeaders(), transcriptList()}},
+		{name: "with a base path, a path outside it names no operation",
+			req:  request{path: "/transcripts", basePath: "/v1", allowInvalid: true},
+			resp: response{200, okHeaders(), transcriptList()},
+			want: []string{`(no operation)`, `status 200 is not declared`}},
+		{name: "with a base path, a path outside it answered 404 passes",
+			req:  request{path: "/v10/transcripts", basePath: "/v1", allowInvalid: true},
+			resp: response{404, problemHeaders(), problem(404, "not_found", "req_1")}},
+		{name: "with a base path, a 405 is still told from a 404",
+			req:  request{method: http.MethodPut, path: "/v1/transcripts/1", basePath: "/v1", allowInvalid: true},
+			resp: response{405, problemHeaders("Allow", "GET, HEAD"), problem(405, "method_not_allowed", "req_1")}},
 		{name: "an unsupported method answered with 405 and Allow passes",
 			req:  request{method: http.MethodDelete, path: "/v1/plugins/5", allowInvalid: true},
 			resp: response{405, problemHeaders("Allow", "GET"), problem(405, "method_not_allowed", "req_1")}},
