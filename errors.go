@@ -125,37 +125,48 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
-// hint says what to do, where that is obvious from the code or status.
+// hint says what to do, where that is obvious from the code or status, and
+// where the service's detail does not say it already.
 func (e *Error) hint() string {
+	h, said := e.advice()
+	if h == "" || (said != "" && strings.Contains(strings.ToLower(e.Detail), said)) {
+		return ""
+	}
+	return h
+}
+
+// advice returns the hint for e, and a phrase whose presence in the detail
+// means the service has given the same advice.
+func (e *Error) advice() (hint, said string) {
 	switch e.Code {
 	case CodeMissingToken:
-		return "pass WithDeveloperKey or WithTokenSource"
+		return "pass WithDeveloperKey or WithTokenSource", ""
 	case CodeTokenExpired:
-		return "mint a new installation token (package auth's token sources refresh ahead of expiry)"
+		return "mint a new installation token (package auth's token sources refresh ahead of expiry)", "mint"
 	case CodeInvalidToken:
-		return "check the credential: " + e.credentialKind() + " is needed here"
+		return "check the credential: " + e.credentialKind() + " is needed here", ""
 	case CodeInstallationDeleted:
-		return "the user uninstalled the plugin; stop calling for this installation"
+		return "the user uninstalled the plugin; stop calling for this installation", ""
 	case CodePluginDisabled:
-		return "the plugin is disabled; only the platform can enable it again"
+		return "the plugin is disabled; only the platform can enable it again", ""
 	case CodeWrongTokenKind:
-		return "this operation takes " + e.credentialKind()
+		return "this operation takes " + e.credentialKind(), "takes " + e.credentialKind()
 	case CodePermissionDenied:
-		return "the plugin's permissions do not allow this operation"
+		return "the plugin's permissions do not allow this operation", ""
 	case CodeIdempotencyKeyReused:
-		return "an Idempotency-Key was reused with a different body; use a new key"
+		return "an Idempotency-Key was reused with a different body; use a new key", "new key"
 	}
 	switch {
 	case e.StatusCode == http.StatusTooManyRequests && e.RetryAfter > 0:
-		return fmt.Sprintf("retry after %s", e.RetryAfter)
+		return fmt.Sprintf("retry after %s", e.RetryAfter), ""
 	case e.StatusCode == http.StatusTooManyRequests:
-		return "slow down and retry later"
+		return "slow down and retry later", ""
 	case e.StatusCode == http.StatusUnauthorized:
-		return "check the credential: " + e.credentialKind() + " is needed here"
+		return "check the credential: " + e.credentialKind() + " is needed here", ""
 	case e.StatusCode >= 500:
-		return "the service failed; retry later and quote the request id if it persists"
+		return "the service failed; retry later and quote the request id if it persists", ""
 	}
-	return ""
+	return "", ""
 }
 
 // credentialKind names the credential an operation takes (CONTRACT §2).

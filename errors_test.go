@@ -151,3 +151,27 @@ func TestDecodeError(t *testing.T) {
 		t.Errorf("err = %q leaks the body", err)
 	}
 }
+
+// TestErrorHints protects that the message adds what to do, once: not when
+// the service's detail says it already.
+func TestErrorHints(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		e    scribe.Error
+		want string
+	}{
+		{scribe.Error{StatusCode: 403, Code: scribe.CodeWrongTokenKind, Method: "GET", Path: "/plugins", Detail: "wrong kind"},
+			"scribe: GET /plugins: 403 Forbidden (wrong_token_kind): wrong kind; this operation takes a developer key"},
+		{scribe.Error{StatusCode: 403, Code: scribe.CodeWrongTokenKind, Method: "GET", Path: "/users/me", Detail: "this operation takes an installation JWT"},
+			"scribe: GET /users/me: 403 Forbidden (wrong_token_kind): this operation takes an installation JWT"},
+		{scribe.Error{StatusCode: 401, Code: scribe.CodeTokenExpired, Method: "GET", Path: "/transcripts", RequestID: "r1"},
+			"scribe: GET /transcripts: 401 Unauthorized (token_expired) [request id r1]; mint a new installation token (package auth's token sources refresh ahead of expiry)"},
+		{scribe.Error{StatusCode: 400, Code: scribe.CodeInvalidParameter, Method: "GET", Path: "/plugins", Detail: "limit must be 1 to 100"},
+			"scribe: GET /plugins: 400 Bad Request (invalid_parameter): limit must be 1 to 100"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("Error() = %q\nwant      %q", got, tt.want)
+		}
+	}
+}
