@@ -129,7 +129,7 @@ func (e *Error) Is(target error) bool {
 // where the service's detail does not say it already.
 func (e *Error) hint() string {
 	h, said := e.advice()
-	if h == "" || (said != "" && strings.Contains(strings.ToLower(e.Detail), said)) {
+	if h == "" || (said != "" && strings.Contains(strings.ToLower(e.Detail), strings.ToLower(said))) {
 		return ""
 	}
 	return h
