@@ -290,7 +290,7 @@ func (ex *exchange) send(ctx context.Context) (*http.Response, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // its message repeats the URL; ours names the operation
 		}
-		return nil, fmt.Errorf("scribe: %s %s (%d attempts): %w", r.method, ex.path, ex.attempts, err)
+		return nil, fmt.Errorf("scribe: %s %s (%s): %w", r.method, ex.path, plural(ex.attempts, "attempt"), err)
 	}
 	return resp, nil
 }
@@ -389,4 +389,12 @@ func (ex *exchange) log(ctx context.Context, msg string, attrs ...slog.Attr) {
 	}
 	l.LogAttrs(ctx, slog.LevelDebug, msg, append([]slog.Attr{
 		slog.String("method", ex.r.method), slog.String("path", ex.path)}, attrs...)...)
+}
+
+// plural returns "1 attempt", "3 attempts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
