@@ -12,12 +12,12 @@ import (
 type Reservation int
 
 const (
-	// Reserved: the id is new (or was released); the caller now holds it and
+	// Reserved means the id is new (or was released); the caller now holds it and
 	// must call Complete or Release.
 	Reserved Reservation = iota + 1
-	// Duplicate: a delivery of this id was already processed.
+	// Duplicate means a delivery of this id was already processed.
 	Duplicate
-	// InFlight: another delivery of this id holds the reservation and has not
+	// InFlight means another delivery of this id holds the reservation and has not
 	// finished yet.
 	InFlight
 )

@@ -20,16 +20,16 @@ type EventType string
 // receives the installation events of P's installations and, where P has
 // transcript permission, the transcript events of the users who installed P.
 const (
-	// EventInstallationCreated: a user installed the plugin; Data is a
+	// EventInstallationCreated is sent when a user installs the plugin; Data is a
 	// scribe.PluginInstallation (see Event.Installation).
 	EventInstallationCreated EventType = "installation.created"
-	// EventInstallationDeleted: a user uninstalled the plugin; Data is the
+	// EventInstallationDeleted is sent when a user uninstalls the plugin; Data is the
 	// scribe.PluginInstallation with DeletedOn set.
 	EventInstallationDeleted EventType = "installation.deleted"
-	// EventTranscriptCreated: a transcript was created; Data is a
+	// EventTranscriptCreated is sent when a transcript is created; Data is a
 	// scribe.Transcript (see Event.Transcript).
 	EventTranscriptCreated EventType = "transcript.created"
-	// EventTranscriptUpdated: a transcript changed; Data is the scribe.Transcript
+	// EventTranscriptUpdated is sent when a transcript changes; Data is the scribe.Transcript
 	// as it is now.
 	EventTranscriptUpdated EventType = "transcript.updated"
 )
@@ -66,10 +66,10 @@ type Event struct {
 
 // Errors of ParseEvent and of the typed accessors of Event.
 var (
-	// ErrMalformedEvent: the body is not an event (not a JSON object, or
+	// ErrMalformedEvent means the body is not an event (not a JSON object, or
 	// without an id or a type).
 	ErrMalformedEvent = errors.New("webhook: malformed event")
-	// ErrWrongEventType: a typed accessor was called on an event of another
+	// ErrWrongEventType means a typed accessor was called on an event of another
 	// type, such as Transcript on an installation.created event.
 	ErrWrongEventType = errors.New("webhook: wrong event type")
 )

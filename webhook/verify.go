@@ -24,21 +24,21 @@ const DefaultMaxBodyBytes = 1 << 20
 // Conditions a verification fails on. Every error of Verifier.Verify is a
 // *VerificationError that matches exactly one of them with errors.Is.
 var (
-	// ErrMissingHeader: webhook-id, webhook-timestamp or webhook-signature is
+	// ErrMissingHeader means webhook-id, webhook-timestamp or webhook-signature is
 	// absent or empty. VerificationError.Header says which.
 	ErrMissingHeader = errors.New("missing header")
-	// ErrInvalidID: webhook-id contains ".", the separator of the signed content.
+	// ErrInvalidID means webhook-id contains ".", the separator of the signed content.
 	ErrInvalidID = errors.New("invalid webhook-id")
-	// ErrInvalidTimestamp: webhook-timestamp is not integer Unix seconds.
+	// ErrInvalidTimestamp means webhook-timestamp is not integer Unix seconds.
 	ErrInvalidTimestamp = errors.New("invalid webhook-timestamp")
-	// ErrTimestampTooOld: webhook-timestamp is further in the past than the tolerance.
+	// ErrTimestampTooOld means webhook-timestamp is further in the past than the tolerance.
 	ErrTimestampTooOld = errors.New("webhook-timestamp too old")
-	// ErrTimestampTooNew: webhook-timestamp is further in the future than the tolerance.
+	// ErrTimestampTooNew means webhook-timestamp is further in the future than the tolerance.
 	ErrTimestampTooNew = errors.New("webhook-timestamp too new")
-	// ErrNoMatchingSignature: no v1 entry of webhook-signature matches the
+	// ErrNoMatchingSignature means no v1 entry of webhook-signature matches the
 	// body under any of the Verifier's secrets.
 	ErrNoMatchingSignature = errors.New("no matching signature")
-	// ErrBodyTooLarge: the body is larger than the Verifier's maximum.
+	// ErrBodyTooLarge means the body is larger than the Verifier's maximum.
 	ErrBodyTooLarge = errors.New("body too large")
 )
 
