@@ -108,12 +108,13 @@ func (st *idempotencyStore) abandon(k idemKey) {
 
 // idempotent runs do once per Idempotency-Key (when the request has one):
 // the same key with the same method, path and body within 24 hours replays
-// the first response, status and body, with Idempotent-Replayed: true. A
+// the first response, status and body, with Idempotent-Replayed: true (a
+// problem is replayed with the replay's own request_id). A
 // 5xx answer is not kept, so a retry after a failure does the work.
 func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) {
 	values := c.r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
-		do().write(w)
+		do().write(w, c.r)
 		return
 	}
 	key := values[0]
@@ -139,7 +140,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) 
 		return
 	case replay != nil:
 		w.Header().Set("Idempotent-Replayed", "true")
-		replay.write(w)
+		replay.write(w, c.r)
 		return
 	}
 	resp := response{status: http.StatusInternalServerError}
@@ -151,5 +152,5 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) 
 		}
 	}()
 	resp = do()
-	resp.write(w)
+	resp.write(w, c.r)
 }

@@ -116,21 +116,28 @@ func (s *Server) serveOperation(op operation) http.Handler {
 	})
 }
 
-// response is a rendered answer, as the idempotency store keeps it.
+// response is a rendered answer, as the idempotency store keeps it. A
+// problem is kept as such, so that a replay carries its own request id
+// (api/openapi.yaml: request_id equals the Request-Id header).
 type response struct {
-	status int
-	header http.Header
-	body   []byte
+	status  int
+	header  http.Header
+	body    []byte
+	problem *problem
 }
 
 // render turns an operation's result into the bytes it answers with.
 func render(r *http.Request, res result) response {
 	rec := httptest.NewRecorder()
 	writeResult(rec, r, res)
-	return response{status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes()}
+	return response{status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes(), problem: res.p}
 }
 
-func (resp response) write(w http.ResponseWriter) {
+func (resp response) write(w http.ResponseWriter, r *http.Request) {
+	if resp.problem != nil {
+		writeProblem(w, r, resp.problem)
+		return
+	}
 	for k, vs := range resp.header {
 		w.Header()[k] = vs
 	}
