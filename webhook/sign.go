@@ -34,7 +34,8 @@ const (
 // Only the whole seconds of timestamp count. The id must not contain "." (the
 // separator of the signed content), or Verifier.Verify rejects the delivery.
 // To sign with several secrets during a rotation, join the entries of each
-// with a space.
+// with a space. The zero Secret signs with an empty key, which no Verifier
+// accepts (NewVerifier refuses the zero Secret).
 func Sign(secret Secret, id string, timestamp time.Time, body []byte) string {
 	var mac [macSize]byte
 	computeMAC(&mac, []byte(secret.key), id, timestamp.Unix(), body)
