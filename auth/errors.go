@@ -5,26 +5,26 @@ import "errors"
 // The reasons a token is refused. Verification errors are *TokenError values
 // whose Reason is one of these, so callers branch with errors.Is.
 var (
-	// ErrTokenTooLarge: the token is longer than MaxTokenSize bytes. It is
+	// ErrTokenTooLarge means the token is longer than MaxTokenSize bytes. It is
 	// refused before any parsing.
 	ErrTokenTooLarge = errors.New("token too large")
-	// ErrTokenMalformed: the token is not three segments of strict base64url
+	// ErrTokenMalformed means the token is not three segments of strict base64url
 	// (no padding) holding a JSON header and JSON claims, or a claim has the
 	// wrong type.
 	ErrTokenMalformed = errors.New("token malformed")
-	// ErrAlgorithm: the header's alg is not exactly "HS256".
+	// ErrAlgorithm means the header's alg is not exactly "HS256".
 	ErrAlgorithm = errors.New("token algorithm not accepted")
-	// ErrSignature: no candidate key verifies the signature. It is also what
+	// ErrSignature means no candidate key verifies the signature. It is also what
 	// VerifyLookup returns when the lookup finds no key, so that whether an
 	// installation exists never shows.
 	ErrSignature = errors.New("token signature invalid")
-	// ErrTokenExpired: exp is in the past by more than the leeway.
+	// ErrTokenExpired means exp is in the past by more than the leeway.
 	ErrTokenExpired = errors.New("token expired")
-	// ErrIssuedInFuture: iat is in the future by more than the leeway.
+	// ErrIssuedInFuture means iat is in the future by more than the leeway.
 	ErrIssuedInFuture = errors.New("token issued in the future")
-	// ErrLifetimeTooLong: exp - iat exceeds TokenLifetime.
+	// ErrLifetimeTooLong means exp - iat exceeds TokenLifetime.
 	ErrLifetimeTooLong = errors.New("token lifetime too long")
-	// ErrMissingClaim: exp, iat or plugin_installation_uuid is absent, null or
+	// ErrMissingClaim means exp, iat or plugin_installation_uuid is absent, null or
 	// empty.
 	ErrMissingClaim = errors.New("token claim missing")
 )
