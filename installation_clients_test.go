@@ -1,0 +1,120 @@
+package scribe_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+)
+
+const (
+	uuidA = "0b6d2c6e-8f1a-4c3e-9a55-2f0e7c1d9b01"
+	uuidB = "5a4f3e2d-1c0b-4a98-8765-43210fedcba9"
+)
+
+// countingTransport counts the requests that pass through it.
+type countingTransport struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.base.RoundTrip(r)
+}
+
+// bearerUUID verifies the request's bearer token with key and returns the
+// installation uuid it names.
+func bearerUUID(t *testing.T, key auth.SecretKey, h http.Header) string {
+	t.Helper()
+	tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
+	if !ok {
+		t.Fatalf("Authorization = %q, want a bearer token", h.Get("Authorization"))
+	}
+	claims, err := auth.NewVerifier().Verify(tok, key)
+	if err != nil {
+		t.Fatalf("the client sent a token that does not verify: %v", err)
+	}
+	return claims.InstallationUUID
+}
+
+// TestNewInstallationClient protects that the convenience constructor sends a
+// valid installation JWT for the installation it was given.
+func TestNewInstallationClient(t *testing.T) {
+	key, err := auth.NewSecretKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFake(t, ok(`{"id":8,"first_name":"Grace","last_name":"Hopper","email_address":"grace@example.com"}`))
+	c, err := scribe.NewInstallationClient(testBase, key, uuidA,
+		scribe.WithHTTPClient(&http.Client{Transport: f.mt}),
+		scribe.WithDeveloperKey(testDevKey)) // replaced by the installation's token
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetMe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := bearerUUID(t, key, f.requests()[0].Header); got != uuidA {
+		t.Errorf("token names installation %q, want %q", got, uuidA)
+	}
+}
+
+// TestNewInstallationClientBadUUID protects that a malformed uuid is refused
+// up front with auth's typed error, not at the first request.
+func TestNewInstallationClientBadUUID(t *testing.T) {
+	key, _ := auth.NewSecretKey()
+	_, err := scribe.NewInstallationClient(testBase, key, "not-a-uuid")
+	if !errors.Is(err, auth.ErrInvalidInstallationUUID) {
+		t.Fatalf("err = %v, want auth.ErrInvalidInstallationUUID", err)
+	}
+}
+
+// TestInstallationClientsShareTransport protects the many-installations
+// pattern: each client carries its own installation's token, and all of them
+// send through the one transport given at construction.
+func TestInstallationClientsShareTransport(t *testing.T) {
+	key, _ := auth.NewSecretKey()
+	f := newFake(t, ok(`{"id":8,"first_name":"","last_name":"","email_address":""}`))
+	shared := &countingTransport{base: f.mt}
+	ic, err := scribe.NewInstallationClients(testBase, auth.NewCache(key),
+		scribe.WithHTTPClient(&http.Client{Transport: shared}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{uuidA, uuidB, uuidA} {
+		c, err := ic.For(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.GetMe(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := f.requests()
+	if shared.n.Load() != 3 || len(reqs) != 3 {
+		t.Fatalf("shared transport saw %d requests, fake %d; want 3 and 3", shared.n.Load(), len(reqs))
+	}
+	for i, want := range []string{uuidA, uuidB, uuidA} {
+		if got := bearerUUID(t, key, reqs[i].Header); got != want {
+			t.Errorf("request %d: token names %q, want %q", i, got, want)
+		}
+	}
+	if reqs[0].Header.Get("Authorization") != reqs[2].Header.Get("Authorization") {
+		t.Error("the second client for installation A minted a new token; want the cached one")
+	}
+}
+
+// TestInstallationClientsNilCache protects the typed error for a nil cache.
+func TestInstallationClientsNilCache(t *testing.T) {
+	_, err := scribe.NewInstallationClients(testBase, nil)
+	var ae *scribe.ArgumentError
+	if !errors.As(err, &ae) {
+		t.Fatalf("err = %v, want *scribe.ArgumentError", err)
+	}
+}
