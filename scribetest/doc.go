@@ -1,0 +1,29 @@
+// Package scribetest runs the Plugin Integration Service in memory, for
+// tests, like net/http/httptest runs an HTTP server: real HTTP on a loopback
+// port, every operation and rule of the service contract (authentication with
+// developer keys and installation JWTs, scoping, permissions, pagination,
+// problem+json errors, idempotency keys), backed by state a test seeds and
+// reads back with plain Go calls.
+//
+// A test starts a server, seeds it, and points a client at it:
+//
+//	s := scribetest.NewTestServer(t)
+//	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+//	client, _ := s.DeveloperClient(dev.Key)
+//
+// Seeding calls (CreateUser, CreateDeveloper, CreatePlugin, CreateSecretKey,
+// Install, Uninstall, CreateTranscript, UpdateTranscript, CreateWebhook, ...)
+// return the created resources with their credentials; read-back calls
+// (Plugins, Installations, Transcripts, SecretKeys, Webhooks, Requests) show
+// what the client did. A fixture document (LoadFixtures, WithFixtures) sets a
+// whole scene up at once, with ids and keys known in advance; DemoFixtures is
+// the built-in demo set that cmd/scribe-server loads by default.
+//
+// WithClock and FakeClock control time: token expiry, the timestamps of new
+// resources and the 24-hour life of idempotency keys follow the clock.
+// WithBasePath serves the operations under a prefix such as /v1.
+//
+// docs/server.md in the repository records the decisions the contract left
+// open (how token kinds are told apart, problem types, challenges,
+// idempotency scope, the fixture format).
+package scribetest
