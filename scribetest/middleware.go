@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/http"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -93,7 +92,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 				panic(v)
 			}
 			info := infoOf(r)
-			fmt.Fprintf(os.Stderr, "scribetest: request %s: panic: %v\n%s", info.id, v, debug.Stack())
+			s.logger.Error("scribetest: recovered a panic", "request_id", info.id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if sw.status != 0 {
 				panic(http.ErrAbortHandler)
 			}
