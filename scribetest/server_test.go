@@ -36,8 +36,8 @@ func TestRules(t *testing.T) {
 	}{
 		// Routing.
 		{"unknown path is a 404 problem", req{method: "GET", path: "/nope", token: jwt}, 404, scribe.CodeNotFound, nil},
-		{"path outside the base path is a 404 problem", req{method: "GET", path: "/../transcripts", token: jwt, unchecked: true}, 404, scribe.CodeNotFound, nil},
-		{"trailing slash is another path", req{method: "GET", path: "/transcripts/", token: jwt, unchecked: true}, 404, scribe.CodeNotFound, nil},
+		{"path outside the base path is a 404 problem", req{method: "GET", path: "/../transcripts", token: jwt}, 404, scribe.CodeNotFound, nil},
+		{"trailing slash is another path", req{method: "GET", path: "/transcripts/", token: jwt}, 404, scribe.CodeNotFound, nil},
 		{"wrong method is 405 with Allow", req{method: "DELETE", path: "/plugins", token: dev}, 405, scribe.CodeMethodNotAllowed, map[string]string{"Allow": "GET, HEAD, POST"}},
 		{"POST-only path lists POST in Allow", req{method: "GET", path: p("/plugins/%d/secret_keys", e.plugin.ID), token: dev}, 405, scribe.CodeMethodNotAllowed, map[string]string{"Allow": "POST"}},
 		{"405 comes before authentication", req{method: "PUT", path: "/transcripts/1"}, 405, scribe.CodeMethodNotAllowed, map[string]string{"Allow": "GET, HEAD"}},
