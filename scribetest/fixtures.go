@@ -446,7 +446,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 	}
 	for i, fk := range l.secretKeys {
 		k, err := st.addSecretKeyLocked(scribe.PluginSecretKey{
-			ID: fk.ID, Description: fk.Description, Value: scribe.Secret(l.keys[i].Reveal()), PluginID: fk.PluginID,
+			ID: fk.ID, Description: fk.Description, Value: scribe.NewSecret(l.keys[i].Reveal()), PluginID: fk.PluginID,
 			CreatedOn: fk.CreatedOn.UTC(), UpdatedOn: fk.UpdatedOn.UTC(),
 		})
 		if err != nil {
@@ -477,7 +477,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 	}
 	for i, fw := range l.webhooks {
 		w, err := st.addWebhookLocked(scribe.Webhook{
-			ID: fw.ID, PluginID: fw.PluginID, URI: fw.URI, SigningSecret: scribe.Secret(l.signingKey[i]),
+			ID: fw.ID, PluginID: fw.PluginID, URI: fw.URI, SigningSecret: scribe.NewSecret(l.signingKey[i]),
 			CreatedOn: fw.CreatedOn.UTC(), UpdatedOn: fw.UpdatedOn.UTC(),
 		})
 		if err != nil {

@@ -220,7 +220,7 @@ func (s *Server) newSecretKey(pluginID int64, description string) (SecretKey, er
 	if err != nil {
 		return SecretKey{}, err
 	}
-	res, err := s.st.addSecretKey(scribe.PluginSecretKey{PluginID: pluginID, Description: description, Value: scribe.Secret(key.Reveal())})
+	res, err := s.st.addSecretKey(scribe.PluginSecretKey{PluginID: pluginID, Description: description, Value: scribe.NewSecret(key.Reveal())})
 	if err != nil {
 		return SecretKey{}, err
 	}
