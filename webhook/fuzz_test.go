@@ -40,7 +40,7 @@ var fuzzSigned = []signedDelivery{
 // is padded with zeros beyond 19 digits, which Verify refuses).
 func FuzzVerify(f *testing.F) {
 	sec := mustSecret(f, vectorSecret)
-	key := []byte(sec.key)
+	key := sec.hmacKey()
 	v, err := NewVerifier(sec, WithClock(fixedClock(vectorTime)))
 	if err != nil {
 		f.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"unique"
 
 	"github.com/scribehq/scribe-go/internal/redact"
 )
@@ -24,8 +25,32 @@ var ErrInvalidSecret = errors.New("webhook: invalid signing secret")
 // "whsec_[REDACTED]"; call Reveal to get the secret itself. Obtain one with
 // ParseSecret or NewSecret; the zero Secret holds no key and verifies nothing.
 type Secret struct {
-	value string // "whsec_..." as given
-	key   string // the decoded HMAC key
+	// Handles are pointers to the strings: fmt prints a nested pointer as an
+	// address, so the secret cannot leak through reflection on a struct that
+	// holds the Secret in an unexported field.
+	value unique.Handle[string] // "whsec_..." as given
+	key   unique.Handle[string] // the decoded HMAC key
+}
+
+// newSecret builds a Secret from its text and decoded key.
+func newSecret(value string, key []byte) Secret {
+	return Secret{value: unique.Make(value), key: unique.Make(string(key))}
+}
+
+// str returns the secret text, "" for the zero Secret.
+func (s Secret) str() string {
+	if s.IsZero() {
+		return ""
+	}
+	return s.value.Value()
+}
+
+// hmacKey returns the decoded HMAC key, nil for the zero Secret.
+func (s Secret) hmacKey() []byte {
+	if s.IsZero() {
+		return nil
+	}
+	return []byte(s.key.Value())
 }
 
 // ParseSecret parses a signing secret such as the SigningSecret of a
@@ -52,7 +77,7 @@ func ParseSecret(s string) (Secret, error) {
 	if len(key) == 0 {
 		return Secret{}, fmt.Errorf("%w: the key after %q is empty", ErrInvalidSecret, SecretPrefix)
 	}
-	return Secret{value: s, key: string(key)}, nil
+	return newSecret(s, key), nil
 }
 
 // NewSecret returns a fresh signing secret: "whsec_" followed by the standard
@@ -62,34 +87,31 @@ func ParseSecret(s string) (Secret, error) {
 func NewSecret() (Secret, error) {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key) // crypto/rand.Read never fails since Go 1.24; it crashes the program instead.
-	return Secret{
-		value: SecretPrefix + base64.StdEncoding.EncodeToString(key),
-		key:   string(key),
-	}, nil
+	return newSecret(SecretPrefix+base64.StdEncoding.EncodeToString(key), key), nil
 }
 
 // Reveal returns the secret as given, "whsec_" included. Pass it only where it
 // is needed (a secret store, the sender's configuration), never to a log.
-func (s Secret) Reveal() string { return s.value }
+func (s Secret) Reveal() string { return s.str() }
 
 // IsZero reports whether s is the zero Secret, which holds no key.
-func (s Secret) IsZero() bool { return s.key == "" }
+func (s Secret) IsZero() bool { return s == Secret{} }
 
 // String returns the redacted form "whsec_[REDACTED]" (or "" for the zero Secret).
-func (s Secret) String() string { return redact.String(s.value) }
+func (s Secret) String() string { return redact.String(s.str()) }
 
 // GoString returns the redacted form, so %#v hides the secret too.
-func (s Secret) GoString() string { return redact.String(s.value) }
+func (s Secret) GoString() string { return redact.String(s.str()) }
 
 // Format writes the redacted form for every fmt verb.
-func (s Secret) Format(f fmt.State, verb rune) { redact.Format(f, verb, s.value) }
+func (s Secret) Format(f fmt.State, verb rune) { redact.Format(f, verb, s.str()) }
 
 // LogValue implements slog.LogValuer with the redacted form.
-func (s Secret) LogValue() slog.Value { return slog.StringValue(redact.String(s.value)) }
+func (s Secret) LogValue() slog.Value { return slog.StringValue(redact.String(s.str())) }
 
 // MarshalJSON writes the redacted form, so a configuration marshalled for a
 // log never carries the secret. Store the value of Reveal instead.
-func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(redact.String(s.value)) }
+func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(redact.String(s.str())) }
 
 // UnmarshalJSON parses a JSON string with ParseSecret, so a Secret can be a
 // field of a configuration file. A redacted value does not parse.

@@ -73,8 +73,8 @@ func TestNewSecret(t *testing.T) {
 	if p != a {
 		t.Error("ParseSecret(s.Reveal()) != s")
 	}
-	if len(a.key) != 32 {
-		t.Errorf("key of %d bytes, want 32", len(a.key))
+	if len(a.hmacKey()) != 32 {
+		t.Errorf("key of %d bytes, want 32", len(a.hmacKey()))
 	}
 }
 
@@ -110,6 +110,29 @@ func TestSecretNeverPrints(t *testing.T) {
 	}
 	if s.Reveal() != vectorSecret {
 		t.Errorf("Reveal = %q", s.Reveal())
+	}
+}
+
+// TestSecretNeverPrintsFromUnexportedField protects the case fmt cannot
+// route through the Secret's own methods: a Secret in an unexported field of
+// the caller's struct. Neither the secret text nor the decoded key may show.
+func TestSecretNeverPrintsFromUnexportedField(t *testing.T) {
+	t.Parallel()
+	s := mustSecret(t, vectorSecret)
+	type config struct {
+		name   string
+		secret Secret
+	}
+	c := config{name: "hook", secret: s}
+	key := string(s.hmacKey())
+	for _, verb := range []string{"%s", "%v", "%+v", "%#v", "%q", "%x", "%d"} {
+		for _, v := range []any{c, &c} {
+			out := fmt.Sprintf(verb, v)
+			if strings.Contains(out, vectorSecret[len("whsec_"):]) || strings.Contains(out, key) ||
+				strings.Contains(out, fmt.Sprintf("%x", key)) {
+				t.Errorf("%s of a struct holding the Secret unexported leaks it: %s", verb, out)
+			}
+		}
 	}
 }
 

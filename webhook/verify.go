@@ -87,7 +87,7 @@ func WithAdditionalSecrets(secrets ...Secret) VerifierOption {
 			if s.IsZero() {
 				return fmt.Errorf("webhook: WithAdditionalSecrets: secret %d is the zero Secret; obtain secrets with ParseSecret", i)
 			}
-			v.keys = append(v.keys, []byte(s.key))
+			v.keys = append(v.keys, s.hmacKey())
 		}
 		return nil
 	}
@@ -137,7 +137,7 @@ func NewVerifier(secret Secret, opts ...VerifierOption) (*Verifier, error) {
 		return nil, errors.New("webhook: NewVerifier: the secret is the zero Secret; obtain it with ParseSecret(webhook signing_secret)")
 	}
 	v := &Verifier{
-		keys:         [][]byte{[]byte(secret.key)},
+		keys:         [][]byte{secret.hmacKey()},
 		tolerance:    DefaultTolerance,
 		now:          time.Now,
 		maxBodyBytes: DefaultMaxBodyBytes,
