@@ -28,11 +28,14 @@ const (
 	CodeNotFound             = "not_found"              // 404: no such resource in the caller's scope
 	CodeMethodNotAllowed     = "method_not_allowed"     // 405
 	CodeIdempotencyKeyReused = "idempotency_key_reused" // 409: the Idempotency-Key was used with another body
+	CodeIdempotencyKeyInUse  = "idempotency_key_in_use" // 409: a request with this Idempotency-Key is still running; retry later with the same key
 	CodeRequestTooLarge      = "request_too_large"      // 413: the body exceeds 1 MiB
 	CodeUnsupportedMediaType = "unsupported_media_type" // 415: a POST body that is not application/json
 	CodeRateLimited          = "rate_limited"           // 429: see Retry-After
 	CodeInternalError        = "internal_error"         // 500
+	CodeBadGateway           = "bad_gateway"            // 502
 	CodeServiceUnavailable   = "service_unavailable"    // 503
+	CodeGatewayTimeout       = "gateway_timeout"        // 504
 )
 
 // Sentinel errors for the conditions callers branch on. An [*Error] matches

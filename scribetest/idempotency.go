@@ -66,7 +66,7 @@ func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*respo
 		return nil, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
 			"this Idempotency-Key was used with another request body (or another operation); use a new key for a new operation")
 	case !e.done:
-		return nil, newProblem(http.StatusConflict, codeIdempotencyKeyInUse,
+		return nil, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyInUse,
 			"the first request with this Idempotency-Key is still running; retry later with the same key")
 	}
 	resp := e.resp

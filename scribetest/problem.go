@@ -8,10 +8,6 @@ import (
 	"github.com/scribehq/scribe-go/internal/wire"
 )
 
-// codeIdempotencyKeyInUse is the 409 for a key whose first request is still
-// running (api/openapi.yaml). The root package has no constant for it yet.
-const codeIdempotencyKeyInUse = "idempotency_key_in_use"
-
 // problemType is the type of every problem document: "about:blank", whose
 // title is the status's reason phrase (RFC 9457 §4.2.1). Clients branch on
 // the code member instead.
