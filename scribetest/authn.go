@@ -66,8 +66,19 @@ func isJWT(token string) bool {
 	return !strings.HasPrefix(token, auth.DeveloperKeyPrefix) && strings.Count(token, ".") == 2
 }
 
-// authenticate finds who the request's bearer token belongs to.
+// authenticate finds who the request's bearer token belongs to. The verdict
+// is kept with the request, so the rate limiter and the operation share one
+// verification.
 func (s *Server) authenticate(r *http.Request) (*principal, *problem) {
+	info := infoOf(r)
+	if !info.authed {
+		info.caller, info.authProblem = s.authenticateHeader(r)
+		info.authed = true
+	}
+	return info.caller, info.authProblem
+}
+
+func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
 	values := r.Header.Values("Authorization")
 	if len(values) == 0 {
 		return nil, newProblem(http.StatusUnauthorized, scribe.CodeMissingToken,
@@ -97,12 +108,33 @@ func (s *Server) authenticate(r *http.Request) (*principal, *problem) {
 }
 
 // authenticateJWT verifies an installation JWT with every rule of CONTRACT
-// §4. What the token names (a deleted installation, a disabled plugin) is
-// only told once the signature has verified, so a forged token learns
-// nothing.
+// §4. A token verified before is taken from the verification cache, with
+// whatever can have changed since checked again: the time rules at the
+// clock's now, the plugin's keys (a deleted key sends the token back to a
+// full verification), the installation and the plugin. What the token names
+// (a deleted installation, a disabled plugin) is only told once the
+// signature has verified, so a forged token learns nothing.
 func (s *Server) authenticateJWT(token string) (*principal, *problem) {
+	h := tokenHash(token)
+	if v, ok := s.verified.get(h); ok && v.fresh(s.clock.Now()) {
+		if c, ok := s.st.credentialsFor(v.uuid); ok && v.keysCurrent(c.keys) {
+			return installationPrincipal(c)
+		}
+	}
+	c, p := s.verifyJWT(token, h)
+	if p != nil {
+		s.verified.remove(h)
+		return nil, p
+	}
+	return installationPrincipal(c)
+}
+
+// verifyJWT verifies token (whose tokenHash is h) in full with package
+// auth, taking the keys of the installation it names from the store, and
+// caches what it proved.
+func (s *Server) verifyJWT(token string, h [32]byte) (credentials, *problem) {
 	var found credentials
-	_, err := s.verifier.VerifyLookup(token, func(uuid string) ([]auth.SecretKey, error) {
+	claims, err := s.verifier.VerifyLookup(token, func(uuid string) ([]auth.SecretKey, error) {
 		c, ok := s.st.credentialsFor(strings.ToLower(uuid))
 		if !ok {
 			return nil, nil // no keys: refused exactly like a bad signature
@@ -119,8 +151,20 @@ func (s *Server) authenticateJWT(token string) (*principal, *problem) {
 		return keys, nil
 	})
 	if err != nil {
-		return nil, tokenProblem(err)
+		return credentials{}, tokenProblem(err)
 	}
+	s.verified.put(h, &verifiedToken{
+		uuid: found.installation.UUID,
+		iat:  claims.IssuedAt,
+		exp:  claims.ExpiresAt,
+		keys: found.keys,
+	}, s.clock.Now())
+	return found, nil
+}
+
+// installationPrincipal is the caller a verified JWT speaks for, unless its
+// installation is uninstalled (401) or its plugin disabled (403).
+func installationPrincipal(found credentials) (*principal, *problem) {
 	switch {
 	case found.installation.DeletedOn != nil:
 		return nil, unauthorized(scribe.CodeInstallationDeleted,

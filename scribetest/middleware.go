@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
-	"strconv"
-	"time"
 
 	scribe "github.com/scribehq/scribe-go"
 )
@@ -21,6 +19,12 @@ type reqInfo struct {
 	id     string
 	code   string // the problem code answered, if any
 	status int
+
+	// authenticate's verdict, kept so that the rate limiter and the
+	// operation share one verification of the token.
+	authed      bool
+	caller      *principal
+	authProblem *problem
 }
 
 type infoKey struct{}
@@ -103,29 +107,51 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 	})
 }
 
-// faults is where fault injection (scripted 5xx answers, delays, dropped
-// connections) will slot in. For now it passes every request through.
-func (s *Server) faults(next http.Handler) http.Handler { return next }
-
-// Rate-limit headers announced on every answer. Limits are not enforced yet
-// (follow-up work slots into rateLimit); the headers state the quota a
-// client may plan with.
-const (
-	rateLimitQuota  = 1000
-	rateLimitWindow = time.Minute
-)
-
-// rateLimit announces the quota (RateLimit-Limit, RateLimit-Remaining,
-// RateLimit-Reset in seconds). Counting per token and answering 429 with
-// Retry-After will slot in here.
-func (s *Server) rateLimit(next http.Handler) http.Handler {
+// faults answers a request with the first injected Fault that matches it
+// (see InjectFault), before the request is authenticated, rate limited or
+// performed: a faulted POST does no work. Requests no fault matches pass
+// through; with no fault pending that costs one atomic load.
+func (s *Server) faults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		now := s.clock.Now()
-		reset := now.Truncate(rateLimitWindow).Add(rateLimitWindow).Sub(now)
-		h := w.Header()
-		h.Set("RateLimit-Limit", strconv.Itoa(rateLimitQuota))
-		h.Set("RateLimit-Remaining", strconv.Itoa(rateLimitQuota))
-		h.Set("RateLimit-Reset", strconv.Itoa(int((reset+time.Second-1)/time.Second)))
+		f, ok := s.injected.take(r, s.basePath, s.clock.Now(), infoOf(r).id)
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.serveFault(w, r, f, next)
+	})
+}
+
+// rateLimit counts the requests of each credential holder (a developer, an
+// installation) in windows of the server's clock when WithRateLimit is
+// given, announces the holder's quota (RateLimit-Limit, RateLimit-Remaining,
+// RateLimit-Reset in seconds) and answers 429 rate_limited with Retry-After
+// once the quota is spent. A request without a valid credential is not
+// counted and carries no RateLimit headers: the operation answers its 401.
+//
+// Without WithRateLimit nothing is counted, and every answer announces the
+// fixed quota of the contract's examples: 1000 requests, all remaining,
+// resetting at the next minute of the server's clock.
+func (s *Server) rateLimit(next http.Handler) http.Handler {
+	if s.limiter == nil {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			now := s.clock.Now()
+			quota{limit: defaultRateLimit, remaining: defaultRateLimit, reset: untilWindowEnd(now, defaultRateWindow)}.announce(w.Header())
+			next.ServeHTTP(w, r)
+		})
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller, p := s.authenticate(r)
+		if p != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		q := s.limiter.take(caller.scope(), s.clock.Now())
+		q.announce(w.Header())
+		if !q.allowed {
+			writeProblem(w, r, rateLimited(q))
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -1,0 +1,255 @@
+package scribetest_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest"
+)
+
+// quotaHeaders are the rate-limit headers of an answer, "" when absent.
+type quotaHeaders struct{ Limit, Remaining, Reset, RetryAfter string }
+
+func quotaOf(resp *http.Response) quotaHeaders {
+	h := resp.Header
+	return quotaHeaders{h.Get("RateLimit-Limit"), h.Get("RateLimit-Remaining"), h.Get("RateLimit-Reset"), h.Get("Retry-After")}
+}
+
+// TestRateLimitCountsDown: each request of a credential holder counts;
+// RateLimit-Remaining counts down to 0, then the holder gets 429
+// rate_limited with Retry-After equal to the seconds left in the window,
+// until the window ends and the quota is full again.
+func TestRateLimitCountsDown(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, scribetest.WithRateLimit(3, time.Minute)) // the clock starts on a whole minute
+	dev := e.devA.Key.Reveal()
+	get := req{method: "GET", path: "/plugins", token: dev}
+
+	var got []quotaHeaders
+	for range 3 {
+		resp, _ := e.do(t, get)
+		if resp.StatusCode != 200 {
+			t.Fatalf("within the quota: status %d, want 200", resp.StatusCode)
+		}
+		got = append(got, quotaOf(resp))
+	}
+	want := []quotaHeaders{{"3", "2", "60", ""}, {"3", "1", "60", ""}, {"3", "0", "60", ""}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("headers within the quota (-want +got):\n%s", diff)
+	}
+
+	e.clock.Advance(15 * time.Second)
+	resp, body := e.do(t, get)
+	if p := problemOf(t, resp, body); resp.StatusCode != 429 || p.Code != scribe.CodeRateLimited {
+		t.Fatalf("over the quota: %d %s, want 429 rate_limited", resp.StatusCode, p.Code)
+	}
+	if diff := cmp.Diff(quotaHeaders{"3", "0", "45", "45"}, quotaOf(resp)); diff != "" {
+		t.Errorf("429 headers (-want +got):\n%s", diff)
+	}
+
+	e.clock.Advance(44*time.Second + 500*time.Millisecond)
+	resp, _ = e.do(t, get)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1" {
+		t.Errorf("half a second before the window ends: %d, Retry-After %q; want 429, 1 (rounded up)", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+
+	e.clock.Advance(500 * time.Millisecond)
+	resp, _ = e.do(t, get)
+	if diff := cmp.Diff(quotaHeaders{"3", "2", "60", ""}, quotaOf(resp)); resp.StatusCode != 200 || diff != "" {
+		t.Errorf("next window: status %d, want 200; headers (-want +got):\n%s", resp.StatusCode, diff)
+	}
+}
+
+// TestRateLimitPerHolder: every developer and every installation has its
+// own quota; an installation's JWTs share its quota however often they are
+// re-minted; requests without a valid credential count for nobody.
+func TestRateLimitPerHolder(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, scribetest.WithRateLimit(2, time.Minute))
+	spend := func(rq req) {
+		t.Helper()
+		for range 2 {
+			if resp, _ := e.do(t, rq); resp.StatusCode != 200 {
+				t.Fatalf("%s %s: status %d, want 200", rq.method, rq.path, resp.StatusCode)
+			}
+		}
+	}
+	spend(req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()})
+
+	// Refused credentials: not counted, no RateLimit headers.
+	for i, tok := range []string{"", "dk_live_unknown", e.jwt(t, e.keyNone, e.inst.UUID)} {
+		resp, _ := e.do(t, req{method: "GET", path: "/plugins", token: tok})
+		if resp.StatusCode != 401 || quotaOf(resp) != (quotaHeaders{}) {
+			t.Errorf("refused token %d: status %d, headers %+v; want 401 without RateLimit headers", i, resp.StatusCode, quotaOf(resp))
+		}
+	}
+
+	resp, _ := e.do(t, req{method: "GET", path: "/plugins", token: e.devB.Key.Reveal()})
+	if resp.StatusCode != 200 || resp.Header.Get("RateLimit-Remaining") != "1" {
+		t.Errorf("another developer: %d, remaining %q; want 200 and 1", resp.StatusCode, resp.Header.Get("RateLimit-Remaining"))
+	}
+
+	first := e.userToken(t)
+	e.clock.Advance(time.Second)
+	second := e.userToken(t) // another token of the same installation
+	if first == second {
+		t.Fatal("the two tokens are equal; the test needs two")
+	}
+	for i, tok := range []string{first, second, first} {
+		resp, _ := e.do(t, req{method: "GET", path: "/users/me", token: tok})
+		want := 200
+		if i == 2 {
+			want = 429
+		}
+		if resp.StatusCode != want {
+			t.Errorf("installation request %d: status %d, want %d", i+1, resp.StatusCode, want)
+		}
+	}
+	resp, _ = e.do(t, req{method: "GET", path: "/users/me", token: e.jwt(t, e.keyNone, e.instNone.UUID)})
+	if resp.StatusCode == 429 {
+		t.Error("another installation of the same user was limited with the first")
+	}
+}
+
+// TestRateLimitedPOSTDoesNoWork: a request over the quota is refused before
+// the operation runs.
+func TestRateLimitedPOSTDoesNoWork(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, scribetest.WithRateLimit(1, time.Minute))
+	before := pluginCount(e)
+	post := req{method: "POST", path: "/plugins", token: e.devA.Key.Reveal(), body: `{"name":"x"}`}
+	if resp, _ := e.do(t, post); resp.StatusCode != 201 {
+		t.Fatalf("first POST: status %d, want 201", resp.StatusCode)
+	}
+	if resp, _ := e.do(t, post); resp.StatusCode != 429 {
+		t.Fatalf("second POST: status %d, want 429", resp.StatusCode)
+	}
+	if got := pluginCount(e); got != before+1 {
+		t.Errorf("plugins: %d, want %d (the limited POST created one)", got, before+1)
+	}
+}
+
+// TestRateLimitOff: without WithRateLimit nothing is limited, and every
+// answer announces the fixed quota (1000, all remaining, resetting at the
+// next minute of the server's clock).
+func TestRateLimitOff(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.clock.Advance(20 * time.Second)
+	for range 3 {
+		resp, _ := e.do(t, req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()})
+		if diff := cmp.Diff(quotaHeaders{"1000", "1000", "40", ""}, quotaOf(resp)); resp.StatusCode != 200 || diff != "" {
+			t.Fatalf("status %d; headers (-want +got):\n%s", resp.StatusCode, diff)
+		}
+	}
+}
+
+// TestRateLimitConcurrent: under concurrent requests a holder gets exactly
+// its quota of successes in a window.
+func TestRateLimitConcurrent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, scribetest.WithRateLimit(10, time.Minute))
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		status = map[int]int{}
+	)
+	for range 25 {
+		wg.Go(func() {
+			resp, _ := e.do(t, req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()})
+			mu.Lock()
+			status[resp.StatusCode]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if diff := cmp.Diff(map[int]int{200: 10, 429: 15}, status); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+}
+
+// TestWithRateLimitRejects: a limit below 1 or a window under a second is
+// an error from the constructor, not a server that limits oddly.
+func TestWithRateLimitRejects(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		limit  int
+		window time.Duration
+	}{{0, time.Minute}, {-1, time.Minute}, {10, 0}, {10, 500 * time.Millisecond}} {
+		if _, err := scribetest.NewUnstartedServer(scribetest.WithRateLimit(tt.limit, tt.window)); err == nil {
+			t.Errorf("WithRateLimit(%d, %s): no error", tt.limit, tt.window)
+		}
+	}
+}
+
+// clockOn429 stands in for the time a client waits: when the server answers
+// 429, it moves the server's fake clock by the Retry-After, and it records
+// the real time of every request.
+type clockOn429 struct {
+	clock *scribetest.FakeClock
+	next  http.RoundTripper
+
+	mu    sync.Mutex
+	sent  []time.Time
+	after time.Duration // the last Retry-After seen
+}
+
+func (c *clockOn429) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.sent = append(c.sent, time.Now())
+	c.mu.Unlock()
+	resp, err := c.next.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+		d, perr := time.ParseDuration(resp.Header.Get("Retry-After") + "s")
+		if perr == nil {
+			c.mu.Lock()
+			c.after = d
+			c.mu.Unlock()
+			c.clock.Advance(d)
+		}
+	}
+	return resp, err
+}
+
+// TestClientRetriesRateLimited: the SDK client meets a 429, waits the
+// Retry-After the server announced, and its retry succeeds in the next
+// window.
+func TestClientRetriesRateLimited(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, scribetest.WithRateLimit(1, time.Second))
+	tr := &clockOn429{clock: e.clock, next: http.DefaultTransport}
+	c, err := e.s.DeveloperClient(e.devA.Key, scribe.WithHTTPClient(&http.Client{Transport: tr}), scribe.WithRetryWait(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.GetPlugin(ctx, e.plugin.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetPlugin(ctx, e.plugin.ID); err != nil {
+		t.Fatalf("after a 429 the client should wait and retry: %v", err)
+	}
+	var statuses []int
+	for _, r := range e.s.Requests() {
+		statuses = append(statuses, r.Status)
+	}
+	if diff := cmp.Diff([]int{200, 429, 200}, statuses); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.after != time.Second {
+		t.Errorf("Retry-After = %s, want 1s", tr.after)
+	}
+	if len(tr.sent) == 3 {
+		if waited := tr.sent[2].Sub(tr.sent[1]); waited < tr.after {
+			t.Errorf("the client retried after %s, before the Retry-After of %s", waited, tr.after)
+		}
+	}
+}

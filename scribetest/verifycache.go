@@ -1,0 +1,105 @@
+package scribetest
+
+import (
+	"crypto/sha256"
+	"sync"
+	"time"
+
+	"github.com/scribehq/scribe-go/auth"
+)
+
+// maxVerifiedTokens bounds the verification cache. A client re-mints its
+// JWT hourly, so this is about as many installations calling at once.
+const maxVerifiedTokens = 10000
+
+// verifiedToken is what a full verification of an installation JWT proved
+// and what can stop being true later: the token was signed by one of keys,
+// the plugin's keys at the time (the one that verified is among them), and
+// names the installation uuid for the lifetime iat..exp. The signature, the
+// algorithm, the claims' shape, the lifetime and the size cannot change;
+// they are not checked again.
+type verifiedToken struct {
+	uuid     string
+	iat, exp time.Time
+	keys     []string // the plugin's key values when the token verified
+}
+
+// fresh reports whether the time rules of a full verification still hold at
+// now, with the leeway the server's Verifier uses: exp not yet reached
+// (now < exp + leeway) and iat not in the future (now >= iat - leeway). They
+// are golang-jwt's comparisons exactly; where they fail, the caller verifies
+// in full and gets the refusal from package auth.
+func (v *verifiedToken) fresh(now time.Time) bool {
+	return now.Before(v.exp.Add(auth.DefaultLeeway)) && !now.Before(v.iat.Add(-auth.DefaultLeeway))
+}
+
+// keysCurrent reports whether every key the token was verified against is
+// still a key of the plugin. It does not know which of them signed, so the
+// deletion of any of them sends the token back to a full verification.
+func (v *verifiedToken) keysCurrent(current []string) bool {
+outer:
+	for _, k := range v.keys {
+		for _, c := range current {
+			if c == k {
+				continue outer
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// verifyCache remembers the installation JWTs the server has verified, keyed
+// by the SHA-256 of the token (the token itself is not kept), so that a
+// client sending the same token for an hour pays one full verification.
+// It holds at most maxVerifiedTokens entries: when full, expired entries are
+// dropped, then a random sixteenth of the rest. The zero value is empty and ready.
+type verifyCache struct {
+	mu sync.RWMutex
+	m  map[[32]byte]*verifiedToken
+}
+
+func tokenHash(token string) [32]byte { return sha256.Sum256([]byte(token)) }
+
+func (c *verifyCache) get(h [32]byte) (*verifiedToken, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.m[h]
+	return v, ok
+}
+
+func (c *verifyCache) put(h [32]byte, v *verifiedToken, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[[32]byte]*verifiedToken{}
+	}
+	if _, ok := c.m[h]; !ok && len(c.m) >= maxVerifiedTokens {
+		for k, e := range c.m {
+			if !e.fresh(now) {
+				delete(c.m, k)
+			}
+		}
+		// Still full: drop a sixteenth at random (map order is random), so
+		// that the next inserts do not sweep again.
+		for k := range c.m {
+			if len(c.m) <= maxVerifiedTokens-maxVerifiedTokens/16 {
+				break
+			}
+			delete(c.m, k)
+		}
+	}
+	c.m[h] = v
+}
+
+func (c *verifyCache) remove(h [32]byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, h)
+}
+
+func (c *verifyCache) len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.m)
+}
