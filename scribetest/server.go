@@ -31,11 +31,10 @@ type Server struct {
 	st       *store
 	idem     *idempotencyStore
 	log      *requestLog
-	limiter  *rateLimiter // nil: rate limiting is off (ratelimit.go)
-	injected faultQueue   // injected faults (faults.go)
-	verified verifyCache  // installation JWTs verified before (verifycache.go)
 	verifier *auth.Verifier
 	handler  http.Handler
+
+	deliveries *deliveries // webhook delivery (delivery.go)
 
 	mu       sync.Mutex // guards the fields below
 	hs       *http.Server
@@ -53,7 +52,7 @@ type config struct {
 	addr     string
 	logger   *slog.Logger
 	fixtures []io.Reader
-	limiter  *rateLimiter // WithRateLimit (ratelimit.go)
+	delivery deliveryConfig // the WithWebhook... options (delivery.go)
 }
 
 // WithClock makes the server read time from c instead of the system clock:
@@ -140,9 +139,9 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		st:       newStore(cfg.clock),
 		idem:     newIdempotencyStore(),
 		log:      newRequestLog(),
-		limiter:  cfg.limiter,
 		verifier: auth.NewVerifier(auth.WithClock(cfg.clock.Now)),
 	}
+	s.deliveries = newDeliveries(cfg.delivery, cfg.clock, cfg.logger)
 	s.st.onEvent = s.emit
 	s.handler = s.chain(s.routes())
 	for _, r := range cfg.fixtures {
@@ -217,28 +216,36 @@ func (s *Server) URL() string {
 // mounting in a server of your own (an httptest.Server with TLS, say).
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Close stops the server at once: it stops listening and closes every
-// connection. Calling it again does nothing.
+// Close stops the server at once: it stops listening, closes every
+// connection, and stops webhook delivery, aborting attempts in flight.
+// Deliveries not yet delivered stay listed by PendingDeliveries (and their
+// count is logged); none is attempted again. Calling it again does nothing.
 func (s *Server) Close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
 	if s.hs != nil {
 		_ = s.hs.Close()
 	}
+	s.mu.Unlock()
+	s.deliveries.close()
 }
 
-// Shutdown stops the server gracefully: it stops listening and waits for
-// requests in flight to finish, until ctx is done (see http.Server.Shutdown).
+// Shutdown stops the server gracefully: it stops listening, waits for
+// requests in flight to finish (see http.Server.Shutdown), then waits for
+// every pending webhook delivery to be delivered or given up, retries
+// included, all until ctx is done. Then it stops delivery like Close. When
+// deliveries are left undelivered it says how many in an error that wraps
+// ctx.Err(); PendingDeliveries lists them.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	hs := s.hs
 	s.mu.Unlock()
-	if hs == nil {
-		return nil
+	var err error
+	if hs != nil {
+		err = hs.Shutdown(ctx)
 	}
-	return hs.Shutdown(ctx)
+	return errors.Join(err, s.deliveries.shutdown(ctx))
 }
 
 // chain builds the middleware around the routes, outermost first:
@@ -246,16 +253,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 //	requestID → recoverer → faults → rateLimit → routes
 //
 // requestID comes first so that every answer, even a recovered panic, has a
-// Request-Id; faults (InjectFault) sits inside recoverer and before
-// everything else, so a faulted request is neither authenticated, counted
-// nor performed; rateLimit (WithRateLimit) sees every request that reaches
-// an operation, and shares its authentication with it.
+// Request-Id; faults (fault injection, to come) sits inside recoverer so an
+// injected panic is answered too; rateLimit (enforcement to come) sees every
+// request that reaches an operation.
 func (s *Server) chain(h http.Handler) http.Handler {
 	return s.requestID(s.recoverer(s.faults(s.rateLimit(h))))
 }
 
 // emit is the single funnel of the server's events (CONTRACT §7): every
 // installation and transcript change made through HTTP or a seeding call
-// passes here, after the state lock is released. Webhook delivery will hook
-// in here; for now events are dropped.
-func (s *Server) emit(e event) {}
+// passes here, after the state lock is released. It queues one delivery per
+// webhook of the event's plugin and returns without waiting for the network.
+func (s *Server) emit(e event) {
+	s.deliveries.publish(e, s.st.webhooksOf(e.PluginID))
+}

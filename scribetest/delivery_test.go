@@ -1,0 +1,767 @@
+package scribetest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/apitest"
+	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// waitLimit bounds every wait of these tests: a liveness bound that fails a
+// hung test, never a measure of speed.
+const waitLimit = 10 * time.Second
+
+// fastSchedule makes retries follow each other within milliseconds.
+var fastSchedule = scribetest.WithWebhookSchedule(0, 2*time.Millisecond, 4*time.Millisecond, 8*time.Millisecond)
+
+// hookEnv is a server with a developer, a plugin that may read transcripts,
+// and a user.
+type hookEnv struct {
+	s      *scribetest.Server
+	clock  *scribetest.FakeClock
+	dev    scribetest.Developer
+	plugin scribe.Plugin
+	user   scribe.User
+}
+
+func newHookEnv(t *testing.T, opts ...scribetest.Option) *hookEnv {
+	t.Helper()
+	e := &hookEnv{clock: scribetest.NewFakeClock(t0)}
+	e.s = scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithClock(e.clock), fastSchedule}, opts...)...)
+	var err error
+	if e.dev, err = e.s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"}); err != nil {
+		t.Fatal(err)
+	}
+	e.plugin = e.newPlugin(t, scribe.PermissionRead)
+	if e.user, err = e.s.CreateUser(scribetest.UserParams{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *hookEnv) newPlugin(t *testing.T, transcript scribe.Permission) scribe.Plugin {
+	t.Helper()
+	p, err := e.s.CreatePlugin(e.dev.User.ID, scribetest.PluginParams{Name: "plugin " + string(transcript),
+		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: transcript}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (e *hookEnv) hook(t *testing.T, pluginID int64, uri string) scribe.Webhook {
+	t.Helper()
+	w, err := e.s.CreateWebhook(pluginID, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// settle waits until every delivery is delivered or given up.
+func (e *hookEnv) settle(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := e.s.WaitForDeliveries(ctx); err != nil {
+		t.Fatalf("WaitForDeliveries: %v; pending %+v", err, e.s.PendingDeliveries())
+	}
+}
+
+// got is one request a receiver got.
+type got struct {
+	header http.Header
+	body   []byte
+	event  webhook.Event
+}
+
+// receiver is a webhook endpoint that records every request. answer, when
+// set, writes the answer to the n-th request (from 1); the default is 204.
+type receiver struct {
+	srv    *httptest.Server
+	answer func(n int, w http.ResponseWriter, r *http.Request)
+
+	mu   sync.Mutex
+	reqs []got
+}
+
+func newReceiver(t *testing.T, answer func(n int, w http.ResponseWriter, r *http.Request)) *receiver {
+	t.Helper()
+	rc := &receiver{answer: answer}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var ev webhook.Event
+		_ = json.Unmarshal(body, &ev)
+		rc.mu.Lock()
+		rc.reqs = append(rc.reqs, got{header: r.Header.Clone(), body: body, event: ev})
+		n := len(rc.reqs)
+		rc.mu.Unlock()
+		if rc.answer != nil {
+			rc.answer(n, w, r)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+func (rc *receiver) url() string { return rc.srv.URL + "/hook" }
+
+func (rc *receiver) got() []got {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.reqs)
+}
+
+// status answers every request with code.
+func status(code int) func(int, http.ResponseWriter, *http.Request) {
+	return func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code) }
+}
+
+// failFirst answers 503 to the first k attempts of each event (by
+// webhook-id), then 204.
+func failFirst(k int) func(int, http.ResponseWriter, *http.Request) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	return func(_ int, w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Header.Get(webhook.HeaderID)]++
+		n := seen[r.Header.Get(webhook.HeaderID)]
+		mu.Unlock()
+		if n <= k {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// eventually fails t unless cond becomes true within waitLimit.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// getJSON sends an authenticated GET and returns the body decoded as any.
+func getJSON(t *testing.T, s *scribetest.Server, path, token string) any {
+	t.Helper()
+	r, err := http.NewRequest(http.MethodGet, s.URL()+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d, %v", path, resp.StatusCode, err)
+	}
+	return v
+}
+
+func asAny(t *testing.T, raw []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	return v
+}
+
+var eventIDPattern = regexp.MustCompile(`^evt_[A-Za-z0-9_-]+$`)
+
+// A delivery is a POST of the event envelope, with data exactly as the API
+// renders the resource, signed so that the SDK's Verifier accepts it with the
+// webhook's signing secret, and conforming to api/openapi.yaml's webhooks.
+func TestWebhookDeliveryIsSignedAndShaped(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	rc := newReceiver(t, nil)
+	hook := e.hook(t, e.plugin.ID, rc.url())
+	key, err := e.s.CreateSecretKey(e.plugin.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	inst, err := e.s.Install(e.plugin.ID, e.user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(90 * time.Second)
+	tr, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: "Standup", Text: "Hello.", Type: "meeting",
+		Metadata: map[string]any{"room": "B2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+
+	secret, err := webhook.ParseSecret(hook.SigningSecret.Reveal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := webhook.NewVerifier(secret, webhook.WithClock(e.clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	devKey := e.dev.Key.Reveal()
+	jwt, err := auth.Mint(key.Key, inst.UUID, e.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantData := map[webhook.EventType]any{
+		webhook.EventInstallationCreated: getJSON(t, e.s, fmt.Sprintf("/plugins/%d/installations", e.plugin.ID), devKey).(map[string]any)["data"].([]any)[0],
+		webhook.EventTranscriptCreated:   getJSON(t, e.s, fmt.Sprintf("/transcripts/%d", tr.ID), jwt),
+	}
+	wantCreated := map[webhook.EventType]time.Time{
+		webhook.EventInstallationCreated: t0,
+		webhook.EventTranscriptCreated:   t0.Add(90 * time.Second),
+	}
+
+	deliveries := rc.got()
+	if len(deliveries) != 2 {
+		t.Fatalf("the receiver got %d deliveries, want 2 (installation.created, transcript.created)", len(deliveries))
+	}
+	validator := apitest.NewValidator(t)
+	for _, d := range deliveries {
+		ev := d.event
+		t.Run(string(ev.Type), func(t *testing.T) {
+			if ct := d.header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type = %q, want application/json", ct)
+			}
+			if id := d.header.Get(webhook.HeaderID); id != ev.ID || !eventIDPattern.MatchString(id) {
+				t.Errorf("webhook-id = %q, body id = %q; want equal, matching %v", id, ev.ID, eventIDPattern)
+			}
+			if err := v.Verify(d.header, d.body); err != nil {
+				t.Errorf("the SDK's Verifier refuses the delivery: %v", err)
+			}
+			r := httptest.NewRequest(http.MethodPost, rc.url(), bytes.NewReader(d.body))
+			r.Header = d.header
+			if err := validator.ValidateWebhook(r, d.body); err != nil {
+				t.Error(err)
+			}
+			if bytes.Contains(d.body, []byte(webhook.SecretPrefix)) {
+				t.Errorf("the body carries a signing secret: %s", d.body)
+			}
+			wantEnvelope := webhook.Event{ID: ev.ID, Type: ev.Type, CreatedOn: wantCreated[ev.Type],
+				PluginID: e.plugin.ID, PluginInstallationUUID: inst.UUID}
+			if diff := cmp.Diff(wantEnvelope, ev, cmpopts.IgnoreFields(webhook.Event{}, "Data")); diff != "" {
+				t.Errorf("envelope (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(string(d.body), `"created_on":"`+wantCreated[ev.Type].Format(time.RFC3339)+`"`) {
+				t.Errorf("created_on is not RFC 3339 UTC: %s", d.body)
+			}
+			if diff := cmp.Diff(wantData[ev.Type], asAny(t, ev.Data)); diff != "" {
+				t.Errorf("data differs from what the API answers (-API +event):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Events go to every webhook of the plugin concerned and nowhere else:
+// installation events to the installed plugin, transcript events only to
+// plugins with transcript permission that the transcript's user has
+// installed now; an uninstalled installation gets installation.deleted and
+// nothing after it.
+func TestWebhookRouting(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	pluginNone := e.newPlugin(t, scribe.PermissionNone)
+	pluginOther := e.newPlugin(t, scribe.PermissionRead) // never installed by the user
+	alan, err := e.s.CreateUser(scribetest.UserParams{FirstName: "Alan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	receivers := map[string]*receiver{}
+	for _, name := range []string{"plugin#1", "plugin#2", "none", "other"} {
+		receivers[name] = newReceiver(t, nil)
+	}
+	e.hook(t, e.plugin.ID, receivers["plugin#1"].url())
+	e.hook(t, e.plugin.ID, receivers["plugin#2"].url())
+	e.hook(t, pluginNone.ID, receivers["none"].url())
+	e.hook(t, pluginOther.ID, receivers["other"].url())
+
+	inst, err := e.s.Install(e.plugin.ID, e.user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	instNone, err := e.s.Install(pluginNone.ID, e.user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alanInst, err := e.s.Install(pluginOther.ID, alan.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.UpdateTranscript(tr.ID, func(t *scribe.Transcript) { t.Headline = "one, edited" }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.CreateTranscript(alan.ID, scribetest.TranscriptParams{Headline: "Alan's"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.Uninstall(inst.UUID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: "after uninstall"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.UpdateTranscript(tr.ID, func(t *scribe.Transcript) { t.Text = "after uninstall" }); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+
+	// what names one event as the receiver saw it: type, installation, and
+	// the transcript's headline or the installation's state.
+	type what struct {
+		Type webhook.EventType
+		UUID string
+		Note string
+	}
+	pluginEvents := []what{
+		{webhook.EventInstallationCreated, inst.UUID, "active"},
+		{webhook.EventTranscriptCreated, inst.UUID, "one"},
+		{webhook.EventTranscriptUpdated, inst.UUID, "one, edited"},
+		{webhook.EventInstallationDeleted, inst.UUID, "deleted"},
+	}
+	want := map[string][]what{
+		"plugin#1": pluginEvents,
+		"plugin#2": pluginEvents,
+		// No transcript permission: installation events only.
+		"none": {{webhook.EventInstallationCreated, instNone.UUID, "active"}},
+		// Not installed by the user: Alan's events only.
+		"other": {
+			{webhook.EventInstallationCreated, alanInst.UUID, "active"},
+			{webhook.EventTranscriptCreated, alanInst.UUID, "Alan's"},
+		},
+	}
+	for name, rc := range receivers {
+		var gotWhat []what
+		for _, g := range rc.got() {
+			w := what{Type: g.event.Type, UUID: g.event.PluginInstallationUUID}
+			switch g.event.Type {
+			case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
+				tr, err := g.event.Transcript()
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.Note = tr.Headline
+			default:
+				in, err := g.event.Installation()
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.Note = "active"
+				if in.DeletedOn != nil {
+					w.Note = "deleted"
+				}
+			}
+			gotWhat = append(gotWhat, w)
+		}
+		// No order is guaranteed: compare as sets.
+		sortWhat := cmpopts.SortSlices(func(a, b what) bool { return fmt.Sprint(a) < fmt.Sprint(b) })
+		if diff := cmp.Diff(want[name], gotWhat, sortWhat); diff != "" {
+			t.Errorf("receiver %s (-want +got):\n%s", name, diff)
+		}
+	}
+	// One event reaches both webhooks of a plugin with the same id.
+	ids := func(rc *receiver) []string {
+		var out []string
+		for _, g := range rc.got() {
+			out = append(out, g.event.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if diff := cmp.Diff(ids(receivers["plugin#1"]), ids(receivers["plugin#2"])); diff != "" {
+		t.Errorf("the two webhooks of one plugin got different event ids (-#1 +#2):\n%s", diff)
+	}
+}
+
+// attemptOpts compare the attempts without what varies between runs.
+var attemptOpts = cmpopts.IgnoreFields(scribetest.DeliveryAttempt{}, "EventID", "Duration", "Time", "Error")
+
+// A failed attempt (a 5xx, a redirect that is not followed, a refused
+// connection) is retried with the same webhook-id, each attempt signed anew
+// with its own timestamp and recorded; a 2xx ends the delivery.
+func TestWebhookRetries(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		answers   []int  // the receiver's answers, in order; 204 after them
+		wantError string // in the first attempt's Error
+	}{
+		{"500 then 204", []int{500}, "answered 500 Internal Server Error"},
+		{"302 not followed then 204", []int{302}, `answered 302 Found (redirect to`},
+		{"503, 429, then 200", []int{503, 429}, "answered 503 Service Unavailable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newHookEnv(t)
+			target := newReceiver(t, nil) // where the redirect points
+			rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				e.clock.Advance(time.Minute) // the next attempt is signed a minute later
+				if n > len(tt.answers) {
+					w.WriteHeader(http.StatusNoContent)
+					return
+				}
+				if tt.answers[n-1] == http.StatusFound {
+					http.Redirect(w, r, target.url(), http.StatusFound)
+					return
+				}
+				w.WriteHeader(tt.answers[n-1])
+			})
+			hook := e.hook(t, e.plugin.ID, rc.url())
+			if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+				t.Fatal(err)
+			}
+			e.settle(t)
+
+			var want []scribetest.DeliveryAttempt
+			for i, code := range append(slices.Clone(tt.answers), http.StatusNoContent) {
+				want = append(want, scribetest.DeliveryAttempt{EventType: webhook.EventInstallationCreated, WebhookID: hook.ID,
+					URI: hook.URI, Attempt: i + 1, StatusCode: code, Delivered: code == http.StatusNoContent, Final: code == http.StatusNoContent})
+			}
+			attempts := e.s.Deliveries()
+			if diff := cmp.Diff(want, attempts, attemptOpts); diff != "" {
+				t.Fatalf("attempts (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(attempts[0].Error, tt.wantError) || attempts[len(attempts)-1].Error != "" {
+				t.Errorf("errors = %q ... %q; want the first to contain %q and the last empty", attempts[0].Error, attempts[len(attempts)-1].Error, tt.wantError)
+			}
+			if n := len(target.got()); n != 0 {
+				t.Errorf("the redirect was followed: its target got %d requests", n)
+			}
+			reqs := rc.got()
+			for i, a := range attempts {
+				h := reqs[i].header
+				if h.Get(webhook.HeaderID) != a.EventID || a.EventID != attempts[0].EventID {
+					t.Errorf("attempt %d: webhook-id %q, record %q, first %q: want one id for every attempt", a.Attempt, h.Get(webhook.HeaderID), a.EventID, attempts[0].EventID)
+				}
+				if ts := h.Get(webhook.HeaderTimestamp); ts != strconv.FormatInt(a.Time.Unix(), 10) || !a.Time.Equal(t0.Add(time.Duration(i)*time.Minute)) {
+					t.Errorf("attempt %d: webhook-timestamp %s, recorded %v; want each attempt signed at its own time", a.Attempt, ts, a.Time)
+				}
+			}
+			if p := e.s.PendingDeliveries(); len(p) != 0 {
+				t.Errorf("pending after delivery: %+v", p)
+			}
+		})
+	}
+}
+
+// A receiver that cannot be reached fails the attempt with no status.
+func TestWebhookUnreachableReceiver(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, time.Millisecond))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := "http://" + ln.Addr().String() + "/hook"
+	ln.Close() // nobody listens there now
+	e.hook(t, e.plugin.ID, uri)
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+	attempts := e.s.Deliveries()
+	if len(attempts) != 2 {
+		t.Fatalf("got %d attempts, want 2 (the whole schedule): %+v", len(attempts), attempts)
+	}
+	for _, a := range attempts {
+		if a.StatusCode != 0 || a.Delivered || a.Error == "" {
+			t.Errorf("attempt %d = %+v; want no status, not delivered, an error", a.Attempt, a)
+		}
+	}
+	if !attempts[1].Final || attempts[0].Final {
+		t.Errorf("Final = %v, %v; want only the last attempt final", attempts[0].Final, attempts[1].Final)
+	}
+}
+
+// After the last attempt of the schedule the delivery is given up: the last
+// record is Final and not Delivered, and nothing stays pending.
+func TestWebhookGivesUpAfterSchedule(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t) // fastSchedule: 4 attempts
+	rc := newReceiver(t, status(http.StatusInternalServerError))
+	e.hook(t, e.plugin.ID, rc.url())
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+	attempts := e.s.Deliveries()
+	if len(attempts) != 4 || len(rc.got()) != 4 {
+		t.Fatalf("%d attempts recorded, %d received; want 4", len(attempts), len(rc.got()))
+	}
+	last := attempts[3]
+	if !last.Final || last.Delivered || last.StatusCode != 500 {
+		t.Errorf("last attempt = %+v; want Final, not Delivered, 500", last)
+	}
+	if p := e.s.PendingDeliveries(); len(p) != 0 {
+		t.Errorf("pending after giving up: %+v", p)
+	}
+}
+
+// WithWebhookScheduleScale scales the schedule's delays: an hour scaled by
+// 1e-6 is 3.6 ms, so the second attempt comes within the test's wait.
+func TestWebhookScheduleScale(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, time.Hour), scribetest.WithWebhookScheduleScale(1e-6))
+	rc := newReceiver(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	})
+	e.hook(t, e.plugin.ID, rc.url())
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+	if n := len(e.s.Deliveries()); n != 2 {
+		t.Errorf("%d attempts, want 2", n)
+	}
+}
+
+// A receiver that does not answer within the timeout fails the attempt.
+func TestWebhookTimeout(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t, scribetest.WithWebhookSchedule(0), scribetest.WithWebhookTimeout(50*time.Millisecond))
+	rc := newReceiver(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // answers only when the sender gives up
+	})
+	e.hook(t, e.plugin.ID, rc.url())
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+	a := e.s.Deliveries()
+	if len(a) != 1 || a[0].StatusCode != 0 || a[0].Delivered || a[0].Error != "no answer within 50ms" {
+		t.Errorf("attempts = %+v; want one, failed with %q", a, "no answer within 50ms")
+	}
+}
+
+// A receiver that hangs holds neither the API, nor a seeding call, nor the
+// deliveries to another receiver, even with many events queued for it.
+func TestSlowReceiverBlocksNothingElse(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
+	slow := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { <-release })
+	fast := newReceiver(t, nil)
+	e.hook(t, e.plugin.ID, slow.url())
+	e.hook(t, e.plugin.ID, fast.url())
+	key, err := e.s.CreateSecretKey(e.plugin.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := e.s.Install(e.plugin.ID, e.user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const transcripts = 20 // more events than senders: the slow one must not take them all
+	for i := range transcripts {
+		// Each seeding call returns while the slow receiver hangs.
+		if _, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the fast receiver gets every event while the slow one hangs", func() bool {
+		return len(fast.got()) == transcripts+1 && len(slow.got()) > 0
+	})
+	client, err := e.s.InstallationClient(key.Key, inst.UUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if _, err := client.GetMe(ctx); err != nil {
+		t.Errorf("an API request while a receiver hangs: %v", err)
+	}
+	unblock()
+	e.settle(t)
+	if n := len(slow.got()); n != transcripts+1 {
+		t.Errorf("after it recovered the slow receiver got %d events, want %d", n, transcripts+1)
+	}
+}
+
+// deliveryGoroutines counts the goroutines running the delivery engine's
+// code: senders and timer callbacks.
+func deliveryGoroutines() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "scribetest.(*deliveries)")
+}
+
+// Close stops delivery at once: the attempt in flight is aborted, the
+// deliveries waiting for a retry and those emitted afterwards stay listed by
+// PendingDeliveries, never attempted again, and no delivery goroutine
+// outlives Close. Not parallel: it counts goroutines.
+func TestCloseReportsUndeliveredAndLeaksNothing(t *testing.T) {
+	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, time.Hour))
+	hanging := make(chan struct{})
+	var once sync.Once
+	failing := newReceiver(t, status(http.StatusServiceUnavailable))
+	stuck := newReceiver(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(hanging) })
+		<-r.Context().Done()
+	})
+	failHook := e.hook(t, e.plugin.ID, failing.url())
+	other := e.newPlugin(t, scribe.PermissionNone)
+	stuckHook := e.hook(t, other.ID, stuck.url())
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.Install(other.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	<-hanging
+	eventually(t, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 })
+	if deliveryGoroutines() == 0 {
+		t.Fatal("no delivery goroutine runs while an attempt hangs; the count proves nothing")
+	}
+
+	e.s.Close()
+	if n := deliveryGoroutines(); n != 0 {
+		t.Errorf("%d delivery goroutines outlive Close", n)
+	}
+	if _, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: "after Close"}); err != nil {
+		t.Fatal(err)
+	}
+
+	want := []scribetest.PendingDelivery{
+		{EventType: webhook.EventInstallationCreated, WebhookID: failHook.ID, URI: failHook.URI, Attempts: 1, LastStatusCode: 503, LastError: "answered 503 Service Unavailable"},
+		{EventType: webhook.EventInstallationCreated, WebhookID: stuckHook.ID, URI: stuckHook.URI, Attempts: 1, LastError: "abandoned: the server was closed during the attempt"},
+		{EventType: webhook.EventTranscriptCreated, WebhookID: failHook.ID, URI: failHook.URI},
+	}
+	if diff := cmp.Diff(want, e.s.PendingDeliveries(), cmpopts.IgnoreFields(scribetest.PendingDelivery{}, "EventID")); diff != "" {
+		t.Errorf("pending after Close (-want +got):\n%s", diff)
+	}
+	err := e.s.WaitForDeliveries(context.Background())
+	if !errors.Is(err, scribetest.ErrClosed) || !strings.Contains(err.Error(), "3 webhook deliveries") {
+		t.Errorf("WaitForDeliveries after Close = %v; want ErrClosed and the count", err)
+	}
+	if n := len(failing.got()); n != 1 {
+		t.Errorf("the failing receiver got %d attempts; want 1: none after Close", n)
+	}
+}
+
+// Shutdown waits for pending deliveries, retries included, and returns nil
+// when they all got through.
+func TestShutdownDrainsDeliveries(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, 20*time.Millisecond))
+	rc := newReceiver(t, failFirst(1))
+	e.hook(t, e.plugin.ID, rc.url())
+	inst, err := e.s.Install(e.plugin.ID, e.user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.Uninstall(inst.UUID); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := e.s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown = %v; pending %+v", err, e.s.PendingDeliveries())
+	}
+	delivered := 0
+	for _, a := range e.s.Deliveries() {
+		if a.Delivered {
+			delivered++
+		}
+	}
+	if delivered != 2 || len(e.s.PendingDeliveries()) != 0 {
+		t.Errorf("delivered %d of 2 events; pending %+v", delivered, e.s.PendingDeliveries())
+	}
+}
+
+// When Shutdown's context ends first, Shutdown says how many deliveries are
+// left, wrapping the context's error, and PendingDeliveries lists them.
+func TestShutdownReportsUndelivered(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, time.Hour))
+	rc := newReceiver(t, status(http.StatusServiceUnavailable))
+	e.hook(t, e.plugin.ID, rc.url())
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	err := e.s.Shutdown(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "1 webhook deliveries undelivered") {
+		t.Errorf("Shutdown = %v; want DeadlineExceeded and the count", err)
+	}
+	if p := e.s.PendingDeliveries(); len(p) != 1 || p[0].EventType != webhook.EventInstallationCreated {
+		t.Errorf("pending = %+v; want the installation.created", p)
+	}
+}
+
+// The delivery options refuse values that make no sense, saying why.
+func TestWebhookOptionsRefuseBadValues(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opt  scribetest.Option
+		want string
+	}{
+		{"empty schedule", scribetest.WithWebhookSchedule(), "at least one delay"},
+		{"negative delay", scribetest.WithWebhookSchedule(0, -time.Second), "delay 1 is -1s"},
+		{"zero scale", scribetest.WithWebhookScheduleScale(0), "positive finite"},
+		{"NaN scale", scribetest.WithWebhookScheduleScale(math.NaN()), "positive finite"},
+		{"zero workers", scribetest.WithWebhookWorkers(0), "at least 1"},
+		{"zero timeout", scribetest.WithWebhookTimeout(0), "must be positive"},
+		{"nil transport", scribetest.WithWebhookTransport(nil), "transport is nil"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := scribetest.NewUnstartedServer(tt.opt)
+			if err == nil {
+				s.Close()
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not say %q", err, tt.want)
+			}
+		})
+	}
+}
