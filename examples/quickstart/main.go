@@ -1,86 +1,149 @@
-// Command quickstart shows the scribe client end to end with no setup and no
-// network: it starts a small stand-in for the Plugin Integration Service on
-// a loopback port, then, as a plugin developer would, lists its plugins,
-// creates one with a secret key, and shows what an error looks like.
+// Command quickstart walks through the scribe client end to end, with no
+// setup and no network beyond loopback: it starts the reference server
+// (package scribetest) in this process with its demo data, then does what a
+// plugin developer's backend does.
 //
 //	go run ./examples/quickstart
 //
-// The stand-in will give way to package scribetest, the full reference server.
+// With the developer key it lists the developer's plugins, creates a new
+// secret key for one of them and lists its installations. Then, for an
+// installation, it builds an installation client from the new key (the
+// client mints the installation JWT itself), asks who the user is, walks
+// the user's transcripts and shows what an error looks like. Secrets are
+// printed redacted; the JWT is never printed.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
+	"io"
 	"os"
+	"time"
 
 	"github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/scribetest"
 )
 
 func main() {
-	if err := run(); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := run(ctx, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	ctx := context.Background()
-	srv := startService(developerKey)
-	defer srv.Close()
-	fmt.Println("service (stand-in) at", srv.URL+"/v1")
-
-	// One client per base URL and credential; reuse it.
-	client, err := scribe.NewClient(srv.URL+"/v1",
-		scribe.WithDeveloperKey(developerKey),
-		scribe.WithUserAgentSuffix("quickstart/1.0"),
-	)
+// run is the whole program. opts are added to every client it builds (the
+// test gives an HTTP client that checks the traffic).
+func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
+	// The reference server, in this process, on a free loopback port, under
+	// /v1 like a real deployment. A real backend has a base URL and keys
+	// from its configuration instead.
+	srv, err := scribetest.NewServer(scribetest.WithBasePath("/v1"))
 	if err != nil {
 		return err
 	}
+	defer srv.Close()
+	demo, err := srv.LoadFixtures(scribetest.DemoFixtures())
+	if err != nil {
+		return err
+	}
+	dev := demo.Developers[0]
+	fmt.Fprintf(w, "Reference server with demo data at %s (in this process)\n", srv.URL())
 
-	// List: ranging over All fetches page after page (2 per page here) as
-	// the loop asks for them.
-	fmt.Println("\nGET /plugins, 2 per page:")
-	params := &scribe.ListPluginsParams{ListParams: scribe.ListParams{Limit: 2}}
-	for p, err := range client.ListPlugins(ctx, params).All() {
+	// 1. The developer key manages the developer's plugins.
+	fmt.Fprintf(w, "\nAs developer %s %s, with developer key %v:\n", dev.User.FirstName, dev.User.LastName, dev.Key)
+	fmt.Fprintln(w, "  GET /plugins")
+	devClient, err := scribe.NewClient(srv.URL(), append([]scribe.Option{scribe.WithDeveloperKey(dev.Key.Reveal())}, opts...)...)
+	if err != nil {
+		return err
+	}
+	var plugin *scribe.Plugin
+	for p, err := range devClient.ListPlugins(ctx, nil).All() {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("  plugin %d %q published=%v permissions=%s/%s\n",
-			p.ID, p.Name, p.Published, p.Permissions.User, p.Permissions.Transcript)
+		fmt.Fprintf(w, "    #%d %q: user %s, transcript %s\n", p.ID, p.Name, p.Permissions.User, p.Permissions.Transcript)
+		if plugin == nil && p.Permissions.Transcript == scribe.PermissionRead {
+			plugin = &p
+		}
+	}
+	if plugin == nil {
+		return errors.New("no plugin may read transcripts")
 	}
 
-	// Create: the client adds an Idempotency-Key, so a retried POST never
-	// creates a second plugin.
-	fmt.Println("\nPOST /plugins:")
-	plugin, err := client.CreatePlugin(ctx, &scribe.CreatePluginParams{
-		Name:        "Meeting notes to CRM",
-		Permissions: scribe.Permissions{Transcript: scribe.PermissionRead},
-	})
+	// A new secret key, as for a rotation. Its value prints redacted;
+	// Reveal gives it, to store in a secret manager (never a log).
+	sk, err := devClient.CreatePluginSecretKey(ctx, plugin.ID, &scribe.CreatePluginSecretKeyParams{Description: "quickstart"})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  created plugin %d %q (published=%v)\n", plugin.ID, plugin.Name, plugin.Published)
+	fmt.Fprintf(w, "  POST /plugins/%d/secret_keys\n    created key #%d: %v\n", plugin.ID, sk.ID, sk.Value)
 
-	fmt.Println("\nPOST /plugins/{id}/secret_keys:")
-	key, err := client.CreatePluginSecretKey(ctx, plugin.ID, &scribe.CreatePluginSecretKeyParams{Description: "quickstart"})
+	// Installations, uninstalled ones included; range fetches page after
+	// page (2 per page here) as the loop asks for them.
+	fmt.Fprintf(w, "  GET /plugins/%d/installations, 2 per page\n", plugin.ID)
+	var inst *scribe.PluginInstallation
+	params := &scribe.ListPluginInstallationsParams{ListParams: scribe.ListParams{Limit: 2}}
+	for in, err := range devClient.ListPluginInstallations(ctx, plugin.ID, params).All() {
+		if err != nil {
+			return err
+		}
+		state := "installed " + in.CreatedOn.Format(time.DateOnly)
+		if in.DeletedOn != nil {
+			state = "uninstalled " + in.DeletedOn.Format(time.DateOnly)
+		} else if inst == nil {
+			inst = &in
+		}
+		fmt.Fprintf(w, "    #%d %s %s, %s (%s)\n", in.ID, in.FirstName, in.LastName, in.UUID, state)
+	}
+	if inst == nil {
+		return errors.New("no active installation")
+	}
+
+	// 2. An installation client acts for one installation: it mints the
+	// installation JWT from the secret key, reuses it for about 55 minutes
+	// and replaces it before it expires.
+	key, err := auth.ParseSecretKey(sk.Value.Reveal())
 	if err != nil {
 		return err
 	}
-	// A secret prints redacted; key.Value.Reveal() gives the material.
-	fmt.Printf("  secret key %d: %v (%d characters, printed redacted)\n", key.ID, key.Value, len(key.Value.Reveal()))
+	ic, err := scribe.NewInstallationClient(srv.URL(), key, inst.UUID, opts...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nAs installation #%d, with a JWT minted from key #%d (never printed):\n", inst.ID, sk.ID)
+	fmt.Fprintln(w, "  GET /users/me")
+	me, err := ic.GetMe(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "    user #%d %s %s <%s>\n", me.ID, me.FirstName, me.LastName, me.EmailAddress)
+	fmt.Fprintln(w, "  GET /transcripts, 2 per page")
+	n := 0
+	for t, err := range ic.ListTranscripts(ctx, &scribe.ListTranscriptsParams{ListParams: scribe.ListParams{Limit: 2}}).All() {
+		if err != nil {
+			return err
+		}
+		n++
+		fmt.Fprintf(w, "    #%d %-10s %-16q %3d s of audio\n", t.ID, t.Type, t.Headline, t.Audio.LengthInSeconds)
+	}
+	fmt.Fprintf(w, "    %d transcripts in all\n", n)
 
-	// Errors are *scribe.Error values, matched with errors.Is / errors.As.
-	fmt.Println("\nGET /plugins/999:")
-	_, err = client.GetPlugin(ctx, 999)
+	// 3. Errors are *scribe.Error values: errors.Is for the kind, errors.As
+	// for the code and the request id. Another user's transcript is 404,
+	// exactly as if it did not exist.
+	const othersTranscript = 4
+	_, err = ic.GetTranscript(ctx, othersTranscript)
 	var apiErr *scribe.Error
-	switch {
-	case errors.Is(err, scribe.ErrNotFound) && errors.As(err, &apiErr):
-		fmt.Printf("  not found (code %s, request id %s)\n  %v\n", apiErr.Code, apiErr.RequestID, err)
-	default:
-		log.Printf("unexpected: %v", err)
+	if !errors.Is(err, scribe.ErrNotFound) || !errors.As(err, &apiErr) {
+		return fmt.Errorf("transcript %d: want not found, got %v", othersTranscript, err)
 	}
+	fmt.Fprintf(w, "  GET /transcripts/%d\n    %d %s (another user's transcript is out of scope), request id %s\n",
+		othersTranscript, apiErr.StatusCode, apiErr.Code, apiErr.RequestID)
+
+	fmt.Fprintf(w, "\nDone: %d requests, all on loopback.\n", srv.RequestCount())
 	return nil
 }
