@@ -31,6 +31,9 @@ type Server struct {
 	st       *store
 	idem     *idempotencyStore
 	log      *requestLog
+	limiter  *rateLimiter // nil: rate limiting is off (ratelimit.go)
+	injected faultQueue   // injected faults (faults.go)
+	verified verifyCache  // installation JWTs verified before (verifycache.go)
 	verifier *auth.Verifier
 	handler  http.Handler
 
@@ -52,6 +55,7 @@ type config struct {
 	addr     string
 	logger   *slog.Logger
 	fixtures []io.Reader
+	limiter  *rateLimiter   // WithRateLimit (ratelimit.go)
 	delivery deliveryConfig // the WithWebhook... options (delivery.go)
 }
 
@@ -139,6 +143,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		st:       newStore(cfg.clock),
 		idem:     newIdempotencyStore(),
 		log:      newRequestLog(),
+		limiter:  cfg.limiter,
 		verifier: auth.NewVerifier(auth.WithClock(cfg.clock.Now)),
 	}
 	s.deliveries = newDeliveries(cfg.delivery, cfg.clock, cfg.logger)
@@ -253,9 +258,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 //	requestID → recoverer → faults → rateLimit → routes
 //
 // requestID comes first so that every answer, even a recovered panic, has a
-// Request-Id; faults (fault injection, to come) sits inside recoverer so an
-// injected panic is answered too; rateLimit (enforcement to come) sees every
-// request that reaches an operation.
+// Request-Id; faults (InjectFault) sits inside recoverer and before
+// everything else, so a faulted request is neither authenticated, counted
+// nor performed; rateLimit (WithRateLimit) sees every request that reaches
+// an operation, and shares its authentication with it.
 func (s *Server) chain(h http.Handler) http.Handler {
 	return s.requestID(s.recoverer(s.faults(s.rateLimit(h))))
 }
