@@ -1,0 +1,378 @@
+package scribetest_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest"
+)
+
+func inject(t *testing.T, s *scribetest.Server, f scribetest.Fault) {
+	t.Helper()
+	if err := s.InjectFault(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFailNext: FailNext(2, 503) fails the next two requests with the
+// contract's 503 problem, then the server serves normally; FiredFaults
+// reports both, with the request ids the answers carried.
+func TestFailNext(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if err := e.s.FailNext(2, http.StatusServiceUnavailable); err != nil {
+		t.Fatal(err)
+	}
+	get := req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()}
+	var ids []string
+	for i := range 2 {
+		resp, body := e.do(t, get)
+		p := problemOf(t, resp, body)
+		if resp.StatusCode != 503 || p.Code != scribe.CodeServiceUnavailable || p.RequestID != resp.Header.Get("Request-Id") || p.RequestID == "" {
+			t.Fatalf("request %d: %d %+v, want 503 service_unavailable with the Request-Id", i+1, resp.StatusCode, p)
+		}
+		ids = append(ids, p.RequestID)
+	}
+	if resp, _ := e.do(t, get); resp.StatusCode != 200 {
+		t.Fatalf("third request: status %d, want 200", resp.StatusCode)
+	}
+	var got []string
+	for _, f := range e.s.FiredFaults() {
+		if f.Method != "GET" || f.Path != "/v1/plugins" || !f.Time.Equal(t0) || f.Fault.Status != 503 {
+			t.Errorf("fired fault = %+v", f)
+		}
+		got = append(got, f.RequestID)
+	}
+	if diff := cmp.Diff(ids, got); diff != "" {
+		t.Errorf("fired faults' request ids (-want +got):\n%s", diff)
+	}
+}
+
+// TestFaultAnswers: each status a fault may answer with carries the
+// contract's code; Retry-After is sent (rounded up to seconds) when given,
+// and always on a 429, which also announces a spent quota.
+func TestFaultAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		fault scribetest.Fault
+		code  string
+		want  quotaHeaders
+	}{
+		{scribetest.Fault{Status: 500}, scribe.CodeInternalError, quotaHeaders{}},
+		{scribetest.Fault{Status: 502}, scribe.CodeBadGateway, quotaHeaders{}},
+		{scribetest.Fault{Status: 503}, scribe.CodeServiceUnavailable, quotaHeaders{}},
+		{scribetest.Fault{Status: 503, RetryAfter: 1500 * time.Millisecond}, scribe.CodeServiceUnavailable, quotaHeaders{RetryAfter: "2"}},
+		{scribetest.Fault{Status: 504}, scribe.CodeGatewayTimeout, quotaHeaders{}},
+		{scribetest.Fault{Status: 429}, scribe.CodeRateLimited, quotaHeaders{"1000", "0", "0", "0"}},
+		{scribetest.Fault{Status: 429, RetryAfter: 30 * time.Second}, scribe.CodeRateLimited, quotaHeaders{"1000", "0", "30", "30"}},
+	}
+	e := newEnv(t) // faults are used up one by one: the cases share a server
+	for _, tt := range tests {
+		inject(t, e.s, tt.fault)
+		resp, body := e.do(t, req{method: "GET", path: "/users/me", token: e.userToken(t)})
+		p := problemOf(t, resp, body)
+		if resp.StatusCode != tt.fault.Status || p.Code != tt.code || p.Status != tt.fault.Status {
+			t.Errorf("%+v: %d %s, want %d %s", tt.fault, resp.StatusCode, p.Code, tt.fault.Status, tt.code)
+		}
+		if diff := cmp.Diff(tt.want, quotaOf(resp)); diff != "" {
+			t.Errorf("%+v: headers (-want +got):\n%s", tt.fault, diff)
+		}
+	}
+}
+
+// TestFaultMatching: a fault applies only to requests of its method and
+// path (exact, {name} for one segment, {name...} for the rest); the others
+// pass it by, and it waits for a matching one.
+func TestFaultMatching(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		fault   scribetest.Fault
+		method  string
+		path    string
+		matches bool
+	}{
+		{"any request", scribetest.Fault{}, "GET", "/plugins", true},
+		{"method", scribetest.Fault{Method: "POST"}, "GET", "/plugins", false},
+		{"method, lower case", scribetest.Fault{Method: "post"}, "POST", "/plugins", true},
+		{"exact path", scribetest.Fault{Path: "/plugins"}, "GET", "/plugins", true},
+		{"exact path, other", scribetest.Fault{Path: "/plugins"}, "GET", "/plugins/1", false},
+		{"exact id", scribetest.Fault{Path: "/plugins/1"}, "GET", "/plugins/1", true},
+		{"wildcard", scribetest.Fault{Path: "/plugins/{id}"}, "GET", "/plugins/1", true},
+		{"wildcard, deeper path", scribetest.Fault{Path: "/plugins/{id}"}, "GET", "/plugins/1/webhooks", false},
+		{"wildcard, shorter path", scribetest.Fault{Path: "/plugins/{id}"}, "GET", "/plugins", false},
+		{"wildcard in the middle", scribetest.Fault{Path: "/plugins/{id}/secret_keys"}, "POST", "/plugins/1/secret_keys", true},
+		{"rest wildcard", scribetest.Fault{Path: "/plugins/{rest...}"}, "GET", "/plugins/1/webhooks", true},
+		{"rest wildcard, other root", scribetest.Fault{Path: "/plugins/{rest...}"}, "GET", "/transcripts", false},
+		{"method and path", scribetest.Fault{Method: "GET", Path: "/users/me"}, "GET", "/users/me", true},
+		{"unknown path", scribetest.Fault{Path: "/nowhere"}, "GET", "/nowhere", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			tt.fault.Status = 502
+			inject(t, e.s, tt.fault)
+			resp, _ := e.do(t, req{method: tt.method, path: tt.path, token: e.devA.Key.Reveal(), body: `{"name":"x"}`})
+			if got := resp.StatusCode == 502; got != tt.matches {
+				t.Errorf("%s %s with %+v: status %d; matched %t, want %t", tt.method, tt.path, tt.fault, resp.StatusCode, got, tt.matches)
+			}
+			if n := len(e.s.FiredFaults()); (n == 1) != tt.matches {
+				t.Errorf("%d faults fired; matched %t", n, tt.matches)
+			}
+		})
+	}
+}
+
+// TestFaultOrderAndTimes: faults fire in the order injected, each for its
+// Times; a negative Times lasts until ClearFaults.
+func TestFaultOrderAndTimes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	inject(t, e.s, scribetest.Fault{Status: 502, Times: 2})
+	inject(t, e.s, scribetest.Fault{Status: 504})
+	inject(t, e.s, scribetest.Fault{Status: 500, Times: -1})
+	get := req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()}
+	var got []int
+	for range 6 {
+		resp, _ := e.do(t, get)
+		got = append(got, resp.StatusCode)
+	}
+	e.s.ClearFaults()
+	resp, _ := e.do(t, get)
+	got = append(got, resp.StatusCode)
+	if diff := cmp.Diff([]int{502, 502, 504, 500, 500, 500, 200}, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if n := len(e.s.FiredFaults()); n != 6 {
+		t.Errorf("FiredFaults has %d entries, want 6", n)
+	}
+}
+
+// TestFaultBeforeAuthentication: a fault fires whatever the credential, even
+// none, and a faulted request counts against no rate limit.
+func TestFaultBeforeAuthentication(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, scribetest.WithRateLimit(1, time.Minute))
+	inject(t, e.s, scribetest.Fault{Status: 503, Times: 2})
+	for _, tok := range []string{"", e.devA.Key.Reveal()} {
+		if resp, _ := e.do(t, req{method: "GET", path: "/plugins", token: tok}); resp.StatusCode != 503 {
+			t.Errorf("status %d, want 503 before authentication", resp.StatusCode)
+		}
+	}
+	if resp, _ := e.do(t, req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()}); resp.StatusCode != 200 {
+		t.Errorf("after the faults: status %d, want 200 (a faulted request used the quota)", resp.StatusCode)
+	}
+}
+
+// TestInjectFaultRejects: a fault the server cannot play is an error that
+// says why, and nothing is injected.
+func TestInjectFaultRejects(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t, scribetest.WithBasePath("/v1"))
+	tests := []struct {
+		fault scribetest.Fault
+		want  string
+	}{
+		{scribetest.Fault{Status: 404}, "Status 404"},
+		{scribetest.Fault{Status: 200}, "Status 200"},
+		{scribetest.Fault{}, "does nothing"},
+		{scribetest.Fault{Drop: true, Status: 503}, "exclude"},
+		{scribetest.Fault{Drop: true, RetryAfter: time.Second}, "exclude"},
+		{scribetest.Fault{Status: 503, Delay: -time.Second}, "negative"},
+		{scribetest.Fault{Status: 503, RetryAfter: -time.Second}, "negative"},
+		{scribetest.Fault{Delay: time.Second, RetryAfter: time.Second}, "needs a Status"},
+		{scribetest.Fault{Status: 503, Path: "plugins"}, "beginning with /"},
+		{scribetest.Fault{Status: 503, Path: "/plugins?limit=1"}, "without query"},
+		{scribetest.Fault{Status: 503, Path: "/v1/plugins"}, `relative to the base path, as "/plugins"`},
+		{scribetest.Fault{Status: 503, Path: "/plugins/{id"}, "wildcard"},
+		{scribetest.Fault{Status: 503, Path: "/plugins/id}"}, "wildcard"},
+		{scribetest.Fault{Status: 503, Path: "/plugins/{}"}, "wildcard"},
+		{scribetest.Fault{Status: 503, Path: "/plugins/{rest...}/webhooks"}, "last segment"},
+		{scribetest.Fault{Status: 503, Method: "GET /plugins"}, "not an HTTP method"},
+	}
+	for _, tt := range tests {
+		err := s.InjectFault(tt.fault)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("InjectFault(%+v) = %v, want an error containing %q", tt.fault, err, tt.want)
+		}
+	}
+	if err := s.FailNext(0, 503); err == nil {
+		t.Error("FailNext(0, 503): no error")
+	}
+	if err := s.FailNext(1, 418); err == nil {
+		t.Error("FailNext(1, 418): no error")
+	}
+	resp, err := http.Get(s.URL() + "/plugins")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || len(s.FiredFaults()) != 0 {
+		t.Errorf("after refused faults: status %d, %d fired; want 401 and none", resp.StatusCode, len(s.FiredFaults()))
+	}
+}
+
+// TestRetriedPOSTCreatesOnce: the SDK client meets two injected 503s on
+// POST /plugins and retries with the same Idempotency-Key; the third
+// attempt creates the plugin, exactly one.
+func TestRetriedPOSTCreatesOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	inject(t, e.s, scribetest.Fault{Method: "POST", Path: "/plugins", Times: 2, Status: 503})
+	c, err := e.s.DeveloperClient(e.devA.Key, scribe.WithRetryWait(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := pluginCount(e)
+	p, err := c.CreatePlugin(context.Background(), &scribe.CreatePluginParams{Name: "Retried"})
+	if err != nil {
+		t.Fatalf("CreatePlugin after two 503s: %v", err)
+	}
+	if got := pluginCount(e); got != before+1 {
+		t.Errorf("plugins: %d, want %d", got, before+1)
+	}
+	if all := e.s.Plugins(); all[len(all)-1].ID != p.ID {
+		t.Errorf("the last plugin is %d, the client got %d", all[len(all)-1].ID, p.ID)
+	}
+	reqs := e.s.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3: %+v", len(reqs), reqs)
+	}
+	key := reqs[0].IdempotencyKey
+	var statuses []int
+	for _, r := range reqs {
+		statuses = append(statuses, r.Status)
+		if r.IdempotencyKey != key || key == "" {
+			t.Errorf("Idempotency-Key %q, want the same non-empty key on every attempt (first %q)", r.IdempotencyKey, key)
+		}
+	}
+	if diff := cmp.Diff([]int{503, 503, 201}, statuses); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+}
+
+// TestFaultDrop: a dropped request gets a connection error, not an answer;
+// the SDK client retries it and succeeds.
+func TestFaultDrop(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	inject(t, e.s, scribetest.Fault{Path: "/plugins/{id}", Drop: true})
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	r, _ := http.NewRequest("GET", e.s.URL()+"/plugins/1", nil)
+	if resp, err := hc.Do(r); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a dropped request was answered %d", resp.StatusCode)
+	}
+
+	inject(t, e.s, scribetest.Fault{Path: "/plugins/{id}", Drop: true})
+	c, err := e.s.DeveloperClient(e.devA.Key, scribe.WithRetryWait(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetPlugin(context.Background(), e.plugin.ID); err != nil {
+		t.Fatalf("GetPlugin after a dropped connection: %v", err)
+	}
+	if n := len(e.s.FiredFaults()); n != 2 {
+		t.Errorf("%d faults fired, want 2", n)
+	}
+	var statuses []int
+	for _, r := range e.s.Requests() {
+		statuses = append(statuses, r.Status)
+	}
+	if diff := cmp.Diff([]int{0, 0, 200}, statuses); diff != "" {
+		t.Errorf("logged statuses (-want +got; 0: not answered):\n%s", diff)
+	}
+}
+
+// TestFaultDelay: a delay-only fault serves the request normally once the
+// delay has passed; a delay longer than the client's patience ends in the
+// client's timeout or cancellation, and the server gives up waiting.
+func TestFaultDelay(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, err := e.s.DeveloperClient(e.devA.Key, scribe.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	inject(t, e.s, scribetest.Fault{Delay: time.Millisecond})
+	if _, err := c.GetPlugin(ctx, e.plugin.ID); err != nil {
+		t.Fatalf("after a short delay: %v", err)
+	}
+
+	inject(t, e.s, scribetest.Fault{Delay: time.Hour, Status: 503})
+	if _, err = c.GetPlugin(ctx, e.plugin.ID, scribe.WithRequestTimeout(20*time.Millisecond)); err == nil {
+		t.Error("request timeout during the delay: no error")
+	}
+
+	inject(t, e.s, scribetest.Fault{Delay: time.Hour, Drop: true})
+	dctx, stop := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer stop()
+	if _, err = c.GetPlugin(dctx, e.plugin.ID); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("context deadline during the delay: %v, want context.DeadlineExceeded", err)
+	}
+
+	inject(t, e.s, scribetest.Fault{Delay: time.Hour})
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for len(e.s.FiredFaults()) < 4 && cctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err = c.GetPlugin(cctx, e.plugin.ID); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled during the delay: %v, want context.Canceled", err)
+	}
+	// The server stops waiting when the client goes: the delayed requests
+	// are logged, unanswered, well before the hour is up.
+	deadline := time.Now().Add(10 * time.Second)
+	for e.s.RequestCount() < 4 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	var statuses []int
+	for _, r := range e.s.Requests() {
+		statuses = append(statuses, r.Status)
+	}
+	if diff := cmp.Diff([]int{200, 0, 0, 0}, statuses); diff != "" {
+		t.Errorf("logged statuses (-want +got):\n%s", diff)
+	}
+}
+
+// TestFaultsConcurrent: a fault for n requests fires exactly n times under
+// concurrent requests.
+func TestFaultsConcurrent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	inject(t, e.s, scribetest.Fault{Status: 503, Times: 20})
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		status = map[int]int{}
+	)
+	for range 50 {
+		wg.Go(func() {
+			resp, _ := e.do(t, req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()})
+			mu.Lock()
+			status[resp.StatusCode]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if diff := cmp.Diff(map[int]int{200: 30, 503: 20}, status); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if n := len(e.s.FiredFaults()); n != 20 {
+		t.Errorf("%d faults fired, want 20", n)
+	}
+}
