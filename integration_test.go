@@ -8,9 +8,13 @@ package scribe_test
 // each other and with the contract.
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -25,6 +29,7 @@ import (
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apitest"
 	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
 // integBasePath is the prefix the reference server serves under, so that the
@@ -888,4 +893,187 @@ func TestIntegrationWalkWhileInserting(t *testing.T) {
 		}
 	}
 	t.Logf("walked %d items; %d inserted during the walk", len(ids), inserts.Load())
+}
+
+// Protects: retries end to end against injected faults. GETs answered 503
+// are sent again until they succeed; a POST answered 502, then dropped, is
+// sent again with the same Idempotency-Key and creates one plugin; a POST
+// answered 500 is not sent again (it may have done the work).
+func TestIntegrationRetriesInjectedFaults(t *testing.T) {
+	t.Parallel()
+	w := newIntegWorld(t)
+	s := w.s
+	ctx := t.Context()
+	c := integMust(s.DeveloperClient(w.dev.Key, scribe.WithHTTPClient(w.hc), scribe.WithRetryWait(time.Millisecond, 2*time.Millisecond)))(t)
+	statuses := func(reqs []scribetest.Request) []int {
+		var out []int
+		for _, r := range reqs {
+			out = append(out, r.Status)
+		}
+		return out
+	}
+
+	if err := s.FailNext(2, http.StatusServiceUnavailable); err != nil {
+		t.Fatal(err)
+	}
+	since := s.RequestCount()
+	if got, err := c.GetPlugin(ctx, w.plugin.ID); err != nil || got.ID != w.plugin.ID {
+		t.Fatalf("GetPlugin through two 503s = %v, %v", got, err)
+	}
+	if diff := cmp.Diff([]int{503, 503, 200}, statuses(integLog(s, since, fmt.Sprintf("/plugins/%d", w.plugin.ID)))); diff != "" {
+		t.Errorf("GET attempts (-want +got):\n%s", diff)
+	}
+
+	for _, f := range []scribetest.Fault{
+		{Method: http.MethodPost, Path: "/plugins", Status: http.StatusBadGateway},
+		{Method: http.MethodPost, Path: "/plugins", Drop: true},
+	} {
+		if err := s.InjectFault(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fired := len(s.FiredFaults())
+	since = s.RequestCount()
+	created, err := c.CreatePlugin(ctx, &scribe.CreatePluginParams{Name: "Survivor"})
+	if err != nil {
+		t.Fatalf("CreatePlugin through a 502 and a dropped connection: %v", err)
+	}
+	if n := len(s.FiredFaults()) - fired; n != 2 {
+		t.Errorf("%d faults fired, want 2", n)
+	}
+	keys := map[string]bool{}
+	for _, r := range integLog(s, since, "/plugins") {
+		keys[r.IdempotencyKey] = true
+	}
+	if len(keys) != 1 || keys[""] {
+		t.Errorf("Idempotency-Keys across the attempts: %v, want one key", keys)
+	}
+	var survivors []int64
+	for _, p := range s.Plugins() {
+		if p.Name == "Survivor" {
+			survivors = append(survivors, p.ID)
+		}
+	}
+	if diff := cmp.Diff([]int64{created.ID}, survivors); diff != "" {
+		t.Errorf("plugins created (-want +got):\n%s", diff)
+	}
+
+	if err := s.InjectFault(scribetest.Fault{Method: http.MethodPost, Path: "/plugins", Status: http.StatusInternalServerError}); err != nil {
+		t.Fatal(err)
+	}
+	since = s.RequestCount()
+	_, err = c.CreatePlugin(ctx, &scribe.CreatePluginParams{Name: "Maybe"})
+	var apiErr *scribe.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 || apiErr.Code != scribe.CodeInternalError {
+		t.Errorf("POST answered 500: err = %v, want the 500 *scribe.Error", err)
+	}
+	if n := len(integLog(s, since, "/plugins")); n != 1 {
+		t.Errorf("POST answered 500 was sent %d times, want once", n)
+	}
+}
+
+// Protects: the server's rate limit reaches the caller as ErrRateLimited
+// with the code and Retry-After, counts per credential holder, and lifts when
+// the window ends.
+func TestIntegrationRateLimited(t *testing.T) {
+	t.Parallel()
+	clock := scribetest.NewFakeClock(time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)) // a window starts
+	w := newIntegWorld(t, scribetest.WithClock(clock), scribetest.WithRateLimit(3, time.Minute))
+	ctx := t.Context()
+	c := integMust(w.s.DeveloperClient(w.dev.Key, scribe.WithHTTPClient(w.hc), scribe.WithMaxRetries(0)))(t)
+
+	for i := range 3 {
+		if _, err := c.GetPlugin(ctx, w.plugin.ID); err != nil {
+			t.Fatalf("request %d within the quota: %v", i+1, err)
+		}
+	}
+	_, err := c.GetPlugin(ctx, w.plugin.ID)
+	var apiErr *scribe.Error
+	if !errors.Is(err, scribe.ErrRateLimited) || !errors.As(err, &apiErr) {
+		t.Fatalf("request over the quota: %v, want ErrRateLimited", err)
+	}
+	if apiErr.Code != scribe.CodeRateLimited || apiErr.RetryAfter != time.Minute {
+		t.Errorf("code %q, RetryAfter %v; want %q and the minute left in the window", apiErr.Code, apiErr.RetryAfter, scribe.CodeRateLimited)
+	}
+	if _, err := w.devClient(t, w.other).GetPlugin(ctx, w.otherPlugin.ID); err != nil {
+		t.Errorf("another developer, own quota: %v", err)
+	}
+	clock.Advance(time.Minute)
+	if _, err := c.GetPlugin(ctx, w.plugin.ID); err != nil {
+		t.Errorf("next window: %v", err)
+	}
+}
+
+// Protects: events end to end. The server delivers transcript.created and
+// installation.created to the plugin's webhook, signed with its signing
+// secret, in the contract's shape; a receiver built on webhook.NewHandler
+// with the secret from the seeding call verifies and decodes them into the
+// resources the seeding calls returned.
+func TestIntegrationWebhookDelivery(t *testing.T) {
+	t.Parallel()
+	w := newIntegWorld(t)
+	s := w.s
+	validator := apitest.NewValidator(t)
+
+	events := make(chan *webhook.Event, 10)
+	var handler atomic.Pointer[http.Handler]
+	recv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if err := validator.ValidateWebhook(r, body); err != nil {
+			t.Errorf("delivery does not conform to the contract: %v", err)
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		h := handler.Load()
+		if h == nil {
+			http.Error(rw, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		(*h).ServeHTTP(rw, r)
+	}))
+	t.Cleanup(recv.Close)
+
+	wh := integMust(s.CreateWebhook(w.plugin.ID, recv.URL+"/hook"))(t)
+	secret := integMust(webhook.ParseSecret(wh.SigningSecret.Reveal()))(t)
+	verifier := integMust(webhook.NewVerifier(secret))(t)
+	h := webhook.NewHandler(verifier, func(_ context.Context, e *webhook.Event) error {
+		events <- e
+		return nil
+	})
+	handler.Store(&h)
+
+	tr := integMust(s.CreateTranscript(w.grace.ID, scribetest.TranscriptParams{Headline: "Fresh", Type: "meeting"}))(t)
+	inst := integMust(s.Install(w.plugin.ID, w.alan.ID))(t)
+
+	got := map[webhook.EventType]*webhook.Event{}
+	timeout := time.After(30 * time.Second) // a bound on a hang, not a measurement
+	for len(got) < 2 {
+		select {
+		case e := <-events:
+			if got[e.Type] != nil {
+				t.Errorf("event %s delivered to the handler twice", e.Type)
+			}
+			got[e.Type] = e
+		case <-timeout:
+			t.Fatalf("events received: %v; want transcript.created and installation.created", slices.Collect(maps.Keys(got)))
+		}
+	}
+
+	te := got[webhook.EventTranscriptCreated]
+	if te == nil || te.PluginID != w.plugin.ID || te.PluginInstallationUUID != w.inst.UUID {
+		t.Fatalf("transcript.created = %+v, want plugin %d, installation %s", te, w.plugin.ID, w.inst.UUID)
+	}
+	if gotTr, err := te.Transcript(); err != nil || !cmp.Equal(tr, *gotTr) {
+		t.Errorf("transcript.created data = %+v, %v; want %+v", gotTr, err, tr)
+	}
+	ie := got[webhook.EventInstallationCreated]
+	if ie == nil || ie.PluginInstallationUUID != inst.UUID {
+		t.Fatalf("installation.created = %+v, want installation %s", ie, inst.UUID)
+	}
+	if gotInst, err := ie.Installation(); err != nil || !cmp.Equal(inst, *gotInst) {
+		t.Errorf("installation.created data = %+v, %v; want %+v", gotInst, err, inst)
+	}
 }
