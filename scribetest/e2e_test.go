@@ -1,0 +1,324 @@
+package scribetest_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// The end-to-end check of webhook delivery: the reference server delivers
+// to a receiver built with the SDK's webhook.NewHandler, the receiver is
+// down for the first attempts, and once it is back every event reaches the
+// receiver's function exactly once.
+
+// e2eSchedule keeps the retries within a second.
+var e2eSchedule = scribetest.WithWebhookSchedule(0, 5*time.Millisecond, 10*time.Millisecond,
+	20*time.Millisecond, 40*time.Millisecond, 80*time.Millisecond, 160*time.Millisecond, 320*time.Millisecond)
+
+// sdkReceiver is what a plugin developer writes: webhook.NewHandler with the
+// webhook's signing secret, and a function that records the events it sees.
+type sdkReceiver struct {
+	handler http.Handler
+	mu      sync.Mutex
+	seen    map[string]int // event id -> calls of the function
+}
+
+func newSDKReceiver(t *testing.T, hook scribe.Webhook) *sdkReceiver {
+	t.Helper()
+	secret, err := webhook.ParseSecret(hook.SigningSecret.Reveal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := webhook.NewVerifier(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &sdkReceiver{seen: map[string]int{}}
+	r.handler = webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.seen[e.ID]++
+		return nil
+	})
+	return r
+}
+
+func (r *sdkReceiver) calls() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]int, len(r.seen))
+	for k, v := range r.seen {
+		out[k] = v
+	}
+	return out
+}
+
+// produceEvents makes five events for plugin: an installation, two
+// transcripts, an update, the uninstallation.
+func produceEvents(t *testing.T, s *scribetest.Server, pluginID, userID int64) {
+	t.Helper()
+	inst, err := s.Install(pluginID, userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range []string{"Standup", "Call with ACME"} {
+		tr, err := s.CreateTranscript(userID, scribetest.TranscriptParams{Headline: h, Type: "meeting"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tr.ID)
+	}
+	if _, err := s.UpdateTranscript(ids[0], func(t *scribe.Transcript) { t.Headline = "Standup (edited)" }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Uninstall(inst.UUID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eventIDs returns the distinct event ids of the attempts, sorted.
+func eventIDs(attempts []scribetest.DeliveryAttempt) []string {
+	var ids []string
+	for _, a := range attempts {
+		if !slices.Contains(ids, a.EventID) {
+			ids = append(ids, a.EventID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func onceEach(ids []string) map[string]int {
+	m := make(map[string]int, len(ids))
+	for _, id := range ids {
+		m[id] = 1
+	}
+	return m
+}
+
+// While the receiver is down (answering 503, or not even listening) the
+// server retries; once it is back every event is handled exactly once.
+func TestEndToEndReceiverDownThenBack(t *testing.T) {
+	t.Parallel()
+	const events = 5
+	tests := []struct {
+		name string
+		// serve starts the receiver's endpoint at addr, down at first, and
+		// returns a function that brings it back.
+		serve func(t *testing.T, ln net.Listener, h http.Handler) (back func())
+	}{
+		{"answers 503", func(t *testing.T, ln net.Listener, h http.Handler) func() {
+			var mu sync.Mutex
+			up := false
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				ok := up
+				mu.Unlock()
+				if !ok {
+					http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+					return
+				}
+				h.ServeHTTP(w, r)
+			}))
+			srv.Listener.Close()
+			srv.Listener = ln
+			srv.Start()
+			t.Cleanup(srv.Close)
+			return func() { mu.Lock(); up = true; mu.Unlock() }
+		}},
+		{"not listening", func(t *testing.T, ln net.Listener, h http.Handler) func() {
+			addr := ln.Addr().String()
+			ln.Close() // connections are refused until back
+			return func() {
+				ln, err := net.Listen("tcp", addr)
+				if err != nil {
+					t.Fatalf("listening again on %s: %v", addr, err)
+				}
+				srv := httptest.NewUnstartedServer(h)
+				srv.Listener.Close()
+				srv.Listener = ln
+				srv.Start()
+				t.Cleanup(srv.Close)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := scribetest.NewTestServer(t, e2eSchedule)
+			dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+				Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			hook, err := s.CreateWebhook(plugin.ID, "http://"+ln.Addr().String()+"/hooks/scribe")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rcv := newSDKReceiver(t, hook)
+			back := tt.serve(t, ln, rcv.handler)
+
+			produceEvents(t, s, plugin.ID, user.ID)
+			// Down: every event fails at least twice before the receiver is back.
+			eventually(t, "every event fails twice", func() bool {
+				failed := map[string]int{}
+				for _, a := range s.Deliveries() {
+					if !a.Delivered {
+						failed[a.EventID]++
+					}
+				}
+				if len(failed) < events {
+					return false
+				}
+				for _, n := range failed {
+					if n < 2 {
+						return false
+					}
+				}
+				return true
+			})
+			back()
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			if err := s.WaitForDeliveries(ctx); err != nil {
+				t.Fatalf("WaitForDeliveries: %v; pending %+v", err, s.PendingDeliveries())
+			}
+
+			attempts := s.Deliveries()
+			ids := eventIDs(attempts)
+			if len(ids) != events {
+				t.Fatalf("%d events attempted, want %d", len(ids), events)
+			}
+			if diff := cmp.Diff(onceEach(ids), rcv.calls()); diff != "" {
+				t.Errorf("calls of the receiver's function per event id (-want +got):\n%s", diff)
+			}
+			for _, a := range attempts {
+				if a.Final && !a.Delivered {
+					t.Errorf("event %s was given up: %+v", a.EventID, a)
+				}
+			}
+			if len(attempts) <= 2*events {
+				t.Errorf("%d attempts for %d events: the retries this test is about did not happen", len(attempts), events)
+			}
+		})
+	}
+}
+
+// loseFirstAck runs the handler, then, the first time it sees an event id,
+// drops the connection instead of sending the handler's answer: the
+// receiver handled the event but the server saw a failure and retries.
+func loseFirstAck(t *testing.T, h http.Handler) (http.Handler, func() map[string][]int) {
+	var mu sync.Mutex
+	statuses := map[string][]int{} // the handler's answers per event id
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			id := r.Header.Get(webhook.HeaderID)
+			mu.Lock()
+			statuses[id] = append(statuses[id], rec.Code)
+			first := len(statuses[id]) == 1
+			mu.Unlock()
+			if first {
+				conn, _, err := http.NewResponseController(w).Hijack()
+				if err != nil {
+					t.Errorf("hijack: %v", err)
+					return
+				}
+				conn.Close() // the 200 is lost on the way back
+				return
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+		}), func() map[string][]int {
+			mu.Lock()
+			defer mu.Unlock()
+			out := make(map[string][]int, len(statuses))
+			for k, v := range statuses {
+				out[k] = slices.Clone(v)
+			}
+			return out
+		}
+}
+
+// When the receiver's acknowledgement is lost, the server delivers the event
+// again with the same webhook-id, and the SDK's handler dedupes it: the
+// function runs once per event, the second delivery is answered 200 without
+// running it.
+func TestEndToEndLostAcknowledgementIsDeduped(t *testing.T) {
+	t.Parallel()
+	const events = 5
+	s := scribetest.NewTestServer(t, e2eSchedule)
+	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+		Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	hook, err := s.CreateWebhook(plugin.ID, srv.URL+"/hooks/scribe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcv := newSDKReceiver(t, hook)
+	var statuses func() map[string][]int
+	h, statuses = loseFirstAck(t, rcv.handler)
+
+	produceEvents(t, s, plugin.ID, user.ID)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := s.WaitForDeliveries(ctx); err != nil {
+		t.Fatalf("WaitForDeliveries: %v; pending %+v", err, s.PendingDeliveries())
+	}
+
+	attempts := s.Deliveries()
+	ids := eventIDs(attempts)
+	if len(ids) != events || len(attempts) != 2*events {
+		t.Fatalf("%d attempts of %d events; want 2 attempts of each of %d", len(attempts), len(ids), events)
+	}
+	if diff := cmp.Diff(onceEach(ids), rcv.calls()); diff != "" {
+		t.Errorf("calls of the receiver's function per event id (-want +got):\n%s", diff)
+	}
+	want := map[string][]int{}
+	for _, id := range ids {
+		want[id] = []int{http.StatusOK, http.StatusOK} // "ok" (lost), then "duplicate"
+	}
+	if diff := cmp.Diff(want, statuses()); diff != "" {
+		t.Errorf("the handler's answers per event (-want +got):\n%s", diff)
+	}
+}
