@@ -57,6 +57,7 @@ type config struct {
 	fixtures []io.Reader
 	limiter  *rateLimiter   // WithRateLimit (ratelimit.go)
 	delivery deliveryConfig // the WithWebhook... options (delivery.go)
+	admin    bool           // WithAdminAPI (admin.go)
 }
 
 // WithClock makes the server read time from c instead of the system clock:
@@ -149,6 +150,9 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	s.deliveries = newDeliveries(cfg.delivery, cfg.clock, cfg.logger)
 	s.st.onEvent = s.emit
 	s.handler = s.chain(s.routes())
+	if cfg.admin {
+		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
+	}
 	for _, r := range cfg.fixtures {
 		if _, err := s.LoadFixtures(r); err != nil {
 			return nil, err

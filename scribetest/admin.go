@@ -1,0 +1,270 @@
+package scribetest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+)
+
+// AdminPathPrefix begins every path of the admin API that WithAdminAPI
+// enables. It is not below the base path, and no operation of the contract
+// begins with it.
+const AdminPathPrefix = "/_scribetest/"
+
+// WithAdminAPI enables a small HTTP API under AdminPathPrefix that drives
+// the server the way the Go seeding calls do, for tests written in another
+// language against the binary (cmd/scribe-server): install and uninstall,
+// create and update transcripts (each emits its event to the webhooks), add
+// a webhook, and read the delivery attempts. It is not part of the service
+// contract and takes no credentials, so it is off unless enabled. Its
+// requests are not in Requests, not rate limited and not faulted. See
+// docs/server.md, "The admin API".
+func WithAdminAPI() Option {
+	return func(cfg *config) error {
+		cfg.admin = true
+		return nil
+	}
+}
+
+// adminHandler serves AdminPathPrefix with the admin API and everything
+// else with next.
+func (s *Server) adminHandler(next http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	p := strings.TrimSuffix(AdminPathPrefix, "/")
+	mux.HandleFunc("POST "+p+"/installations", s.adminInstall)
+	mux.HandleFunc("DELETE "+p+"/installations/{uuid}", s.adminUninstall)
+	mux.HandleFunc("POST "+p+"/transcripts", s.adminCreateTranscript)
+	mux.HandleFunc("PATCH "+p+"/transcripts/{id}", s.adminUpdateTranscript)
+	mux.HandleFunc("POST "+p+"/webhooks", s.adminCreateWebhook)
+	mux.HandleFunc("GET "+p+"/deliveries", s.adminDeliveries)
+	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
+		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %s; see docs/server.md", r.Method, r.URL.Path))
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, AdminPathPrefix) {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// adminError answers {"error": "..."}: the admin API is not the contract's,
+// so it does not speak problem+json.
+func adminError(w http.ResponseWriter, status int, err error) {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		status = http.StatusNotFound
+	case errors.Is(err, ErrConflict):
+		status = http.StatusConflict
+	}
+	adminJSON(w, status, map[string]string{"error": err.Error()})
+}
+
+func adminJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "encoding the answer failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// adminDecode decodes the JSON object of the request body into v, refusing
+// unknown members.
+func adminDecode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		adminError(w, http.StatusBadRequest, fmt.Errorf("the body must be a JSON object of the documented members: %w", err))
+		return false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		adminError(w, http.StatusBadRequest, errors.New("the body must hold one JSON object and nothing after it"))
+		return false
+	}
+	return true
+}
+
+func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		PluginID int64 `json:"plugin_id"`
+		UserID   int64 `json:"user_id"`
+	}
+	if !adminDecode(w, r, &b) {
+		return
+	}
+	in, err := s.Install(b.PluginID, b.UserID)
+	if err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	adminJSON(w, http.StatusCreated, in)
+}
+
+func (s *Server) adminUninstall(w http.ResponseWriter, r *http.Request) {
+	in, err := s.Uninstall(strings.ToLower(r.PathValue("uuid")))
+	if err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	adminJSON(w, http.StatusOK, in)
+}
+
+// adminTranscript is the body of the transcript operations: POST takes
+// user_id and any of the others; PATCH changes the members given.
+type adminTranscript struct {
+	UserID   int64                      `json:"user_id"`
+	Headline *string                    `json:"headline"`
+	Text     *string                    `json:"text"`
+	Type     *string                    `json:"type"`
+	Metadata map[string]json.RawMessage `json:"metadata"`
+	Job      *struct {
+		Lines int `json:"lines"`
+	} `json:"job"`
+	Audio *struct {
+		LengthInSeconds int `json:"length_in_seconds"`
+	} `json:"audio"`
+}
+
+func (s *Server) adminCreateTranscript(w http.ResponseWriter, r *http.Request) {
+	var b adminTranscript
+	if !adminDecode(w, r, &b) {
+		return
+	}
+	p := TranscriptParams{Headline: deref0(b.Headline), Text: deref0(b.Text), Type: deref0(b.Type)}
+	if b.Metadata != nil {
+		p.Metadata = make(map[string]any, len(b.Metadata))
+		for k, v := range b.Metadata {
+			p.Metadata[k] = v
+		}
+	}
+	if b.Job != nil {
+		p.Job.Lines = b.Job.Lines
+	}
+	if b.Audio != nil {
+		p.Audio.LengthInSeconds = b.Audio.LengthInSeconds
+	}
+	t, err := s.CreateTranscript(b.UserID, p)
+	if err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	adminJSON(w, http.StatusCreated, t)
+}
+
+func (s *Server) adminUpdateTranscript(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id < 1 {
+		adminError(w, http.StatusBadRequest, fmt.Errorf("transcript id %q: must be a positive integer", r.PathValue("id")))
+		return
+	}
+	var b adminTranscript
+	if !adminDecode(w, r, &b) {
+		return
+	}
+	if b.UserID != 0 {
+		adminError(w, http.StatusBadRequest, errors.New("user_id: a transcript's owner cannot change"))
+		return
+	}
+	t, err := s.UpdateTranscript(id, func(t *scribe.Transcript) {
+		if b.Headline != nil {
+			t.Headline = *b.Headline
+		}
+		if b.Text != nil {
+			t.Text = *b.Text
+		}
+		if b.Type != nil {
+			t.Type = *b.Type
+		}
+		if b.Metadata != nil {
+			t.Metadata = b.Metadata
+		}
+		if b.Job != nil {
+			t.Job.Lines = b.Job.Lines
+		}
+		if b.Audio != nil {
+			t.Audio.LengthInSeconds = b.Audio.LengthInSeconds
+		}
+	})
+	if err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	adminJSON(w, http.StatusOK, t)
+}
+
+func (s *Server) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		PluginID int64  `json:"plugin_id"`
+		URI      string `json:"uri"`
+	}
+	if !adminDecode(w, r, &b) {
+		return
+	}
+	hook, err := s.CreateWebhook(b.PluginID, b.URI)
+	if err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	adminJSON(w, http.StatusCreated, webhookWire(hook)) // with its signing secret, as GET /plugins/{id}/webhooks
+}
+
+// adminAttempt and adminPending are the JSON forms of DeliveryAttempt and
+// PendingDelivery.
+type adminAttempt struct {
+	EventID    string    `json:"event_id"`
+	EventType  string    `json:"event_type"`
+	WebhookID  int64     `json:"webhook_id"`
+	URI        string    `json:"uri"`
+	Attempt    int       `json:"attempt"`
+	Time       time.Time `json:"time"`
+	StatusCode int       `json:"status_code"`
+	Error      string    `json:"error"`
+	DurationMS float64   `json:"duration_ms"`
+	Delivered  bool      `json:"delivered"`
+	Final      bool      `json:"final"`
+}
+
+type adminPending struct {
+	EventID        string `json:"event_id"`
+	EventType      string `json:"event_type"`
+	WebhookID      int64  `json:"webhook_id"`
+	URI            string `json:"uri"`
+	Attempts       int    `json:"attempts"`
+	LastStatusCode int    `json:"last_status_code"`
+	LastError      string `json:"last_error"`
+}
+
+func (s *Server) adminDeliveries(w http.ResponseWriter, _ *http.Request) {
+	out := struct {
+		Attempts []adminAttempt `json:"attempts"`
+		Pending  []adminPending `json:"pending"`
+	}{Attempts: []adminAttempt{}, Pending: []adminPending{}}
+	for _, a := range s.Deliveries() {
+		out.Attempts = append(out.Attempts, adminAttempt{a.EventID, string(a.EventType), a.WebhookID, a.URI, a.Attempt,
+			a.Time, a.StatusCode, a.Error, float64(a.Duration) / float64(time.Millisecond), a.Delivered, a.Final})
+	}
+	for _, p := range s.PendingDeliveries() {
+		out.Pending = append(out.Pending, adminPending{p.EventID, string(p.EventType), p.WebhookID, p.URI,
+			p.Attempts, p.LastStatusCode, p.LastError})
+	}
+	adminJSON(w, http.StatusOK, out)
+}
+
+func deref0[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,155 @@
+package scribetest_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// adminDo sends a JSON request to the admin API and returns the status and
+// the decoded body.
+func adminDo(t *testing.T, s *scribetest.Server, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	base := strings.TrimSuffix(s.URL(), "/v1")
+	r, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s %s: %d, body is not a JSON object: %s", method, path, resp.StatusCode, raw)
+	}
+	return resp.StatusCode, v
+}
+
+// Without WithAdminAPI the admin paths do not exist: the contract's 404.
+func TestAdminAPIIsOffByDefault(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t)
+	status, body := adminDo(t, s, http.MethodPost, "/_scribetest/installations", `{"plugin_id":1,"user_id":1}`)
+	if status != http.StatusNotFound || body["code"] != scribe.CodeNotFound {
+		t.Errorf("answer = %d %v; want the contract's 404 not_found", status, body)
+	}
+}
+
+// A test in another language drives events through the admin API: it adds
+// its receiver as a webhook, installs, creates and updates a transcript,
+// uninstalls, and reads the attempts back; each change reaches the receiver
+// signed with the secret the admin API returned.
+func TestAdminAPIDrivesEvents(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithBasePath("/v1"),
+		scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule)
+	rc := newReceiver(t, nil)
+	const plugin, user = 100, 9 // the demo set's "CRM sync" and Alan (who has it uninstalled)
+
+	status, hook := adminDo(t, s, http.MethodPost, "/_scribetest/webhooks", fmt.Sprintf(`{"plugin_id":%d,"uri":%q}`, plugin, rc.url()))
+	if status != http.StatusCreated || !strings.HasPrefix(fmt.Sprint(hook["signing_secret"]), webhook.SecretPrefix) {
+		t.Fatalf("POST webhooks = %d %v", status, hook)
+	}
+	status, inst := adminDo(t, s, http.MethodPost, "/_scribetest/installations", fmt.Sprintf(`{"plugin_id":%d,"user_id":%d}`, plugin, user))
+	if status != http.StatusCreated {
+		t.Fatalf("POST installations = %d %v", status, inst)
+	}
+	status, tr := adminDo(t, s, http.MethodPost, "/_scribetest/transcripts",
+		fmt.Sprintf(`{"user_id":%d,"headline":"Standup","type":"meeting","metadata":{"room":"B2"},"job":{"lines":3},"audio":{"length_in_seconds":42}}`, user))
+	if status != http.StatusCreated || tr["headline"] != "Standup" {
+		t.Fatalf("POST transcripts = %d %v", status, tr)
+	}
+	status, upd := adminDo(t, s, http.MethodPatch, fmt.Sprintf("/_scribetest/transcripts/%v", tr["id"]), `{"headline":"Standup (edited)"}`)
+	if status != http.StatusOK || upd["headline"] != "Standup (edited)" || upd["type"] != "meeting" {
+		t.Fatalf("PATCH transcripts = %d %v", status, upd)
+	}
+	status, del := adminDo(t, s, http.MethodDelete, fmt.Sprintf("/_scribetest/installations/%v", inst["uuid"]), "")
+	if status != http.StatusOK || del["deleted_on"] == nil {
+		t.Fatalf("DELETE installations = %d %v", status, del)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := s.WaitForDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	secret, err := webhook.ParseSecret(fmt.Sprint(hook["signing_secret"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := webhook.NewVerifier(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, g := range rc.got() {
+		if err := v.Verify(g.header, g.body); err != nil {
+			t.Errorf("delivery %s does not verify with the admin API's secret: %v", g.event.Type, err)
+		}
+		types = append(types, string(g.event.Type))
+	}
+	want := []string{"installation.created", "installation.deleted", "transcript.created", "transcript.updated"}
+	if diff := cmp.Diff(want, types, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("events received (-want +got):\n%s", diff)
+	}
+
+	status, ds := adminDo(t, s, http.MethodGet, "/_scribetest/deliveries", "")
+	attempts, _ := ds["attempts"].([]any)
+	if status != http.StatusOK || len(attempts) != 4 || len(ds["pending"].([]any)) != 0 {
+		t.Fatalf("GET deliveries = %d %v", status, ds)
+	}
+	first := attempts[0].(map[string]any)
+	for _, k := range []string{"event_id", "event_type", "webhook_id", "uri", "attempt", "time", "status_code", "error", "duration_ms", "delivered", "final"} {
+		if _, ok := first[k]; !ok {
+			t.Errorf("an attempt lacks %q: %v", k, first)
+		}
+	}
+	if n := s.RequestCount(); n != 0 {
+		t.Errorf("RequestCount = %d; admin requests must not count as API traffic", n)
+	}
+}
+
+// The admin API refuses what it cannot do, saying why, with the status of
+// the seeding call's error.
+func TestAdminAPIErrors(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()))
+	tests := []struct {
+		name, method, path, body string
+		status                   int
+		want                     string
+	}{
+		{"unknown member", "POST", "/_scribetest/installations", `{"plugin_id":100,"user_id":8,"extra":1}`, 400, "unknown field"},
+		{"trailing data", "POST", "/_scribetest/installations", `{"plugin_id":100,"user_id":9} {}`, 400, "nothing after it"},
+		{"unknown plugin", "POST", "/_scribetest/installations", `{"plugin_id":999,"user_id":8}`, 404, "plugin 999"},
+		{"installed already", "POST", "/_scribetest/installations", `{"plugin_id":100,"user_id":8}`, 409, "already has plugin 100 installed"},
+		{"uninstalled already", "DELETE", "/_scribetest/installations/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "", 409, "already uninstalled"},
+		{"bad transcript id", "PATCH", "/_scribetest/transcripts/x", `{}`, 400, "positive integer"},
+		{"owner change", "PATCH", "/_scribetest/transcripts/1", `{"user_id":9}`, 400, "cannot change"},
+		{"bad webhook uri", "POST", "/_scribetest/webhooks", `{"plugin_id":100,"uri":"ftp://x"}`, 400, "uri"},
+		{"unknown operation", "GET", "/_scribetest/nothing", "", 404, "no admin operation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := adminDo(t, s, tt.method, tt.path, tt.body)
+			if status != tt.status || !strings.Contains(fmt.Sprint(body["error"]), tt.want) {
+				t.Errorf("%s %s = %d %v; want %d and an error saying %q", tt.method, tt.path, status, body, tt.status, tt.want)
+			}
+		})
+	}
+}
