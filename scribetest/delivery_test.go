@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -761,6 +763,88 @@ func TestWebhookOptionsRefuseBadValues(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// A receiver built with the SDK's webhook.NewHandler gets the server's
+// events, and the server records each attempt.
+func ExampleServer_Deliveries() {
+	s, err := scribetest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+	user, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+
+	receiver := httptest.NewUnstartedServer(nil)
+	defer receiver.Close()
+	hook, err := s.CreateWebhook(plugin.ID, "http://"+receiver.Listener.Addr().String()+"/hook")
+	if err != nil {
+		log.Fatal(err)
+	}
+	secret, _ := webhook.ParseSecret(hook.SigningSecret.Reveal())
+	v, _ := webhook.NewVerifier(secret)
+	receiver.Config.Handler = webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
+		in, err := e.Installation()
+		if err != nil {
+			return err
+		}
+		fmt.Println("received", e.Type, "for user", in.UserID)
+		return nil
+	})
+	receiver.Start()
+
+	if _, err := s.Install(plugin.ID, user.ID); err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.WaitForDeliveries(ctx); err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range s.Deliveries() {
+		fmt.Printf("attempt %d of %s: %d, delivered %v\n", a.Attempt, a.EventType, a.StatusCode, a.Delivered)
+	}
+	// Output:
+	// received installation.created for user 2
+	// attempt 1 of installation.created: 200, delivered true
+}
+
+// BenchmarkEmit measures what webhook delivery costs a seeding call:
+// CreateTranscript with no webhook (the baseline), and with webhooks whose
+// first attempt is an hour away, so the event is encoded and queued (a
+// timer per webhook) without any network I/O.
+func BenchmarkEmit(b *testing.B) {
+	for _, hooks := range []int{0, 1, 4} {
+		b.Run(fmt.Sprintf("webhooks=%d", hooks), func(b *testing.B) {
+			s, err := scribetest.NewServer(scribetest.WithWebhookSchedule(time.Hour),
+				scribetest.WithLogger(slog.New(slog.DiscardHandler))) // Close reports the queued deliveries
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+			plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+				Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
+			user, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+			if _, err := s.Install(plugin.ID, user.ID); err != nil {
+				b.Fatal(err)
+			}
+			for i := range hooks {
+				if _, err := s.CreateWebhook(plugin.ID, fmt.Sprintf("http://127.0.0.1:9/hook/%d", i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			p := scribetest.TranscriptParams{Headline: "Standup", Text: strings.Repeat("A line of text. ", 64), Type: "meeting"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.CreateTranscript(user.ID, p); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
