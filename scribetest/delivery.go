@@ -519,9 +519,9 @@ func (d *deliveries) wait(ctx context.Context) error {
 		return nil
 	}
 	if errors.Is(cause, ErrClosed) {
-		return fmt.Errorf("scribetest: %d webhook deliveries will not be delivered (see PendingDeliveries): %w", n, cause)
+		return fmt.Errorf("scribetest: %s will not be delivered (see PendingDeliveries): %w", countDeliveries(n), cause)
 	}
-	return fmt.Errorf("scribetest: %d webhook deliveries still pending (see PendingDeliveries): %w", n, cause)
+	return fmt.Errorf("scribetest: %s still pending (see PendingDeliveries): %w", countDeliveries(n), cause)
 }
 
 // settled waits like wait and returns how many deliveries are pending and,
@@ -593,5 +593,13 @@ func (d *deliveries) shutdown(ctx context.Context) error {
 	if cause == nil {
 		cause = ErrClosed // emitted after the wait, while closing
 	}
-	return fmt.Errorf("scribetest: Shutdown: %d webhook deliveries undelivered (see PendingDeliveries): %w", n, cause)
+	return fmt.Errorf("scribetest: Shutdown: %s undelivered (see PendingDeliveries): %w", countDeliveries(n), cause)
+}
+
+// countDeliveries says "1 webhook delivery" or "n webhook deliveries".
+func countDeliveries(n int) string {
+	if n == 1 {
+		return "1 webhook delivery"
+	}
+	return fmt.Sprintf("%d webhook deliveries", n)
 }

@@ -729,7 +729,7 @@ func TestShutdownReportsUndelivered(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	err := e.s.Shutdown(ctx)
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "1 webhook deliveries undelivered") {
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "1 webhook delivery undelivered") {
 		t.Errorf("Shutdown = %v; want DeadlineExceeded and the count", err)
 	}
 	if p := e.s.PendingDeliveries(); len(p) != 1 || p[0].EventType != webhook.EventInstallationCreated {
