@@ -290,7 +290,7 @@ func newDeliveries(cfg deliveryConfig, clock Clock, logger *slog.Logger) *delive
 	if cfg.scale > 0 {
 		scaled := make([]time.Duration, len(d.schedule))
 		for i, v := range d.schedule {
-			scaled[i] = time.Duration(float64(v) * cfg.scale)
+			scaled[i] = time.Duration(min(float64(v)*cfg.scale, math.MaxInt64))
 		}
 		d.schedule = scaled
 	}
@@ -303,7 +303,12 @@ func newDeliveries(cfg deliveryConfig, clock Clock, logger *slog.Logger) *delive
 	}
 	rt := cfg.transport
 	if rt == nil {
-		d.own = http.DefaultTransport.(*http.Transport).Clone()
+		if def, ok := http.DefaultTransport.(*http.Transport); ok {
+			d.own = def.Clone()
+		} else { // a program replaced it: start from the standard settings
+			d.own = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true,
+				MaxIdleConns: 100, IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second}
+		}
 		rt = d.own
 	}
 	d.client = &http.Client{
