@@ -4,12 +4,20 @@
 //
 // Usage:
 //
-//	scribe-server [-addr 127.0.0.1:8080] [-fixtures FILE] [-base-path /v1]
+//	scribe-server [-addr 127.0.0.1:8080] [-fixtures FILE] [-base-path /v1] [-admin] [-webhook-schedule-scale F]
 //
 // Without -fixtures it loads the built-in demo data set and prints its
 // credentials. The first line on standard output is always
 // "listening on <base URL>", so a script can wait for it. SIGINT or SIGTERM
-// stops the server gracefully.
+// stops the server gracefully: it waits up to 5 s for requests and webhook
+// deliveries in flight, and exits 1 naming how many deliveries it could not
+// make, so no event is lost silently.
+//
+// -admin enables the admin API under /_scribetest/ (install, uninstall,
+// create and update transcripts, add webhooks, read delivery attempts), so
+// tests in any language can make the server emit webhook events.
+// -webhook-schedule-scale shortens the retry schedule (0.001 turns 5 minutes
+// into 0.3 s).
 package main
 
 import (
@@ -51,8 +59,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; port 0 picks a free one")
 	fixtures := fs.String("fixtures", "", "fixture `file` (JSON, see docs/server.md); default: the built-in demo data set")
 	basePath := fs.String("base-path", "", "path `prefix` of every operation, such as /v1")
+	admin := fs.Bool("admin", false, "enable the admin API under "+scribetest.AdminPathPrefix+" (no credentials: local use only)")
+	scale := fs.Float64("webhook-schedule-scale", 1, "multiply every webhook retry delay by `factor` (0 < factor; 0.001 for tests)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1]")
+		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
 		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")
 		fs.PrintDefaults()
 	}
@@ -72,11 +82,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer f.Close()
 		src = f
 	}
-	s, err := scribetest.NewUnstartedServer(
+	opts := []scribetest.Option{
 		scribetest.WithAddr(*addr),
 		scribetest.WithBasePath(*basePath),
 		scribetest.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),
-	)
+		scribetest.WithWebhookScheduleScale(*scale),
+	}
+	if *admin {
+		opts = append(opts, scribetest.WithAdminAPI())
+	}
+	s, err := scribetest.NewUnstartedServer(opts...)
 	if err != nil {
 		return err
 	}

@@ -101,6 +101,40 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRunAdminFlag: -admin mounts the admin API, which is absent without it
+// (it takes no credentials, so it must never be on by accident).
+func TestRunAdminFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"-addr", "127.0.0.1:0", "-admin", "-webhook-schedule-scale", "0.001"}, 200},
+		{[]string{"-addr", "127.0.0.1:0"}, 404},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, tc.args, pw, io.Discard)
+			pw.Close()
+		}()
+		url := firstLine(t, pr)
+		resp, err := http.Get(url + "/_scribetest/deliveries")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%v: GET /_scribetest/deliveries = %d, want %d", tc.args, resp.StatusCode, tc.want)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("%v: run returned %v", tc.args, err)
+		}
+	}
+}
+
 // TestRunRefusesBadInput: bad flags and bad fixture files are errors, not
 // a server.
 func TestRunRefusesBadInput(t *testing.T) {
