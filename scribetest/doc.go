@@ -23,6 +23,18 @@
 // resources and the 24-hour life of idempotency keys follow the clock.
 // WithBasePath serves the operations under a prefix such as /v1.
 //
+// For testing retry code, InjectFault makes the next requests fail (a status,
+// Retry-After, a dropped connection or a delay) before they are authenticated
+// or performed, and FiredFaults reports what fired; WithRateLimit enforces a
+// per-credential quota with 429 and Retry-After.
+//
+// Every installation and transcript change emits its event (CONTRACT §7) to
+// the plugin's webhooks: signed with the Standard Webhooks scheme (package
+// webhook verifies it), delivered at least once on the retry schedule
+// (WithWebhookSchedule, WithWebhookScheduleScale shorten it for tests), each
+// attempt recorded in Deliveries; WaitForDeliveries and PendingDeliveries
+// tell a test what has arrived, and Shutdown drains what is pending.
+//
 // docs/server.md in the repository records the decisions the contract left
 // open (how token kinds are told apart, problem types, challenges,
 // idempotency scope, the fixture format).
