@@ -36,8 +36,6 @@ const (
 	// webhookJitter spreads each wait between attempts uniformly over
 	// ±20 % of the schedule's delay.
 	webhookJitter = 0.2
-	// maxRecordedAttempts bounds the attempt log of a long-running server.
-	maxRecordedAttempts = 10000
 	// maxDrainedBody is how much of a receiver's answer is read (to reuse
 	// the connection) before it is closed.
 	maxDrainedBody = 64 << 10
@@ -188,7 +186,7 @@ func (s *Server) Deliveries() []DeliveryAttempt {
 	d := s.deliveries
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return slices.Clone(d.attempts)
+	return d.attempts.all()
 }
 
 // PendingDeliveries returns the deliveries that are not settled (neither
@@ -265,7 +263,7 @@ type deliveries struct {
 	ready    []*delivery            // due now, oldest first
 	inflight map[int64]int          // attempts in flight by webhook id
 	active   int                    // sender goroutines running
-	attempts []DeliveryAttempt
+	attempts ring[DeliveryAttempt]
 	idle     chan struct{} // closed when pending becomes empty; nil if nobody waits
 	closed   bool
 	done     chan struct{} // closed by close
@@ -511,10 +509,7 @@ func (d *deliveries) settleLocked(dl *delivery, rec DeliveryAttempt) {
 }
 
 func (d *deliveries) recordLocked(rec DeliveryAttempt) {
-	if len(d.attempts) == maxRecordedAttempts {
-		d.attempts = append(d.attempts[:0], d.attempts[1:]...)
-	}
-	d.attempts = append(d.attempts, rec)
+	d.attempts.push(rec)
 }
 
 // wait blocks until nothing is pending, ctx ends or the server is closed.

@@ -81,9 +81,6 @@ var faultCodes = map[int]string{
 	http.StatusGatewayTimeout:      scribe.CodeGatewayTimeout,
 }
 
-// maxFiredFaults bounds the record of fired faults, like the request log.
-const maxFiredFaults = 10000
-
 // InjectFault makes the server fail the next f.Times requests that match f
 // (see Fault). Faults are tried in the order they were injected; a request
 // takes the first that matches it, and one request fires at most one fault.
@@ -120,7 +117,7 @@ func (s *Server) FiredFaults() []FiredFault {
 	q := &s.injected
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return append([]FiredFault(nil), q.fired...)
+	return q.fired.all()
 }
 
 // pendingFault is an injected fault with its parsed path and what is left of
@@ -224,7 +221,7 @@ type faultQueue struct {
 	n       atomic.Int64 // len(pending), read without the lock on every request
 	mu      sync.Mutex
 	pending []*pendingFault
-	fired   []FiredFault
+	fired   ring[FiredFault]
 }
 
 func (q *faultQueue) add(pf *pendingFault) {
@@ -268,10 +265,7 @@ func (q *faultQueue) take(r *http.Request, basePath string, now time.Time, reque
 				q.n.Store(int64(len(q.pending)))
 			}
 		}
-		if len(q.fired) == maxFiredFaults {
-			q.fired = append(q.fired[:0], q.fired[1:]...)
-		}
-		q.fired = append(q.fired, FiredFault{Fault: pf.f, Time: now, Method: r.Method, Path: r.URL.Path, RequestID: requestID})
+		q.fired.push(FiredFault{Fault: pf.f, Time: now, Method: r.Method, Path: r.URL.Path, RequestID: requestID})
 		return pf.f, true
 	}
 	return Fault{}, false

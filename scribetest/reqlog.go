@@ -26,14 +26,10 @@ type Request struct {
 	Code   string
 }
 
-// maxLoggedRequests bounds the request log of a long-running server; the
-// count goes on.
-const maxLoggedRequests = 10000
-
-// requestLog keeps the last maxLoggedRequests requests and counts them all.
+// requestLog keeps the last maxRecords requests and counts them all.
 type requestLog struct {
 	mu    sync.Mutex
-	reqs  []Request
+	reqs  ring[Request]
 	count int
 }
 
@@ -53,10 +49,7 @@ func (l *requestLog) add(r *http.Request, info *reqInfo, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.count++
-	if len(l.reqs) == maxLoggedRequests {
-		l.reqs = append(l.reqs[:0], l.reqs[1:]...)
-	}
-	l.reqs = append(l.reqs, rec)
+	l.reqs.push(rec)
 }
 
 // Requests returns the requests the server has answered, oldest first (the
@@ -64,7 +57,7 @@ func (l *requestLog) add(r *http.Request, info *reqInfo, at time.Time) {
 func (s *Server) Requests() []Request {
 	s.log.mu.Lock()
 	defer s.log.mu.Unlock()
-	return append([]Request(nil), s.log.reqs...)
+	return s.log.reqs.all()
 }
 
 // RequestCount returns how many requests the server has answered.
