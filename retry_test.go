@@ -234,7 +234,8 @@ func TestCancelDuringBackoff(t *testing.T) {
 }
 
 // TestAttemptTimeout protects WithRequestTimeout: an attempt that hangs is
-// cut off and retried, and the error says it timed out.
+// cut off and retried, and the error says it timed out in the ways Go code
+// checks for one (errors.Is DeadlineExceeded, Timeout()).
 func TestAttemptTimeout(t *testing.T) {
 	t.Parallel()
 	hang := func(req *http.Request) (*http.Response, error) {
@@ -245,6 +246,13 @@ func TestAttemptTimeout(t *testing.T) {
 	_, err := f.client(scribe.WithRequestTimeout(time.Millisecond), scribe.WithMaxRetries(1)).GetMe(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "attempt timed out") {
 		t.Errorf("err = %v, want an attempt timeout", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("errors.Is(err, context.DeadlineExceeded) = false for %v; callers must be able to detect a timeout", err)
+	}
+	var te interface{ Timeout() bool }
+	if !errors.As(err, &te) || !te.Timeout() {
+		t.Errorf("err = %v has no Timeout() true in its chain", err)
 	}
 	if n := len(f.requests()); n != 2 {
 		t.Errorf("attempts = %d, want 2", n)

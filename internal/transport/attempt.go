@@ -36,7 +36,16 @@ type Attempt struct {
 }
 
 // ErrAttemptTimeout is returned (wrapped) when one attempt exceeds Timeout.
-var ErrAttemptTimeout = errors.New("attempt timed out")
+// It matches context.DeadlineExceeded with errors.Is and reports Timeout()
+// true like a net.Error, so callers detect a timeout the way they detect any
+// other in Go.
+var ErrAttemptTimeout error = attemptTimeout{}
+
+type attemptTimeout struct{}
+
+func (attemptTimeout) Error() string        { return "attempt timed out" }
+func (attemptTimeout) Timeout() bool        { return true }
+func (attemptTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // Attempts reports how many attempts went through a so far.
 func (a *Attempt) Attempts() int {
