@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -192,4 +193,24 @@ func decode[T any](t *testing.T, body []byte) T {
 		t.Fatalf("body does not decode as %T: %v: %s", v, err, body)
 	}
 	return v
+}
+
+// statusesOf sends rq n times concurrently and counts the statuses answered.
+func (e *env) statusesOf(t *testing.T, n int, rq req) map[int]int {
+	t.Helper()
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		status = map[int]int{}
+	)
+	for range n {
+		wg.Go(func() {
+			resp, _ := e.do(t, rq)
+			mu.Lock()
+			status[resp.StatusCode]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return status
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -376,20 +375,7 @@ func TestFaultsConcurrent(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	inject(t, e.s, scribetest.Fault{Status: 503, Times: 20})
-	var (
-		wg     sync.WaitGroup
-		mu     sync.Mutex
-		status = map[int]int{}
-	)
-	for range 50 {
-		wg.Go(func() {
-			resp, _ := e.do(t, req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()})
-			mu.Lock()
-			status[resp.StatusCode]++
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	status := e.statusesOf(t, 50, req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()})
 	if diff := cmp.Diff(map[int]int{200: 30, 503: 20}, status); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}

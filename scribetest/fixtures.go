@@ -53,14 +53,9 @@ type fixturePlugin struct {
 	UpdatedOn        time.Time `json:"updated_on"`
 }
 
-type fixtureSecretKey struct {
-	ID          int64     `json:"id"`
-	PluginID    int64     `json:"plugin_id"`
-	Description string    `json:"description"`
-	Value       string    `json:"value"`
-	CreatedOn   time.Time `json:"created_on"`
-	UpdatedOn   time.Time `json:"updated_on"`
-}
+// A fixture's secret key and webhook have exactly the members the service
+// answers with (secrets as plain strings), so they share its wire structs.
+type fixtureSecretKey = secretKeyJSON
 
 type fixtureInstallation struct {
 	ID        int64      `json:"id"`
@@ -84,14 +79,7 @@ type fixtureTranscript struct {
 	CreatedOn time.Time                  `json:"created_on"`
 }
 
-type fixtureWebhook struct {
-	ID            int64     `json:"id"`
-	PluginID      int64     `json:"plugin_id"`
-	URI           string    `json:"uri"`
-	SigningSecret string    `json:"signing_secret"`
-	CreatedOn     time.Time `json:"created_on"`
-	UpdatedOn     time.Time `json:"updated_on"`
-}
+type fixtureWebhook = webhookJSON
 
 // Fixtures is what LoadFixtures created, in document order, with the
 // credentials (generated ones included). Its secrets print redacted.

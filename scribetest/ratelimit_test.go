@@ -155,20 +155,7 @@ func TestRateLimitOff(t *testing.T) {
 func TestRateLimitConcurrent(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, scribetest.WithRateLimit(10, time.Minute))
-	var (
-		wg     sync.WaitGroup
-		mu     sync.Mutex
-		status = map[int]int{}
-	)
-	for range 25 {
-		wg.Go(func() {
-			resp, _ := e.do(t, req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()})
-			mu.Lock()
-			status[resp.StatusCode]++
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	status := e.statusesOf(t, 25, req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()})
 	if diff := cmp.Diff(map[int]int{200: 10, 429: 15}, status); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
