@@ -370,6 +370,9 @@ func drain(resp *http.Response) {
 }
 
 func (ex *exchange) logAttempt(ctx context.Context, resp *http.Response, err error, took time.Duration) {
+	if !ex.logging(ctx) {
+		return // no attributes built on every attempt of a client that does not log
+	}
 	attrs := []slog.Attr{slog.Int("attempt", ex.attempts), slog.Duration("duration", took)}
 	if err != nil {
 		ex.log(ctx, "scribe: attempt failed", append(attrs, slog.String("error", err.Error()))...)
@@ -383,12 +386,16 @@ func (ex *exchange) logAttempt(ctx context.Context, resp *http.Response, err err
 // log writes one debug line naming the operation; it is given no header
 // value, token or key.
 func (ex *exchange) log(ctx context.Context, msg string, attrs ...slog.Attr) {
-	l := ex.s.logger
-	if l == nil || !l.Enabled(ctx, slog.LevelDebug) {
+	if !ex.logging(ctx) {
 		return
 	}
-	l.LogAttrs(ctx, slog.LevelDebug, msg, append([]slog.Attr{
+	ex.s.logger.LogAttrs(ctx, slog.LevelDebug, msg, append([]slog.Attr{
 		slog.String("method", ex.r.method), slog.String("path", ex.path)}, attrs...)...)
+}
+
+// logging reports whether the client has a logger that takes debug lines.
+func (ex *exchange) logging(ctx context.Context) bool {
+	return ex.s.logger != nil && ex.s.logger.Enabled(ctx, slog.LevelDebug)
 }
 
 // plural returns "1 attempt", "3 attempts".
