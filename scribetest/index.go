@@ -1,5 +1,7 @@
 package scribetest
 
+import "fmt"
+
 import "slices"
 
 // index is a set of ids kept in ascending order. Pages are cut from it with a
@@ -72,6 +74,18 @@ func newCollection[T any]() collection[T] {
 func (c *collection[T]) nextID() int64 {
 	c.last++
 	return c.last
+}
+
+// checkNewID checks an id a caller chose for a new row of this kind (0 means
+// one will be assigned): it must be positive and free.
+func (c *collection[T]) checkNewID(kind string, id int64) error {
+	switch {
+	case id < 0:
+		return fmt.Errorf("scribetest: %s id %d: ids are positive", kind, id)
+	case id != 0 && c.taken(id):
+		return fmt.Errorf("scribetest: %s id %d is already taken: %w", kind, id, ErrConflict)
+	}
+	return nil
 }
 
 // taken reports whether id names a row.

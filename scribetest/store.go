@@ -148,11 +148,8 @@ func deref[T any](p *T) T { return *p }
 // addUserLocked adds u (id 0: a fresh id). devKey, when not empty, makes the
 // user a developer with that key.
 func (st *store) addUserLocked(u scribe.User, devKey string) (scribe.User, error) {
-	if u.ID < 0 {
-		return scribe.User{}, fmt.Errorf("scribetest: user id %d: ids are positive", u.ID)
-	}
-	if u.ID != 0 && st.users.taken(u.ID) {
-		return scribe.User{}, fmt.Errorf("scribetest: user id %d is already taken: %w", u.ID, ErrConflict)
+	if err := st.users.checkNewID("user", u.ID); err != nil {
+		return scribe.User{}, err
 	}
 	var h [32]byte
 	if devKey != "" {
@@ -213,10 +210,9 @@ func (st *store) addPluginLocked(p scribe.Plugin) (scribe.Plugin, error) {
 		return scribe.Plugin{}, fmt.Errorf("scribetest: developer %d: %w", p.UserID, ErrNotFound)
 	case !owner.developer:
 		return scribe.Plugin{}, fmt.Errorf("scribetest: user %d is not a developer (has no developer key): %w", p.UserID, ErrNotFound)
-	case p.ID < 0:
-		return scribe.Plugin{}, fmt.Errorf("scribetest: plugin id %d: ids are positive", p.ID)
-	case p.ID != 0 && st.plugins.taken(p.ID):
-		return scribe.Plugin{}, fmt.Errorf("scribetest: plugin id %d is already taken: %w", p.ID, ErrConflict)
+	}
+	if err := st.plugins.checkNewID("plugin", p.ID); err != nil {
+		return scribe.Plugin{}, err
 	}
 	if err := validatePlugin(p); err != nil {
 		return scribe.Plugin{}, fmt.Errorf("scribetest: %w", err)
@@ -289,10 +285,9 @@ func (st *store) addSecretKeyLocked(k scribe.PluginSecretKey) (scribe.PluginSecr
 	switch {
 	case !st.plugins.taken(k.PluginID):
 		return scribe.PluginSecretKey{}, fmt.Errorf("scribetest: plugin %d: %w", k.PluginID, ErrNotFound)
-	case k.ID < 0:
-		return scribe.PluginSecretKey{}, fmt.Errorf("scribetest: secret key id %d: ids are positive", k.ID)
-	case k.ID != 0 && st.secretKeys.taken(k.ID):
-		return scribe.PluginSecretKey{}, fmt.Errorf("scribetest: secret key id %d is already taken: %w", k.ID, ErrConflict)
+	}
+	if err := st.secretKeys.checkNewID("secret key", k.ID); err != nil {
+		return scribe.PluginSecretKey{}, err
 	}
 	if k.ID == 0 {
 		k.ID = st.secretKeys.nextID()
@@ -363,11 +358,8 @@ func (st *store) installLocked(in scribe.PluginInstallation) (scribe.PluginInsta
 	if !ok {
 		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: user %d: %w", in.UserID, ErrNotFound)
 	}
-	switch {
-	case in.ID < 0:
-		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: installation id %d: ids are positive", in.ID)
-	case in.ID != 0 && st.installs.taken(in.ID):
-		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: installation id %d is already taken: %w", in.ID, ErrConflict)
+	if err := st.installs.checkNewID("installation", in.ID); err != nil {
+		return scribe.PluginInstallation{}, nil, err
 	}
 	if in.UUID == "" {
 		in.UUID = newUUID()
@@ -465,10 +457,9 @@ func (st *store) addTranscriptLocked(t scribe.Transcript) (scribe.Transcript, []
 	switch {
 	case !ok:
 		return scribe.Transcript{}, nil, fmt.Errorf("scribetest: user %d: %w", t.User.ID, ErrNotFound)
-	case t.ID < 0:
-		return scribe.Transcript{}, nil, fmt.Errorf("scribetest: transcript id %d: ids are positive", t.ID)
-	case t.ID != 0 && st.transcripts.taken(t.ID):
-		return scribe.Transcript{}, nil, fmt.Errorf("scribetest: transcript id %d is already taken: %w", t.ID, ErrConflict)
+	}
+	if err := st.transcripts.checkNewID("transcript", t.ID); err != nil {
+		return scribe.Transcript{}, nil, err
 	}
 	if t.ID == 0 {
 		t.ID = st.transcripts.nextID()
@@ -571,10 +562,9 @@ func (st *store) addWebhookLocked(w scribe.Webhook) (scribe.Webhook, error) {
 	switch {
 	case !st.plugins.taken(w.PluginID):
 		return scribe.Webhook{}, fmt.Errorf("scribetest: plugin %d: %w", w.PluginID, ErrNotFound)
-	case w.ID < 0:
-		return scribe.Webhook{}, fmt.Errorf("scribetest: webhook id %d: ids are positive", w.ID)
-	case w.ID != 0 && st.webhooks.taken(w.ID):
-		return scribe.Webhook{}, fmt.Errorf("scribetest: webhook id %d is already taken: %w", w.ID, ErrConflict)
+	}
+	if err := st.webhooks.checkNewID("webhook", w.ID); err != nil {
+		return scribe.Webhook{}, err
 	}
 	if w.ID == 0 {
 		w.ID = st.webhooks.nextID()
