@@ -6,6 +6,7 @@ package redact
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -14,6 +15,24 @@ const Marker = "[REDACTED]"
 
 // knownPrefixes are the public, non-secret prefixes of the platform's credentials.
 var knownPrefixes = []string{"ask_live_", "dk_live_", "whsec_"}
+
+// credentialPattern matches text shaped like a credential: a known prefix
+// followed by key material, or the three base64url segments of a JWT (whose
+// header always begins "eyJ", the encoding of `{"`).
+var credentialPattern = regexp.MustCompile(`(?:` + prefixAlternatives() + `)[A-Za-z0-9_\-+/=]+|eyJ[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*`)
+
+func prefixAlternatives() string {
+	quoted := make([]string, len(knownPrefixes))
+	for i, p := range knownPrefixes {
+		quoted[i] = regexp.QuoteMeta(p)
+	}
+	return strings.Join(quoted, "|")
+}
+
+// Text returns s with everything shaped like a credential replaced by its
+// redacted form. It is for free text a secret may have reached, such as an
+// error body the service echoed or a validator's message quoting a value.
+func Text(s string) string { return credentialPattern.ReplaceAllStringFunc(s, String) }
 
 // String returns the redacted form of s: its known prefix, if any, followed by
 // Marker. An empty secret renders as the empty string so that "unset" stays visible.

@@ -41,3 +41,17 @@ func TestStringKeepsOnlyPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestTextScrubsCredentialShapes protects free-text scrubbing: every kind of
+// credential inside a sentence is replaced, and the rest is kept.
+func TestTextScrubsCredentialShapes(t *testing.T) {
+	const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJpYXQiOjF9.c2lnbmF0dXJl"
+	in := "key ask_live_QUJD-_x, dev dk_live_abc123, hook whsec_MfKQ9r8G+/==, token " + jwt + "; done"
+	want := "key ask_live_" + Marker + ", dev dk_live_" + Marker + ", hook whsec_" + Marker + ", token " + Marker + "; done"
+	if got := Text(in); got != want {
+		t.Errorf("Text() =\n%q\nwant\n%q", got, want)
+	}
+	if got := Text("ask_live_" + Marker); got != "ask_live_"+Marker {
+		t.Errorf("Text of an already redacted value = %q; want it unchanged", got)
+	}
+}
