@@ -22,8 +22,8 @@ type Missing struct {
 	// Pos is the identifier's file:line:column, with the file path as given
 	// to [Dir] joined with the file name.
 	Pos token.Position
-	// Kind is what the name declares: "type", "func", "method", "const",
-	// "var", "field" or "interface method".
+	// Kind is what the name declares: "package", "type", "func", "method",
+	// "const", "var", "field" or "interface method".
 	Kind string
 	// Name is the identifier as go doc would name it: "Client",
 	// "Client.Do" for a method, "Options.Timeout" for a field,
@@ -42,6 +42,7 @@ func (m Missing) String() string {
 // part of an importable API. The result is sorted by file and line.
 //
 // What counts as documented:
+//   - a package: a package comment in at least one of its files;
 //   - a type, func or method: a comment directly above it; for a type in a
 //     parenthesised group, a comment above the group counts too (go doc
 //     shows it for each type of the group that has none of its own);
@@ -60,6 +61,11 @@ func Dir(dir string) ([]Missing, error) {
 	}
 	fset := token.NewFileSet()
 	var out []Missing
+	var (
+		pkgName   string
+		pkgPos    token.Pos // the package clause of the first file
+		pkgDocced bool
+	)
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -72,7 +78,14 @@ func Dir(dir string) ([]Missing, error) {
 		if f.Name.Name == "main" || ignored(f) {
 			continue
 		}
+		if pkgName == "" {
+			pkgName, pkgPos = f.Name.Name, f.Package
+		}
+		pkgDocced = pkgDocced || f.Doc != nil
 		out = append(out, file(fset, f)...)
+	}
+	if pkgName != "" && !pkgDocced {
+		out = append(out, Missing{Pos: fset.Position(pkgPos), Kind: "package", Name: pkgName})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Pos.Filename != out[j].Pos.Filename {

@@ -114,7 +114,7 @@ func TestPackagesSkipsInternalAndTestOnly(t *testing.T) {
 		}
 		rel = append(rel, filepath.ToSlash(r))
 	}
-	if diff := cmp.Diff([]string{"cmd/tool", "undoc"}, rel); diff != "" {
+	if diff := cmp.Diff([]string{"cmd/tool", "nopkgdoc", "undoc"}, rel); diff != "" {
 		t.Errorf("Packages(%s) mismatch (-want +got):\n%s", root, diff)
 	}
 	found, err := Dir(filepath.Join(root, "cmd", "tool"))
@@ -123,6 +123,25 @@ func TestPackagesSkipsInternalAndTestOnly(t *testing.T) {
 	}
 	if len(found) != 0 {
 		t.Errorf("Dir on package main reported %v, want nothing", found)
+	}
+}
+
+// TestDirReportsMissingPackageComment protects the package comment, the
+// first thing go doc shows: a package none of whose files carries one is
+// reported once, at its first file's package clause.
+func TestDirReportsMissingPackageComment(t *testing.T) {
+	dir := filepath.Join("testdata", "mod", "nopkgdoc")
+	got, err := Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, m := range got {
+		m.Pos.Filename = filepath.Base(m.Pos.Filename)
+		lines = append(lines, m.String())
+	}
+	if diff := cmp.Diff([]string{"a.go:1: package nopkgdoc has no doc comment"}, lines); diff != "" {
+		t.Errorf("Dir(%s) mismatch (-want +got):\n%s", dir, diff)
 	}
 }
 
