@@ -65,8 +65,8 @@ type Error struct {
 	// StatusCode is the HTTP status of the answer.
 	StatusCode int
 	// Type is the problem document's type, a URI reference naming the kind
-	// of problem (this service sends "about:blank"); empty when the body was
-	// not a problem document.
+	// of problem ("about:blank" when only the status says it, as from the
+	// reference server); empty when the body was not a problem document.
 	Type string
 	// Title is the problem document's title, a short summary of the kind
 	// of problem that is the same on every occurrence (such as "Not
