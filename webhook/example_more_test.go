@@ -59,7 +59,10 @@ func ExampleParseEvent() {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		events <- e
+		select {
+		case events <- e:
+		default: // a redelivery of an event already taken
+		}
 	})
 	receiver.Start()
 
