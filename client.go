@@ -32,6 +32,10 @@ type TokenSource interface {
 // service refused. After a 401 the client calls Invalidate with the refused
 // token and retries the request once with a fresh one.
 type TokenInvalidator interface {
+	// Invalidate drops token if it is still the one the source hands out,
+	// so that the next Token call returns a fresh one; a token already
+	// replaced is ignored. The client calls it from any goroutine,
+	// possibly from many at once.
 	Invalidate(token string)
 }
 

@@ -64,9 +64,17 @@ const (
 type Error struct {
 	// StatusCode is the HTTP status of the answer.
 	StatusCode int
-	// Type, Title and Detail are the problem document's members.
-	Type   string
-	Title  string
+	// Type is the problem document's type, a URI reference naming the kind
+	// of problem ("about:blank" when only the status says it, as from the
+	// reference server); empty when the body was not a problem document.
+	Type string
+	// Title is the problem document's title, a short summary of the kind
+	// of problem that is the same on every occurrence (such as "Not
+	// Found"); empty when the body was not a problem document.
+	Title string
+	// Detail is the problem document's detail, what went wrong with this
+	// request (such as which parameter was refused and why); empty when
+	// the service gave none.
 	Detail string
 	// Code is the stable machine-readable reason, one of the Code constants
 	// (new codes may appear).
@@ -78,10 +86,12 @@ type Error struct {
 	// RetryAfter is the wait the service asked for in Retry-After, capped at
 	// one day; zero if none.
 	RetryAfter time.Duration
-	// Method and Path name the operation, the path relative to the base URL
-	// (such as "/transcripts/42").
+	// Method is the request's HTTP method, such as "GET".
 	Method string
-	Path   string
+	// Path is the operation's path relative to the base URL (such as
+	// "/transcripts/42"), with its segments escaped and without the query
+	// string.
+	Path string
 	// Body is an excerpt, at most 512 bytes, of a body that was not a
 	// problem document (a proxy's error page, say); empty otherwise.
 	Body string
@@ -202,10 +212,16 @@ func (e *ArgumentError) Error() string {
 // DecodeError reports a 2xx answer whose body could not be decoded into the
 // operation's result. It carries no part of the body, which may hold secrets.
 type DecodeError struct {
-	Method     string
-	Path       string
+	// Method is the request's HTTP method, such as "GET".
+	Method string
+	// Path is the operation's path relative to the base URL (such as
+	// "/plugins/100"), without the query string.
+	Path string
+	// StatusCode is the 2xx status the service answered with.
 	StatusCode int
-	RequestID  string
+	// RequestID is the answer's Request-Id header, empty if it carried
+	// none; quote it when reporting the problem.
+	RequestID string
 	// Err is the JSON decoder's error.
 	Err error
 }

@@ -21,39 +21,85 @@ const (
 
 // Permissions says what a plugin may read of the users who install it.
 type Permissions struct {
-	User       Permission `json:"user"`
+	// User is the access to the installing user's profile (wire field
+	// permissions.user): PermissionRead lets the installation's tokens
+	// call GetMe; with PermissionNone GetMe answers 403 (ErrForbidden).
+	User Permission `json:"user"`
+	// Transcript is the access to the installing user's transcripts
+	// (permissions.transcript): PermissionRead lets the installation's
+	// tokens list and fetch them and sends transcript events to the
+	// plugin's webhooks; with PermissionNone the transcript operations
+	// answer 403 (ErrForbidden).
 	Transcript Permission `json:"transcript"`
 }
 
 // Plugin is an integration a developer builds and users install.
 type Plugin struct {
-	ID          int64       `json:"id"`
-	Name        string      `json:"name"`
-	Description string      `json:"description"`
+	// ID identifies the plugin (wire field id): positive, assigned in
+	// increasing order. Pass it to GetPlugin, CreatePluginSecretKey,
+	// ListPluginInstallations and ListWebhooks.
+	ID int64 `json:"id"`
+	// Name is the plugin's display name (name), 1 to MaxPluginNameLength
+	// characters.
+	Name string `json:"name"`
+	// Description is the developer's free-text description (description);
+	// "" when none was given.
+	Description string `json:"description"`
+	// Permissions is what the plugin may read of the users who install it
+	// (permissions); in a response each level is PermissionNone or
+	// PermissionRead, never "".
 	Permissions Permissions `json:"permissions"`
-	Published   bool        `json:"published"`
-	Disabled    bool        `json:"disabled"`
+	// Published reports whether the plugin has been published
+	// (published). CreatePlugin makes an unpublished plugin (false), and
+	// no operation of this interface publishes one.
+	Published bool `json:"published"`
+	// Disabled reports that the plugin has been disabled (disabled): the
+	// service then refuses its installation tokens with 403
+	// CodePluginDisabled, while its developer still manages it. A new
+	// plugin is enabled (false).
+	Disabled bool `json:"disabled"`
 	// CRMIntegrationID is nil when the plugin has no CRM integration.
-	CRMIntegrationID *int64    `json:"crm_integration_id"`
-	LogoURI          string    `json:"logo_uri"`
-	UserID           int64     `json:"user_id"`
-	CreatedOn        time.Time `json:"created_on"`
-	UpdatedOn        time.Time `json:"updated_on"`
+	CRMIntegrationID *int64 `json:"crm_integration_id"`
+	// LogoURI is the absolute http or https URL of the plugin's logo
+	// (logo_uri); "" when it has none.
+	LogoURI string `json:"logo_uri"`
+	// UserID is the id of the developer who owns the plugin (user_id).
+	UserID int64 `json:"user_id"`
+	// CreatedOn is when the plugin was created (created_on), in UTC.
+	CreatedOn time.Time `json:"created_on"`
+	// UpdatedOn is when the plugin last changed (updated_on), in UTC;
+	// equal to CreatedOn until it first changes.
+	UpdatedOn time.Time `json:"updated_on"`
 }
 
 // PluginSecretKey is a key a plugin's backend signs installation JWTs with.
 // Its Value begins with "ask_live_" and prints redacted.
 type PluginSecretKey struct {
-	ID          int64     `json:"id"`
-	Description string    `json:"description"`
-	Value       Secret    `json:"value"`
-	PluginID    int64     `json:"plugin_id"`
-	CreatedOn   time.Time `json:"created_on"`
-	UpdatedOn   time.Time `json:"updated_on"`
+	// ID identifies the key (wire field id): positive, assigned in
+	// increasing order.
+	ID int64 `json:"id"`
+	// Description is the developer's note on the key (description), such
+	// as "production, rotated 2026-11"; "" when none was given.
+	Description string `json:"description"`
+	// Value is the key itself (value): "ask_live_" followed by the key
+	// material, from which installation JWTs are signed (see
+	// NewInstallationClient). It prints redacted. The service hands it
+	// out once, in the answer to CreatePluginSecretKey; keep it in a
+	// secret store.
+	Value Secret `json:"value"`
+	// PluginID is the id of the plugin whose installation JWTs the key
+	// signs (plugin_id).
+	PluginID int64 `json:"plugin_id"`
+	// CreatedOn is when the key was created (created_on), in UTC.
+	CreatedOn time.Time `json:"created_on"`
+	// UpdatedOn is when the key last changed (updated_on), in UTC.
+	UpdatedOn time.Time `json:"updated_on"`
 }
 
 // ListPluginsParams are the parameters of ListPlugins.
 type ListPluginsParams struct {
+	// ListParams sets the page size, the id to start after and a cap on
+	// the items walked; its zero value walks every plugin, 20 per page.
 	ListParams
 }
 
@@ -93,12 +139,17 @@ const MaxPluginNameLength = 100
 // CreatePluginParams are the fields of a new plugin.
 type CreatePluginParams struct {
 	// Name is required: 1 to 100 characters.
-	Name        string
+	Name string
+	// Description is optional free text shown with the plugin; "" leaves
+	// it empty.
 	Description string
 	// Permissions default to none for both user and transcript: a zero
 	// Permission is sent as PermissionNone.
 	Permissions Permissions
-	LogoURI     string
+	// LogoURI is optional: the absolute http or https URL of the plugin's
+	// logo, or "" for none. The service refuses anything else with 400
+	// CodeValidationFailed.
+	LogoURI string
 	// CRMIntegrationID is nil for a plugin without CRM integration.
 	CRMIntegrationID *int64
 }

@@ -8,9 +8,17 @@ import (
 // User is the platform user an installation belongs to, as GET /users/me
 // returns it.
 type User struct {
-	ID           int64  `json:"id"`
-	FirstName    string `json:"first_name"`
-	LastName     string `json:"last_name"`
+	// ID identifies the user (wire field id); the same id appears as
+	// PluginInstallation.UserID and Transcript.User.ID.
+	ID int64 `json:"id"`
+	// FirstName is the user's first name (first_name); "" when the user
+	// has none.
+	FirstName string `json:"first_name"`
+	// LastName is the user's last name (last_name); "" when the user has
+	// none.
+	LastName string `json:"last_name"`
+	// EmailAddress is the user's email address (email_address); "" when
+	// the user has none.
 	EmailAddress string `json:"email_address"`
 }
 

@@ -9,16 +9,29 @@ import (
 // Webhook is an endpoint that receives a plugin's events. SigningSecret begins
 // with "whsec_" and prints redacted; package webhook verifies deliveries with it.
 type Webhook struct {
-	ID            int64     `json:"id"`
-	PluginID      int64     `json:"plugin_id"`
-	URI           string    `json:"uri"`
-	SigningSecret Secret    `json:"signing_secret"`
-	CreatedOn     time.Time `json:"created_on"`
-	UpdatedOn     time.Time `json:"updated_on"`
+	// ID identifies the webhook (wire field id): positive, assigned in
+	// increasing order.
+	ID int64 `json:"id"`
+	// PluginID is the id of the plugin whose events the webhook receives
+	// (plugin_id).
+	PluginID int64 `json:"plugin_id"`
+	// URI is the absolute http or https URL the service POSTs each event
+	// to (uri).
+	URI string `json:"uri"`
+	// SigningSecret is the key deliveries to URI are signed with
+	// (signing_secret): "whsec_" followed by the base64 key. It prints
+	// redacted; package webhook verifies deliveries with it.
+	SigningSecret Secret `json:"signing_secret"`
+	// CreatedOn is when the webhook was registered (created_on), in UTC.
+	CreatedOn time.Time `json:"created_on"`
+	// UpdatedOn is when the webhook last changed (updated_on), in UTC.
+	UpdatedOn time.Time `json:"updated_on"`
 }
 
 // ListWebhooksParams are the parameters of ListWebhooks.
 type ListWebhooksParams struct {
+	// ListParams sets the page size, the id to start after and a cap on
+	// the items walked; its zero value walks every webhook, 20 per page.
 	ListParams
 }
 

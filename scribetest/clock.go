@@ -9,6 +9,9 @@ import (
 // resources and the 24-hour life of idempotency keys all read it, so a test
 // that controls the clock controls all three.
 type Clock interface {
+	// Now returns the current time. Request handlers and the webhook
+	// delivery loop call it concurrently, so it must be safe for
+	// concurrent use.
 	Now() time.Time
 }
 

@@ -141,9 +141,10 @@ type DeliveryAttempt struct {
 	EventID string
 	// EventType is the event's type, such as webhook.EventTranscriptCreated.
 	EventType webhook.EventType
-	// WebhookID and URI name the webhook the attempt was sent to.
+	// WebhookID is the id of the webhook the attempt was sent to.
 	WebhookID int64
-	URI       string
+	// URI is the webhook's URL the attempt was POSTed to, as registered.
+	URI string
 	// Attempt counts the attempts of this delivery, from 1.
 	Attempt int
 	// Time is when the attempt was signed, by the server's clock: its
@@ -167,16 +168,23 @@ type DeliveryAttempt struct {
 // for its next attempt; after Close or a Shutdown that ran out of time, one
 // that will never be attempted again.
 type PendingDelivery struct {
-	// EventID, EventType, WebhookID and URI are those of DeliveryAttempt.
-	EventID   string
+	// EventID is the event's id, the same on every attempt (webhook-id).
+	EventID string
+	// EventType is the event's type, such as
+	// webhook.EventTranscriptCreated.
 	EventType webhook.EventType
+	// WebhookID is the id of the webhook the event is being delivered to.
 	WebhookID int64
-	URI       string
+	// URI is that webhook's URL, as registered.
+	URI string
 	// Attempts is how many attempts were made so far.
 	Attempts int
-	// LastStatusCode and LastError are those of the last attempt, if any.
+	// LastStatusCode is the last attempt's DeliveryAttempt.StatusCode; 0
+	// before the first attempt or when the receiver did not answer.
 	LastStatusCode int
-	LastError      string
+	// LastError is the last attempt's DeliveryAttempt.Error; "" before
+	// the first attempt.
+	LastError string
 }
 
 // Deliveries returns the webhook delivery attempts made so far, oldest

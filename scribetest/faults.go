@@ -63,10 +63,11 @@ type FiredFault struct {
 	Fault Fault
 	// Time is when it fired, by the server's clock.
 	Time time.Time
-	// Method and Path are the request's, Path with the base path as in
-	// Request.
+	// Method is the request's HTTP method.
 	Method string
-	Path   string
+	// Path is the request's URL path, base path included, as in
+	// Request.Path.
+	Path string
 	// RequestID is the request's Request-Id, as the request log has it.
 	RequestID string
 }

@@ -84,13 +84,26 @@ type fixtureWebhook = webhookJSON
 // Fixtures is what LoadFixtures created, in document order, with the
 // credentials (generated ones included). Its secrets print redacted.
 type Fixtures struct {
-	Users         []scribe.User // every user, developers included
-	Developers    []Developer
-	Plugins       []scribe.Plugin
-	SecretKeys    []SecretKey
+	Users []scribe.User // every user, developers included
+	// Developers are the users the document gave a developer_key, each
+	// with that key, ready for DeveloperClient.
+	Developers []Developer
+	// Plugins are the plugins created, with generated ids and timestamps
+	// filled in.
+	Plugins []scribe.Plugin
+	// SecretKeys are the plugin secret keys, each also parsed for package
+	// auth (Key); a key whose value the document omitted holds the
+	// generated one.
+	SecretKeys []SecretKey
+	// Installations are the installations created, with their uuids
+	// (generated where the document omitted them).
 	Installations []scribe.PluginInstallation
-	Transcripts   []scribe.Transcript
-	Webhooks      []scribe.Webhook
+	// Transcripts are the transcripts created, with their owners' names
+	// filled in from the users.
+	Transcripts []scribe.Transcript
+	// Webhooks are the webhooks registered, with their signing secrets
+	// (generated where the document omitted them).
+	Webhooks []scribe.Webhook
 }
 
 //go:embed demo.json

@@ -11,19 +11,23 @@ import (
 type Request struct {
 	// Time is when the request arrived, by the server's clock.
 	Time time.Time
-	// Method and Path are the request's, Path with the base path; Query is
-	// the raw query string.
+	// Method is the request's HTTP method.
 	Method string
-	Path   string
-	Query  string
+	// Path is the request's URL path, base path included, such as
+	// "/v1/transcripts/42".
+	Path string
+	// Query is the raw query string, without the "?"; "" when the request
+	// had none.
+	Query string
 	// IdempotencyKey is the request's Idempotency-Key header, if any.
 	IdempotencyKey string
 	// RequestID is the Request-Id the server answered with.
 	RequestID string
-	// Status is the HTTP status answered, and Code the problem code when the
-	// answer was an error.
+	// Status is the HTTP status answered.
 	Status int
-	Code   string
+	// Code is the problem code of an error answer (such as "not_found");
+	// "" for a success.
+	Code string
 }
 
 // requestLog keeps the last maxRecords requests and counts them all.

@@ -12,14 +12,22 @@ import (
 
 // UserParams describes a user to create. A zero ID asks for a fresh one.
 type UserParams struct {
-	ID           int64
-	FirstName    string
-	LastName     string
+	// ID is the user's id; zero asks for the next free one, and an id
+	// already taken is an error wrapping ErrConflict.
+	ID int64
+	// FirstName is the user's first name; "" is allowed.
+	FirstName string
+	// LastName is the user's last name; "" is allowed.
+	LastName string
+	// EmailAddress is the address GET /users/me and installation lists
+	// show; it is not checked, and "" is allowed.
 	EmailAddress string
 }
 
 // Developer is a user with a developer key, as CreateDeveloper returns it.
 type Developer struct {
+	// User is the developer as a platform user; its ID is the developerID
+	// that CreatePlugin takes.
 	User scribe.User
 	// Key is the developer's key, for DeveloperClient or an Authorization
 	// header. It prints redacted.
@@ -29,7 +37,12 @@ type Developer struct {
 // SecretKey is a plugin secret key as CreateSecretKey returns it: the
 // resource, and the key itself ready for auth.Mint or InstallationClient.
 type SecretKey struct {
+	// PluginSecretKey is the resource as POST /plugins/{id}/secret_keys
+	// answers it; its Value prints redacted.
 	scribe.PluginSecretKey
+	// Key is the same key parsed for package auth, ready for
+	// InstallationClient or scribe.NewInstallationClient. It prints
+	// redacted.
 	Key auth.SecretKey
 }
 
@@ -37,27 +50,53 @@ type SecretKey struct {
 // create a plugin already published or disabled. Zero permissions mean
 // "none"; zero timestamps mean now.
 type PluginParams struct {
-	ID               int64
-	Name             string
-	Description      string
-	Permissions      scribe.Permissions
-	Published        bool
-	Disabled         bool
+	// ID is the plugin's id; zero asks for the next free one, and an id
+	// already taken is an error wrapping ErrConflict.
+	ID int64
+	// Name is required: 1 to 100 characters.
+	Name string
+	// Description is optional free text.
+	Description string
+	// Permissions is what the plugin may read of the users who install
+	// it; a zero level means scribe.PermissionNone.
+	Permissions scribe.Permissions
+	// Published creates the plugin already published, which POST /plugins
+	// cannot.
+	Published bool
+	// Disabled creates the plugin disabled: its installation tokens
+	// answer 403 plugin_disabled until EnablePlugin.
+	Disabled bool
+	// CRMIntegrationID is nil for a plugin without CRM integration;
+	// otherwise it must be positive.
 	CRMIntegrationID *int64
-	LogoURI          string
+	// LogoURI is an absolute http or https URL, or "" for none.
+	LogoURI string
 }
 
 // TranscriptParams describes a transcript to create. Zero ids (of the job,
 // the audio) are generated; a zero CreatedOn means now, and a zero
 // Audio.CreatedOn means CreatedOn. Metadata values are encoded as JSON.
 type TranscriptParams struct {
-	ID        int64
-	Headline  string
-	Text      string
-	Type      string
-	Metadata  map[string]any
-	Job       scribe.TranscriptJob
-	Audio     scribe.TranscriptAudio
+	// ID is the transcript's id; zero asks for the next free one, and an
+	// id already taken is an error wrapping ErrConflict.
+	ID int64
+	// Headline is the transcript's title; "" is allowed.
+	Headline string
+	// Text is the transcribed text; "" is allowed.
+	Text string
+	// Type is stored as given, such as "dictation", "meeting" or
+	// "phone_call"; the service does not restrict it.
+	Type string
+	// Metadata is encoded value by value as JSON (a value that cannot be
+	// is an error); nil means {}.
+	Metadata map[string]any
+	// Job is the transcription job; a zero Job.ID gets a fresh id.
+	Job scribe.TranscriptJob
+	// Audio is the recording; a zero Audio.ID gets a fresh id, and
+	// Audio.CreatedOn defaults to CreatedOn.
+	Audio scribe.TranscriptAudio
+	// CreatedOn is when the transcript was created, in any zone (it is
+	// stored in UTC); zero means now by the server's clock.
 	CreatedOn time.Time
 }
 

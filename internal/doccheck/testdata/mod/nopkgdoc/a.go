@@ -1,0 +1,4 @@
+package nopkgdoc
+
+// Documented is documented, but the package is not.
+func Documented() {}

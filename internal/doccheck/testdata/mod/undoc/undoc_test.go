@@ -1,0 +1,5 @@
+package undoc
+
+func TestHelperWithoutDoc() {}
+
+type Fixture struct{ Field int }
