@@ -222,27 +222,30 @@ func (s *Server) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 // adminAttempt and adminPending are the JSON forms of DeliveryAttempt and
 // PendingDelivery.
 type adminAttempt struct {
-	EventID    string    `json:"event_id"`
-	EventType  string    `json:"event_type"`
-	WebhookID  int64     `json:"webhook_id"`
-	URI        string    `json:"uri"`
-	Attempt    int       `json:"attempt"`
-	Time       time.Time `json:"time"`
-	StatusCode int       `json:"status_code"`
-	Error      string    `json:"error"`
-	DurationMS float64   `json:"duration_ms"`
-	Delivered  bool      `json:"delivered"`
-	Final      bool      `json:"final"`
+	EventID      string    `json:"event_id"`
+	EventType    string    `json:"event_type"`
+	WebhookID    int64     `json:"webhook_id"`
+	URI          string    `json:"uri"`
+	Attempt      int       `json:"attempt"`
+	Time         time.Time `json:"time"`
+	StatusCode   int       `json:"status_code"`
+	ResponseBody string    `json:"response_body"`
+	Error        string    `json:"error"`
+	DurationMS   float64   `json:"duration_ms"`
+	Delivered    bool      `json:"delivered"`
+	Final        bool      `json:"final"`
+	Permanent    bool      `json:"permanent"`
 }
 
 type adminPending struct {
-	EventID        string `json:"event_id"`
-	EventType      string `json:"event_type"`
-	WebhookID      int64  `json:"webhook_id"`
-	URI            string `json:"uri"`
-	Attempts       int    `json:"attempts"`
-	LastStatusCode int    `json:"last_status_code"`
-	LastError      string `json:"last_error"`
+	EventID        string     `json:"event_id"`
+	EventType      string     `json:"event_type"`
+	WebhookID      int64      `json:"webhook_id"`
+	URI            string     `json:"uri"`
+	Attempts       int        `json:"attempts"`
+	LastStatusCode int        `json:"last_status_code"`
+	LastError      string     `json:"last_error"`
+	NextAttempt    *time.Time `json:"next_attempt"`
 }
 
 func (s *Server) adminDeliveries(w http.ResponseWriter, _ *http.Request) {
@@ -252,11 +255,15 @@ func (s *Server) adminDeliveries(w http.ResponseWriter, _ *http.Request) {
 	}{Attempts: []adminAttempt{}, Pending: []adminPending{}}
 	for _, a := range s.Deliveries() {
 		out.Attempts = append(out.Attempts, adminAttempt{a.EventID, string(a.EventType), a.WebhookID, a.URI, a.Attempt,
-			a.Time, a.StatusCode, a.Error, float64(a.Duration) / float64(time.Millisecond), a.Delivered, a.Final})
+			a.Time, a.StatusCode, a.ResponseBody, a.Error, float64(a.Duration) / float64(time.Millisecond), a.Delivered, a.Final, a.Permanent})
 	}
 	for _, p := range s.PendingDeliveries() {
+		var next *time.Time
+		if !p.NextAttempt.IsZero() {
+			next = &p.NextAttempt
+		}
 		out.Pending = append(out.Pending, adminPending{p.EventID, string(p.EventType), p.WebhookID, p.URI,
-			p.Attempts, p.LastStatusCode, p.LastError})
+			p.Attempts, p.LastStatusCode, p.LastError, next})
 	}
 	adminJSON(w, http.StatusOK, out)
 }
