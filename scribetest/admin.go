@@ -44,6 +44,7 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux.HandleFunc("PATCH "+p+"/transcripts/{id}", s.adminUpdateTranscript)
 	mux.HandleFunc("POST "+p+"/webhooks", s.adminCreateWebhook)
 	mux.HandleFunc("GET "+p+"/deliveries", s.adminDeliveries)
+	mux.HandleFunc("POST "+p+"/trigger", s.adminTrigger) // trigger.go
 	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %s; see docs/server.md", r.Method, r.URL.Path))
 	})
@@ -79,10 +80,14 @@ func adminJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
+// adminMaxBodyBytes bounds an admin request body: MaxEventBytes, so that a
+// transcript as long as the largest event the server delivers can be made.
+const adminMaxBodyBytes = MaxEventBytes
+
 // adminDecode decodes the JSON object of the request body into v, refusing
 // unknown members.
 func adminDecode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, adminMaxBodyBytes))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		adminError(w, http.StatusBadRequest, fmt.Errorf("the body must be a JSON object of the documented members: %w", err))

@@ -332,7 +332,8 @@ type deliveries struct {
 	inflight map[int64]int          // attempts in flight by webhook id
 	active   int                    // sender goroutines running
 	attempts ring[DeliveryAttempt]
-	events   ring[emittedEvent]
+	events   ring[emittedEvent] // the last events emitted, for Trigger
+	emitted  uint64             // events emitted so far
 	changed  chan struct{} // closed at the next change of state; nil if nobody waits
 	closed   bool
 	done     chan struct{} // closed by close
@@ -426,6 +427,7 @@ func (d *deliveries) publish(e event, hooks []scribe.Webhook) {
 	defer d.mu.Unlock()
 	defer d.notifyLocked()
 	d.events.push(emittedEvent{ID: id, Type: out.typ, PluginID: e.PluginID})
+	d.emitted++
 	if len(data) > MaxEventBytes {
 		d.logger.Error("scribetest: a webhook event is larger than MaxEventBytes; it is not delivered", "event_id", id, "event_type", e.Type, "bytes", len(data))
 		for _, h := range hooks {

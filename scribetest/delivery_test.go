@@ -1217,3 +1217,54 @@ func TestDeliveryAttemptKeepsScrubbedAnswer(t *testing.T) {
 		t.Errorf("ResponseBody %q: want the answer's text, secrets redacted, newline kept", body)
 	}
 }
+
+// Trigger emits real events through the same funnel as the seeding calls:
+// the events it returns are those delivered, with data the API serves, and
+// it refuses, saying why, what could never reach a webhook.
+func TestTrigger(t *testing.T) {
+	t.Parallel()
+	oc := newOneClockEnv(t, func(int, *webhook.Event) error { return nil })
+	events, err := oc.s.Trigger(oc.plugin.ID, webhook.EventTranscriptUpdated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []webhook.EventType
+	var ids []string
+	for _, e := range events {
+		types = append(types, e.Type)
+		ids = append(ids, e.ID)
+	}
+	want := []webhook.EventType{webhook.EventInstallationCreated, webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated}
+	if diff := cmp.Diff(want, types); diff != "" {
+		t.Errorf("triggered events (-want +got):\n%s", diff)
+	}
+	oc.s.RequireDelivered(t, ids...)
+	oc.mu.Lock()
+	seen := slices.Clone(oc.seen)
+	oc.mu.Unlock()
+	if diff := cmp.Diff(ids, seen, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("events the receiver handled (-triggered +handled):\n%s", diff)
+	}
+	if n := len(oc.s.Installations(oc.plugin.ID)); n != 1 {
+		t.Errorf("the plugin has %d installations after Trigger, want the 1 it made", n)
+	}
+
+	none := oc.newPlugin(t, scribe.PermissionNone)
+	for _, tc := range []struct {
+		plugin int64
+		typ    webhook.EventType
+		want   string
+	}{
+		{oc.plugin.ID, "plugin.renamed", `unknown event type "plugin.renamed"`},
+		{none.ID, webhook.EventInstallationCreated, "has no webhook"},
+		{999, webhook.EventInstallationCreated, "plugin 999"},
+	} {
+		if _, err := oc.s.Trigger(tc.plugin, tc.typ); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Trigger(%d, %s) = %v, want an error saying %q", tc.plugin, tc.typ, err, tc.want)
+		}
+	}
+	oc.hookEnv.hook(t, none.ID, oc.hook.URI)
+	if _, err := oc.s.Trigger(none.ID, webhook.EventTranscriptCreated); err == nil || !strings.Contains(err.Error(), `transcript permission "none"`) {
+		t.Errorf("transcript event for a plugin without transcript permission: %v", err)
+	}
+}
