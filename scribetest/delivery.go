@@ -334,7 +334,7 @@ type deliveries struct {
 	attempts ring[DeliveryAttempt]
 	events   ring[emittedEvent] // the last events emitted, for Trigger
 	emitted  uint64             // events emitted so far
-	changed  chan struct{} // closed at the next change of state; nil if nobody waits
+	changed  chan struct{}      // closed at the next change of state; nil if nobody waits
 	closed   bool
 	done     chan struct{} // closed by close
 
