@@ -1268,3 +1268,83 @@ func TestTrigger(t *testing.T) {
 		t.Errorf("transcript event for a plugin without transcript permission: %v", err)
 	}
 }
+
+// One FakeClock, given once to WithClock, drives the server and the
+// receiver's Verifier (WebhookVerifier reads the server's clock), and
+// WaitForDeliveries moves it to each retry: half an hour of retries passes
+// at once, without a sleep.
+func ExampleFakeClock_webhookRetries() {
+	start := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
+	clock := scribetest.NewFakeClock(start)
+	s, err := scribetest.NewServer(scribetest.WithClock(clock))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+	user, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+
+	receiver := httptest.NewUnstartedServer(nil)
+	defer receiver.Close()
+	hook, _ := s.CreateWebhook(plugin.ID, "http://"+receiver.Listener.Addr().String()+"/hook")
+	v, _ := s.WebhookVerifier(hook)
+	calls := 0
+	receiver.Config.Handler = webhook.NewHandler(v, func(context.Context, *webhook.Event) error {
+		if calls++; calls < 4 {
+			return errors.New("the index is not ready")
+		}
+		return nil
+	}, webhook.WithLogger(nil))
+	receiver.Start()
+
+	if _, err := s.Install(plugin.ID, user.ID); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.WaitForDeliveries(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range s.Deliveries() {
+		fmt.Printf("attempt %d: %d\n", a.Attempt, a.StatusCode)
+	}
+	fmt.Println("fake time passed, more than 25 minutes:", clock.Now().Sub(start) > 25*time.Minute)
+	// Output:
+	// attempt 1: 500
+	// attempt 2: 500
+	// attempt 3: 500
+	// attempt 4: 200
+	// fake time passed, more than 25 minutes: true
+}
+
+// Trigger sends an event of a chosen type to a plugin's webhooks, as
+// "stripe trigger" does, with real resources behind it.
+func ExampleServer_Trigger() {
+	s, err := scribetest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+		Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer receiver.Close()
+	if _, err := s.CreateWebhook(plugin.ID, receiver.URL+"/hook"); err != nil {
+		log.Fatal(err)
+	}
+	events, err := s.Trigger(plugin.ID, webhook.EventTranscriptCreated)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range events {
+		fmt.Println(e.Type)
+	}
+	if err := s.WaitForDeliveries(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("attempts:", len(s.Deliveries()))
+	// Output:
+	// installation.created
+	// transcript.created
+	// attempts: 2
+}
