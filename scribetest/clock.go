@@ -49,8 +49,8 @@ func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterF
 
 // FakeClock is a TimerClock that stands still until told to move. Pass it
 // to WithClock once: the server, the clients and token sources of
-// InstallationClient and TokenSource, and the Verifier of WebhookVerifier
-// all read it, and moving it fires the webhook retries that are due, so a
+// InstallationClient, TokenSource and TokenCache, and the Verifier of
+// WebhookVerifier all read it, and moving it fires the webhook retries that are due, so a
 // test walks a 27-hour retry schedule in milliseconds. Give it to code of
 // your own as auth.WithClock(clock.Now) or webhook.WithClock(clock.Now).
 // It is safe for concurrent use.
@@ -197,6 +197,14 @@ func (s *Server) Clock() Clock { return s.clock }
 // them wins. Give it to your own client with scribe.WithTokenSource.
 func (s *Server) TokenSource(key auth.SecretKey, uuid string, opts ...auth.SourceOption) (*auth.TokenSource, error) {
 	return auth.NewTokenSource(key, uuid, append([]auth.SourceOption{auth.WithClock(s.clock.Now)}, opts...)...)
+}
+
+// TokenCache returns an auth.Cache of installation tokens minted from key
+// whose token sources read the server's clock, for
+// scribe.NewInstallationClients in the backend under test. opts follow the
+// clock option.
+func (s *Server) TokenCache(key auth.SecretKey, opts ...auth.CacheOption) *auth.Cache {
+	return auth.NewCache(key, append([]auth.CacheOption{auth.WithSourceOptions(auth.WithClock(s.clock.Now))}, opts...)...)
 }
 
 // WebhookVerifier returns a verifier of the deliveries the server sends to

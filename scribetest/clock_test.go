@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
@@ -81,5 +82,67 @@ func TestFakeClockImmediateTimerAndConcurrentAdvance(t *testing.T) {
 	wg.Wait()
 	if got := c.Now(); !got.Equal(t0.Add(10 * time.Minute)) {
 		t.Errorf("ten concurrent Advance(1m) moved the clock to %v, want t0+10m", got)
+	}
+}
+
+// The server's token helpers read its clock: on a FakeClock days behind the
+// system's, clients built from TokenSource and TokenCache are accepted, while
+// a token source on the system clock mints tokens the server finds issued
+// in the future. After the fake clock moves two hours, they mint anew.
+func TestTokenHelpersReadTheServersClock(t *testing.T) {
+	t.Parallel()
+	clock := scribetest.NewFakeClock(time.Now().Add(-72 * time.Hour).Truncate(time.Second))
+	s := scribetest.NewTestServer(t, scribetest.WithClock(clock))
+	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "p", Permissions: scribe.Permissions{User: scribe.PermissionRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := s.CreateSecretKey(plugin.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := s.Install(plugin.ID, user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := s.TokenSource(key.Key, inst.UUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaSource, err := scribe.NewClient(s.URL(), scribe.WithTokenSource(ts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := scribe.NewInstallationClients(s.URL(), s.TokenCache(key.Key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaCache, err := clients.For(inst.UUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	systemClock, err := scribe.NewInstallationClient(s.URL(), key.Key, inst.UUID, scribe.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for round := range 2 {
+		for name, c := range map[string]*scribe.Client{"TokenSource": viaSource, "TokenCache": viaCache} {
+			if _, err := c.GetMe(ctx); err != nil {
+				t.Errorf("round %d, client from %s: %v", round, name, err)
+			}
+		}
+		clock.Advance(2 * time.Hour) // past the first tokens' expiry
+	}
+	if _, err := systemClock.GetMe(ctx); err == nil {
+		t.Error("a token minted on the system clock, 3 days ahead of the server's, was accepted; the test proves nothing")
 	}
 }

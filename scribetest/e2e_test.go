@@ -433,3 +433,55 @@ func TestEndToEndLargestEvent(t *testing.T) {
 		t.Error("the event one byte over MaxEventBytes was sent")
 	}
 }
+
+// The test of docs/testing.md, "The shape of a test", kept here so that it
+// compiles and passes: one FakeClock given once, the receiver's verifier
+// from the server, RequireDelivered instead of a sleep.
+func TestReceiverHandlesNewTranscripts(t *testing.T) {
+	clock := scribetest.NewFakeClock(time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC))
+	srv := scribetest.NewTestServer(t, scribetest.WithClock(clock)) // the one place the clock is given
+
+	dev, _ := srv.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	plugin, _ := srv.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
+	user, _ := srv.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+
+	// The receiver, as in production, on a port the webhook can name.
+	receiver := httptest.NewUnstartedServer(nil)
+	t.Cleanup(receiver.Close)
+	hook, _ := srv.CreateWebhook(plugin.ID, "http://"+receiver.Listener.Addr().String()+"/hook")
+	verifier, err := srv.WebhookVerifier(hook) // hook's secret, the server's clock
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var headlines []string
+	receiver.Config.Handler = webhook.NewHandler(verifier, func(ctx context.Context, e *webhook.Event) error {
+		if e.Type != webhook.EventTranscriptCreated {
+			return nil // acknowledge what you do not handle
+		}
+		tr, err := e.Transcript()
+		if err != nil {
+			return webhook.Permanent(err) // will not decode on a retry either
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		headlines = append(headlines, tr.Headline)
+		return nil
+	})
+	receiver.Start()
+
+	if _, err := srv.Install(plugin.ID, user.ID); err != nil { // installation.created
+		t.Fatal(err)
+	}
+	if _, err := srv.CreateTranscript(user.ID, scribetest.TranscriptParams{Headline: "Standup"}); err != nil { // transcript.created
+		t.Fatal(err)
+	}
+
+	srv.RequireDelivered(t) // every event got a 2xx, or the test fails saying why
+	mu.Lock()
+	defer mu.Unlock()
+	if len(headlines) != 1 || headlines[0] != "Standup" {
+		t.Errorf("the receiver handled %q, want [Standup]", headlines)
+	}
+}
