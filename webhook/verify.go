@@ -108,7 +108,9 @@ func WithTolerance(d time.Duration) VerifierOption {
 }
 
 // WithClock sets the clock the timestamp is checked against (default
-// time.Now). Tests use it to pin the time.
+// time.Now). Tests use it to pin the time, or pass a fake clock's Now
+// method: webhook.WithClock(clock.Now) for a scribetest.FakeClock, whose
+// Server.WebhookVerifier returns a Verifier already on it.
 func WithClock(now func() time.Time) VerifierOption {
 	return func(v *Verifier) error {
 		if now == nil {
