@@ -93,9 +93,6 @@ func NewHandler(v *Verifier, fn func(ctx context.Context, e *Event) error, opts 
 	for _, opt := range opts {
 		opt(h)
 	}
-	if h.log == nil {
-		h.log = slog.Default()
-	}
 	if v != nil {
 		// The bare base64 of each key: an error may quote a secret
 		// without its whsec_ prefix, which redact.Text does not know.
@@ -112,7 +109,7 @@ type handler struct {
 	v        *Verifier
 	fn       func(context.Context, *Event) error
 	store    DedupeStore
-	log      *slog.Logger
+	log      *slog.Logger // nil: slog.Default() at the time of logging
 	details  bool
 	keyTexts []string // the Verifier's keys as text, scrubbed from fn's errors
 }
@@ -120,7 +117,7 @@ type handler struct {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if h.v == nil || h.fn == nil {
-		h.log.ErrorContext(ctx, "webhook: NewHandler was given a nil Verifier or a nil function")
+		h.logger().ErrorContext(ctx, "webhook: NewHandler was given a nil Verifier or a nil function")
 		http.Error(w, "webhook receiver is misconfigured", http.StatusInternalServerError)
 		return
 	}
@@ -137,7 +134,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Detail: "the body is larger than the receiver's maximum of " + strconv.FormatInt(h.v.maxBodyBytes, 10) + " bytes"})
 			return
 		}
-		h.log.WarnContext(ctx, "webhook: reading the body failed", "webhook_id", r.Header.Get(HeaderID), "error", err)
+		h.logger().WarnContext(ctx, "webhook: reading the body failed", "webhook_id", r.Header.Get(HeaderID), "error", err)
 		http.Error(w, "reading the body failed", http.StatusBadRequest)
 		return
 	}
@@ -157,7 +154,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.store.Reserve(ctx, id)
 	if err != nil {
-		h.log.ErrorContext(ctx, "webhook: dedupe store failed to reserve the id", "webhook_id", id, "error", h.scrub(err.Error(), maxLoggedError))
+		h.logger().ErrorContext(ctx, "webhook: dedupe store failed to reserve the id", "webhook_id", id, "error", h.scrub(err.Error(), maxLoggedError))
 		http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
 		return
 	}
@@ -170,7 +167,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterInFlight))
 		http.Error(w, "another delivery of this event is being processed; retry later", http.StatusConflict)
 	default:
-		h.log.ErrorContext(ctx, "webhook: dedupe store answered an unknown Reservation", "webhook_id", id, "reservation", res)
+		h.logger().ErrorContext(ctx, "webhook: dedupe store answered an unknown Reservation", "webhook_id", id, "reservation", res)
 		http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
 	}
 }
@@ -194,7 +191,7 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request, event *Event, stor
 	if err != nil {
 		if store != nil {
 			if rerr := store.Release(settle, id); rerr != nil {
-				h.log.ErrorContext(ctx, "webhook: dedupe store failed to release the id; the retry may be taken for a delivery in flight", "webhook_id", id, "error", h.scrub(rerr.Error(), maxLoggedError))
+				h.logger().ErrorContext(ctx, "webhook: dedupe store failed to release the id; the retry may be taken for a delivery in flight", "webhook_id", id, "error", h.scrub(rerr.Error(), maxLoggedError))
 			}
 		}
 		status, line := http.StatusInternalServerError, "the event handler failed; retry later"
@@ -204,7 +201,7 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request, event *Event, stor
 			msg = "webhook: the event handler failed permanently; the service will not retry"
 		}
 		text := h.scrub(err.Error(), maxLoggedError)
-		h.log.WarnContext(ctx, msg, "webhook_id", id, "event_type", string(event.Type), "status", status, "error", text)
+		h.logger().WarnContext(ctx, msg, "webhook_id", id, "event_type", string(event.Type), "status", status, "error", text)
 		if h.details {
 			line += ": " + h.scrub(err.Error(), MaxErrorDetailBytes)
 		}
@@ -215,10 +212,19 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request, event *Event, stor
 		if cerr := store.Complete(settle, id); cerr != nil {
 			// fn has run: acknowledging avoids a certain second run, at the
 			// price of a dedupe entry that may be missing.
-			h.log.ErrorContext(ctx, "webhook: dedupe store failed to mark the id processed", "webhook_id", id, "error", h.scrub(cerr.Error(), maxLoggedError))
+			h.logger().ErrorContext(ctx, "webhook: dedupe store failed to mark the id processed", "webhook_id", id, "error", h.scrub(cerr.Error(), maxLoggedError))
 		}
 	}
 	writeText(w, http.StatusOK, "ok")
+}
+
+// logger returns the logger of WithLogger, or slog.Default() as it is now,
+// so that a program calling slog.SetDefault after NewHandler is obeyed.
+func (h *handler) logger() *slog.Logger {
+	if h.log != nil {
+		return h.log
+	}
+	return slog.Default()
 }
 
 // maxLoggedError bounds the text of fn's error in a log record.
@@ -251,7 +257,7 @@ func (h *handler) scrub(s string, limit int) string {
 
 // refuse answers a delivery that failed verification or decoding.
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, status int, err error) {
-	h.log.WarnContext(r.Context(), "webhook: delivery refused", "webhook_id", r.Header.Get(HeaderID), "status", status, "error", err)
+	h.logger().WarnContext(r.Context(), "webhook: delivery refused", "webhook_id", r.Header.Get(HeaderID), "status", status, "error", err)
 	http.Error(w, err.Error(), status)
 }
 

@@ -440,13 +440,14 @@ func TestHandlerBoundsErrorDetail(t *testing.T) {
 }
 
 // Without WithLogger the handler reports fn's errors to slog.Default() at
-// Warn. Not parallel: it replaces the default logger.
+// Warn, the default logger at the time (a program may set it after building
+// its handler). Not parallel: it replaces the default logger.
 func TestHandlerLogsToSlogDefault(t *testing.T) {
+	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error { return errors.New("index unavailable") })
 	var logs bytes.Buffer
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
 	t.Cleanup(func() { slog.SetDefault(old) })
-	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error { return errors.New("index unavailable") })
 	serve(h, delivery(t, "evt_1", eventBody("evt_1", EventTranscriptCreated)))
 	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "index unavailable") || !strings.Contains(logs.String(), "webhook_id=evt_1") {
 		t.Errorf("slog.Default got %q; want a Warn record with the error and the webhook-id", logs.String())
