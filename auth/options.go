@@ -43,9 +43,12 @@ func (o ClockOption) applySource(c *sourceConfig) {
 }
 
 // WithClock makes a Verifier or a TokenSource read the time from now instead
-// of time.Now; tests pass a fake clock. A nil now keeps time.Now. A
-// TokenSource with its own clock reads it on every Token call instead of
-// relying on timers, which follow the real monotonic clock.
+// of time.Now; tests pass a fake clock's Now method, such as
+// auth.WithClock(clock.Now) for a scribetest.FakeClock (whose Server hands
+// out token sources already on it: TokenSource, TokenCache,
+// InstallationClient). A nil now keeps time.Now. A TokenSource with its own
+// clock reads it on every Token call instead of relying on timers, which
+// follow the real monotonic clock.
 func WithClock(now func() time.Time) ClockOption { return ClockOption{now: now} }
 
 // WithLeeway sets how far iat may lie in the future and exp in the past

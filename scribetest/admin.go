@@ -44,6 +44,7 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux.HandleFunc("PATCH "+p+"/transcripts/{id}", s.adminUpdateTranscript)
 	mux.HandleFunc("POST "+p+"/webhooks", s.adminCreateWebhook)
 	mux.HandleFunc("GET "+p+"/deliveries", s.adminDeliveries)
+	mux.HandleFunc("POST "+p+"/trigger", s.adminTrigger) // trigger.go
 	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %s; see docs/server.md", r.Method, r.URL.Path))
 	})
@@ -79,10 +80,14 @@ func adminJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
+// adminMaxBodyBytes bounds an admin request body: MaxEventBytes, so that a
+// transcript as long as the largest event the server delivers can be made.
+const adminMaxBodyBytes = MaxEventBytes
+
 // adminDecode decodes the JSON object of the request body into v, refusing
 // unknown members.
 func adminDecode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, adminMaxBodyBytes))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		adminError(w, http.StatusBadRequest, fmt.Errorf("the body must be a JSON object of the documented members: %w", err))
@@ -222,27 +227,30 @@ func (s *Server) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 // adminAttempt and adminPending are the JSON forms of DeliveryAttempt and
 // PendingDelivery.
 type adminAttempt struct {
-	EventID    string    `json:"event_id"`
-	EventType  string    `json:"event_type"`
-	WebhookID  int64     `json:"webhook_id"`
-	URI        string    `json:"uri"`
-	Attempt    int       `json:"attempt"`
-	Time       time.Time `json:"time"`
-	StatusCode int       `json:"status_code"`
-	Error      string    `json:"error"`
-	DurationMS float64   `json:"duration_ms"`
-	Delivered  bool      `json:"delivered"`
-	Final      bool      `json:"final"`
+	EventID      string    `json:"event_id"`
+	EventType    string    `json:"event_type"`
+	WebhookID    int64     `json:"webhook_id"`
+	URI          string    `json:"uri"`
+	Attempt      int       `json:"attempt"`
+	Time         time.Time `json:"time"`
+	StatusCode   int       `json:"status_code"`
+	ResponseBody string    `json:"response_body"`
+	Error        string    `json:"error"`
+	DurationMS   float64   `json:"duration_ms"`
+	Delivered    bool      `json:"delivered"`
+	Final        bool      `json:"final"`
+	Permanent    bool      `json:"permanent"`
 }
 
 type adminPending struct {
-	EventID        string `json:"event_id"`
-	EventType      string `json:"event_type"`
-	WebhookID      int64  `json:"webhook_id"`
-	URI            string `json:"uri"`
-	Attempts       int    `json:"attempts"`
-	LastStatusCode int    `json:"last_status_code"`
-	LastError      string `json:"last_error"`
+	EventID        string     `json:"event_id"`
+	EventType      string     `json:"event_type"`
+	WebhookID      int64      `json:"webhook_id"`
+	URI            string     `json:"uri"`
+	Attempts       int        `json:"attempts"`
+	LastStatusCode int        `json:"last_status_code"`
+	LastError      string     `json:"last_error"`
+	NextAttempt    *time.Time `json:"next_attempt"`
 }
 
 func (s *Server) adminDeliveries(w http.ResponseWriter, _ *http.Request) {
@@ -252,11 +260,15 @@ func (s *Server) adminDeliveries(w http.ResponseWriter, _ *http.Request) {
 	}{Attempts: []adminAttempt{}, Pending: []adminPending{}}
 	for _, a := range s.Deliveries() {
 		out.Attempts = append(out.Attempts, adminAttempt{a.EventID, string(a.EventType), a.WebhookID, a.URI, a.Attempt,
-			a.Time, a.StatusCode, a.Error, float64(a.Duration) / float64(time.Millisecond), a.Delivered, a.Final})
+			a.Time, a.StatusCode, a.ResponseBody, a.Error, float64(a.Duration) / float64(time.Millisecond), a.Delivered, a.Final, a.Permanent})
 	}
 	for _, p := range s.PendingDeliveries() {
+		var next *time.Time
+		if !p.NextAttempt.IsZero() {
+			next = &p.NextAttempt
+		}
 		out.Pending = append(out.Pending, adminPending{p.EventID, string(p.EventType), p.WebhookID, p.URI,
-			p.Attempts, p.LastStatusCode, p.LastError})
+			p.Attempts, p.LastStatusCode, p.LastError, next})
 	}
 	adminJSON(w, http.StatusOK, out)
 }

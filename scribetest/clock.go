@@ -1,13 +1,23 @@
 package scribetest
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
 // Clock tells the server what time it is. Token expiry, timestamps of new
-// resources and the 24-hour life of idempotency keys all read it, so a test
-// that controls the clock controls all three.
+// resources, the 24-hour life of idempotency keys and the signing time of
+// webhook deliveries all read it, so a test that controls the clock
+// controls all of them. A Clock that also implements TimerClock (FakeClock
+// does) times the waits between webhook delivery attempts too.
 type Clock interface {
 	// Now returns the current time. Request handlers and the webhook
 	// delivery loop call it concurrently, so it must be safe for
@@ -15,16 +25,45 @@ type Clock interface {
 	Now() time.Time
 }
 
-// realClock is the default Clock: the system's wall clock.
+// TimerClock is a Clock that also runs functions after a delay, as
+// time.AfterFunc does. The server waits on it between webhook delivery
+// attempts, so moving a fake TimerClock forward fires the retries that are
+// due.
+type TimerClock interface {
+	Clock
+	// AfterFunc calls f, in its own goroutine or in the one that moves the
+	// clock, once the clock has advanced by d.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a pending call of TimerClock.AfterFunc. *time.Timer is one.
+type Timer interface {
+	// Stop prevents the call; it reports false if the call already ran or
+	// was already stopped.
+	Stop() bool
+}
+
+// realClock is the default Clock: the system's wall clock and its timers.
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
-// FakeClock is a Clock that stands still until told to move. It is safe for
-// concurrent use.
+func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// FakeClock is a TimerClock that stands still until told to move. Pass it
+// to WithClock once: the server, the clients and token sources of
+// InstallationClient, TokenSource and TokenCache, and the Verifier of
+// WebhookVerifier all read it, and moving it fires the webhook retries that are due, so a
+// test walks a 27-hour retry schedule in milliseconds. Give it to code of
+// your own as auth.WithClock(clock.Now) or webhook.WithClock(clock.Now).
+// It is safe for concurrent use.
 type FakeClock struct {
-	mu  sync.Mutex
-	now time.Time
+	move sync.Mutex // serializes Advance and Set, so that concurrent moves add up
+
+	mu     sync.Mutex
+	now    time.Time
+	seq    uint64
+	timers []*fakeTimer // pending, in no order
 }
 
 // NewFakeClock returns a FakeClock that reads t until it is advanced or set.
@@ -39,16 +78,150 @@ func (c *FakeClock) Now() time.Time {
 	return c.now
 }
 
-// Advance moves the clock forward by d (backward if d is negative).
+// Advance moves the clock forward by d. The functions of the timers that
+// fall due on the way run one after the other, in the calling goroutine,
+// in order of due time (then of creation), each while Now reads its due
+// time; a timer one of them creates runs too if it falls due before the
+// end. A negative d moves the clock backward and fires nothing.
 func (c *FakeClock) Advance(d time.Duration) {
+	c.move.Lock()
+	defer c.move.Unlock()
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+	target := c.now.Add(d)
+	c.mu.Unlock()
+	c.moveTo(target)
 }
 
-// Set moves the clock to t.
+// Set moves the clock to t, firing the timers due by then when t is later
+// than Now (as Advance does).
 func (c *FakeClock) Set(t time.Time) {
+	c.move.Lock()
+	defer c.move.Unlock()
+	c.moveTo(t)
+}
+
+// moveTo fires the timers due by target, in order, then reads target.
+func (c *FakeClock) moveTo(target time.Time) {
+	for {
+		c.mu.Lock()
+		i := -1
+		for j, t := range c.timers {
+			if !t.at.After(target) && (i < 0 || t.before(c.timers[i])) {
+				i = j
+			}
+		}
+		if i < 0 {
+			c.now = target
+			c.mu.Unlock()
+			return
+		}
+		t := c.timers[i]
+		c.timers = slices.Delete(c.timers, i, i+1)
+		t.done = true
+		if t.at.After(c.now) {
+			c.now = t.at
+		}
+		c.mu.Unlock()
+		t.f()
+	}
+}
+
+// AfterFunc calls f once the clock has been advanced by d: in the goroutine
+// that calls Advance or Set, or, when d is not positive, at once in a
+// goroutine of its own (as time.AfterFunc does).
+func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.now = t
+	c.seq++
+	t := &fakeTimer{c: c, at: c.now.Add(d), seq: c.seq, f: f}
+	if d <= 0 {
+		t.done = true
+		go f()
+		return t
+	}
+	c.timers = append(c.timers, t)
+	return t
+}
+
+// PendingTimers returns the due times of the timers that have not fired nor
+// been stopped, earliest first: with a server on this clock, the next
+// webhook attempts.
+func (c *FakeClock) PendingTimers() []time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := slices.Clone(c.timers)
+	slices.SortFunc(ts, func(a, b *fakeTimer) int {
+		if a.before(b) {
+			return -1
+		}
+		return 1
+	})
+	out := make([]time.Time, len(ts))
+	for i, t := range ts {
+		out[i] = t.at
+	}
+	return out
+}
+
+// fakeTimer is a pending call of FakeClock.AfterFunc.
+type fakeTimer struct {
+	c    *FakeClock
+	at   time.Time
+	seq  uint64
+	f    func()
+	done bool // fired or stopped; guarded by c.mu
+}
+
+func (t *fakeTimer) before(u *fakeTimer) bool {
+	if c := t.at.Compare(u.at); c != 0 {
+		return c < 0
+	}
+	return cmp.Less(t.seq, u.seq)
+}
+
+// Stop prevents the call if it has not run yet.
+func (t *fakeTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	if t.done {
+		return false
+	}
+	t.done = true
+	t.c.timers = slices.DeleteFunc(t.c.timers, func(u *fakeTimer) bool { return u == t })
+	return true
+}
+
+// Clock returns the clock the server reads (WithClock's, or the system's).
+func (s *Server) Clock() Clock { return s.clock }
+
+// TokenSource returns a token source of installation uuid minted from key
+// that reads the server's clock, so that a FakeClock given to WithClock
+// moves token expiry too. opts follow the clock: an auth.WithClock among
+// them wins. Give it to your own client with scribe.WithTokenSource.
+func (s *Server) TokenSource(key auth.SecretKey, uuid string, opts ...auth.SourceOption) (*auth.TokenSource, error) {
+	return auth.NewTokenSource(key, uuid, append([]auth.SourceOption{auth.WithClock(s.clock.Now)}, opts...)...)
+}
+
+// TokenCache returns an auth.Cache of installation tokens minted from key
+// whose token sources read the server's clock, for
+// scribe.NewInstallationClients in the backend under test. opts follow the
+// clock option.
+func (s *Server) TokenCache(key auth.SecretKey, opts ...auth.CacheOption) *auth.Cache {
+	return auth.NewCache(key, append([]auth.CacheOption{auth.WithSourceOptions(auth.WithClock(s.clock.Now))}, opts...)...)
+}
+
+// WebhookVerifier returns a verifier of the deliveries the server sends to
+// hook: it holds hook's signing secret and reads the server's clock, so a
+// FakeClock given to WithClock needs no wiring of its own on the receiving
+// side. opts follow (WithMaxBodyBytes, WithTolerance, ...); a
+// webhook.WithClock among them wins. Give it to webhook.NewHandler.
+func (s *Server) WebhookVerifier(hook scribe.Webhook, opts ...webhook.VerifierOption) (*webhook.Verifier, error) {
+	if hook.SigningSecret.IsZero() {
+		return nil, errors.New("scribetest: WebhookVerifier: the webhook has no signing secret; pass the scribe.Webhook that CreateWebhook or the fixtures returned")
+	}
+	secret, err := webhook.ParseSecret(hook.SigningSecret.Reveal())
+	if err != nil {
+		return nil, fmt.Errorf("scribetest: WebhookVerifier: webhook %d: %w", hook.ID, err)
+	}
+	return webhook.NewVerifier(secret, append([]webhook.VerifierOption{webhook.WithClock(s.clock.Now)}, opts...)...)
 }

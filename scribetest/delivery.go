@@ -15,17 +15,23 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
+	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
 // Webhook delivery (CONTRACT §7): every event Server.emit receives becomes
 // one delivery per webhook of its plugin. A delivery is sent by a bounded
 // pool of short-lived sender goroutines; between attempts it waits on a
-// timer, holding no goroutine. See docs/server.md, "Webhook delivery".
+// timer of the server's clock (a FakeClock's when the test gave one),
+// holding no goroutine. See docs/server.md, "Webhook delivery".
 
 // The delivery defaults of CONTRACT §7.
 const (
@@ -39,9 +45,20 @@ const (
 	// maxDrainedBody is how much of a receiver's answer is read (to reuse
 	// the connection) before it is closed.
 	maxDrainedBody = 64 << 10
+	// MaxResponseExcerpt bounds DeliveryAttempt.ResponseBody: the first
+	// bytes of the receiver's answer kept with each attempt.
+	MaxResponseExcerpt = 1 << 10
 	// webhookUserAgent is the User-Agent of every delivery.
 	webhookUserAgent = "scribe-webhooks/1.0 (scribetest)"
 )
+
+// MaxEventBytes is the largest event body the server delivers, the
+// receiver's default limit (webhook.DefaultMaxBodyBytes, 4 MiB): whatever
+// the server emits, a receiver built with webhook.NewHandler and its default
+// options admits. An event beyond it (a transcript of several megabytes of
+// text) is not sent: its delivery is recorded as one final, failed attempt
+// that says so, and logged at Error.
+const MaxEventBytes = webhook.DefaultMaxBodyBytes
 
 // defaultWebhookSchedule is Svix's public schedule: the wait before each
 // attempt, the first one immediate. Eight attempts over about 27 h 35 min.
@@ -153,15 +170,52 @@ type DeliveryAttempt struct {
 	// StatusCode is the receiver's answer, 0 when there was none (refused
 	// connection, timeout).
 	StatusCode int
+	// ResponseBody is the start of the receiver's answer, at most
+	// MaxResponseExcerpt bytes (cut at a character, "…" added), with text
+	// shaped like a credential and the webhook's signing secret redacted
+	// and control characters but newlines and tabs replaced by spaces.
+	// webhook.NewHandler puts your function's (redacted) error there.
+	ResponseBody string
 	// Error says why the attempt failed, "" when it succeeded.
 	Error string
 	// Duration is how long the attempt took, by the wall clock.
 	Duration time.Duration
 	// Delivered reports a 2xx answer within the timeout.
 	Delivered bool
-	// Final reports that no attempt follows: the event was delivered, or the
-	// schedule is exhausted and the delivery given up.
+	// Final reports that no attempt follows: the event was delivered, the
+	// receiver refused it permanently, or the schedule is exhausted and the
+	// delivery given up.
 	Final bool
+	// Permanent reports that the receiver answered
+	// webhook.StatusPermanentFailure (422): the delivery failed for good and
+	// is not retried (Final is set too).
+	Permanent bool
+}
+
+// String formats the attempt on one line, as RequireDelivered prints it:
+// number, time, status or error, duration, and the receiver's answer.
+func (a DeliveryAttempt) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "attempt %d at %s: ", a.Attempt, a.Time.UTC().Format(time.RFC3339Nano))
+	switch {
+	case a.Delivered:
+		fmt.Fprintf(&b, "delivered, %d %s", a.StatusCode, http.StatusText(a.StatusCode))
+	case a.Error != "":
+		b.WriteString(a.Error)
+	default:
+		fmt.Fprintf(&b, "%d %s", a.StatusCode, http.StatusText(a.StatusCode))
+	}
+	fmt.Fprintf(&b, " (%v)", a.Duration.Round(time.Microsecond))
+	if a.ResponseBody != "" {
+		fmt.Fprintf(&b, "; answer: %q", a.ResponseBody)
+	}
+	switch {
+	case a.Permanent:
+		b.WriteString("; failed permanently, not retried")
+	case a.Final && !a.Delivered:
+		b.WriteString("; given up")
+	}
+	return b.String()
 }
 
 // PendingDelivery is a delivery not settled yet: due, in flight, or waiting
@@ -185,6 +239,9 @@ type PendingDelivery struct {
 	// LastError is the last attempt's DeliveryAttempt.Error; "" before
 	// the first attempt.
 	LastError string
+	// NextAttempt is when the next attempt is due, by the server's clock;
+	// zero when it is due now, in flight, or will never come (after Close).
+	NextAttempt time.Time
 }
 
 // Deliveries returns the webhook delivery attempts made so far, oldest
@@ -212,15 +269,23 @@ func (s *Server) PendingDeliveries() []PendingDelivery {
 			EventID: dl.ev.id, EventType: dl.ev.typ, WebhookID: dl.hook, URI: dl.uri,
 			Attempts: dl.attempts, LastStatusCode: dl.lastStatus, LastError: dl.lastErr,
 		}
+		if dl.timer != nil {
+			out[i].NextAttempt = dl.due
+		}
 	}
 	return out
 }
 
-// WaitForDeliveries waits until every delivery is settled: delivered, or
-// given up after the last attempt of the schedule. It returns nil then, or,
-// when ctx ends or the server is closed first, an error with the number of
-// deliveries still pending (see PendingDeliveries) that wraps ctx.Err() or
-// ErrClosed.
+// WaitForDeliveries waits until every delivery is settled: delivered,
+// refused permanently, or given up after the last attempt of the schedule.
+// It returns nil then, or, when ctx ends or the server is closed first, an
+// error with the number of deliveries still pending (see PendingDeliveries)
+// that wraps ctx.Err() or ErrClosed.
+//
+// On a FakeClock (WithClock) it moves the clock: whenever no attempt is due
+// or in flight and deliveries wait for a retry, it advances the clock to the
+// earliest retry, so the whole schedule, 27 hours by default, passes in
+// milliseconds. On the system clock it waits for the retries in real time.
 func (s *Server) WaitForDeliveries(ctx context.Context) error {
 	return s.deliveries.wait(ctx)
 }
@@ -249,12 +314,15 @@ type delivery struct {
 	attempts   int
 	lastStatus int
 	lastErr    string
-	timer      *time.Timer // set while waiting for the next attempt
+	timer      Timer     // set while waiting for the next attempt
+	due        time.Time // when timer fires, by the clock
 }
 
 // deliveries is the server's delivery engine.
 type deliveries struct {
 	clock    Clock
+	timers   TimerClock
+	advancer interface{ Advance(time.Duration) } // the clock, when a test moves it (FakeClock)
 	logger   *slog.Logger
 	client   *http.Client
 	own      *http.Transport // the transport to close at Close, if the server made it
@@ -272,7 +340,9 @@ type deliveries struct {
 	inflight map[int64]int          // attempts in flight by webhook id
 	active   int                    // sender goroutines running
 	attempts ring[DeliveryAttempt]
-	idle     chan struct{} // closed when pending becomes empty; nil if nobody waits
+	events   ring[emittedEvent] // the last events emitted, for Trigger
+	emitted  uint64             // events emitted so far
+	changed  chan struct{}      // closed at the next change of state; nil if nobody waits
 	closed   bool
 	done     chan struct{} // closed by close
 
@@ -282,6 +352,7 @@ type deliveries struct {
 func newDeliveries(cfg deliveryConfig, clock Clock, logger *slog.Logger) *deliveries {
 	d := &deliveries{
 		clock:    clock,
+		timers:   realClock{},
 		logger:   logger,
 		schedule: defaultWebhookSchedule,
 		workers:  defaultWebhookWorkers,
@@ -289,6 +360,12 @@ func newDeliveries(cfg deliveryConfig, clock Clock, logger *slog.Logger) *delive
 		pending:  map[*delivery]struct{}{},
 		inflight: map[int64]int{},
 		done:     make(chan struct{}),
+	}
+	if tc, ok := clock.(TimerClock); ok {
+		d.timers = tc
+		if a, ok := clock.(interface{ Advance(time.Duration) }); ok {
+			d.advancer = a
+		}
 	}
 	if cfg.schedule != nil {
 		d.schedule = cfg.schedule
@@ -356,6 +433,17 @@ func (d *deliveries) publish(e event, hooks []scribe.Webhook) {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.notifyLocked()
+	d.events.push(emittedEvent{ID: id, Type: out.typ, PluginID: e.PluginID})
+	d.emitted++
+	if len(data) > MaxEventBytes {
+		d.logger.Error("scribetest: a webhook event is larger than MaxEventBytes; it is not delivered", "event_id", id, "event_type", e.Type, "bytes", len(data))
+		for _, h := range hooks {
+			d.recordLocked(DeliveryAttempt{EventID: out.id, EventType: out.typ, WebhookID: h.ID, URI: h.URI, Time: d.clock.Now(), Final: true,
+				Error: fmt.Sprintf("not sent: the event is %d bytes, more than MaxEventBytes (%d), the most a receiver admits by default", len(data), MaxEventBytes)})
+		}
+		return
+	}
 	for _, h := range hooks {
 		d.seq++
 		dl := &delivery{seq: d.seq, ev: out, hook: h.ID, uri: h.URI}
@@ -391,15 +479,25 @@ func (d *deliveries) waitLocked(dl *delivery, delay time.Duration) {
 		return
 	}
 	d.wg.Add(1)
-	dl.timer = time.AfterFunc(delay, func() {
+	dl.due = d.clock.Now().Add(delay)
+	dl.timer = d.timers.AfterFunc(delay, func() {
 		defer d.wg.Done()
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		dl.timer = nil
 		if !d.closed {
 			d.readyLocked(dl)
+			d.notifyLocked()
 		}
 	})
+}
+
+// notifyLocked wakes whoever waits for a change of state (settled).
+func (d *deliveries) notifyLocked() {
+	if d.changed != nil {
+		close(d.changed)
+		d.changed = nil
+	}
 }
 
 // readyLocked queues dl and starts a sender if fewer than workers run.
@@ -467,8 +565,11 @@ func (d *deliveries) attempt(dl *delivery, n int) DeliveryAttempt {
 	start := time.Now()
 	resp, err := d.client.Do(req)
 	if err == nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrainedBody))
+		head := make([]byte, MaxResponseExcerpt+utf8.UTFMax)
+		n, _ := io.ReadFull(resp.Body, head)
+		more, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrainedBody))
 		_ = resp.Body.Close()
+		rec.ResponseBody = excerpt(head[:n], more > 0, dl.secret)
 	}
 	rec.Duration = time.Since(start)
 	switch {
@@ -485,6 +586,9 @@ func (d *deliveries) attempt(dl *delivery, n int) DeliveryAttempt {
 			rec.Delivered = true
 		case resp.StatusCode >= 300 && resp.StatusCode <= 399:
 			rec.Error = fmt.Sprintf("answered %s (redirect to %q not followed)", resp.Status, resp.Header.Get("Location"))
+		case resp.StatusCode == webhook.StatusPermanentFailure:
+			rec.Error = "answered " + resp.Status + ": the receiver refused the event permanently; not retried"
+			rec.Permanent = true
 		default:
 			rec.Error = "answered " + resp.Status
 		}
@@ -492,25 +596,59 @@ func (d *deliveries) attempt(dl *delivery, n int) DeliveryAttempt {
 	return rec
 }
 
+// excerpt renders the start of a receiver's answer for DeliveryAttempt:
+// at most MaxResponseExcerpt bytes of valid UTF-8, the webhook's secret and
+// credential-shaped text redacted, control characters but \n and \t
+// replaced by spaces.
+func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	if !secret.IsZero() {
+		full := secret.Reveal()
+		s = strings.ReplaceAll(s, full, redact.String(full))
+		if bare := strings.TrimPrefix(full, webhook.SecretPrefix); bare != "" {
+			s = strings.ReplaceAll(s, bare, redact.Marker)
+		}
+	}
+	s = redact.Text(s)
+	s = strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > MaxResponseExcerpt {
+		cut := MaxResponseExcerpt
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s, truncated = s[:cut], true
+	}
+	if truncated {
+		s += "…"
+	}
+	return s
+}
+
 // settleLocked records an attempt of dl and decides what follows: done,
 // another attempt later, or given up.
 func (d *deliveries) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	dl.attempts = rec.Attempt
 	dl.lastStatus, dl.lastErr = rec.StatusCode, rec.Error
+	defer d.notifyLocked()
 	giveUp := !rec.Delivered && !d.closed && dl.attempts >= len(d.schedule)
-	rec.Final = rec.Delivered || giveUp
+	rec.Final = rec.Delivered || giveUp || rec.Permanent
 	d.recordLocked(rec)
 	switch {
 	case rec.Final:
-		if giveUp {
+		switch {
+		case rec.Permanent:
+			d.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",
+				"event_id", dl.ev.id, "event_type", string(dl.ev.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "answer", rec.ResponseBody)
+		case giveUp:
 			d.logger.Warn("scribetest: webhook delivery given up after the last attempt of the schedule",
 				"event_id", dl.ev.id, "event_type", string(dl.ev.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "error", rec.Error)
 		}
 		delete(d.pending, dl)
-		if len(d.pending) == 0 && d.idle != nil {
-			close(d.idle)
-			d.idle = nil
-		}
 	case !d.closed:
 		d.waitLocked(dl, d.schedule[dl.attempts])
 	}
@@ -520,9 +658,10 @@ func (d *deliveries) recordLocked(rec DeliveryAttempt) {
 	d.attempts.push(rec)
 }
 
-// wait blocks until nothing is pending, ctx ends or the server is closed.
+// wait blocks until nothing is pending, ctx ends or the server is closed,
+// moving a FakeClock to each retry.
 func (d *deliveries) wait(ctx context.Context) error {
-	n, cause := d.settled(ctx)
+	n, cause := d.settled(ctx, true, nil)
 	if n == 0 {
 		return nil
 	}
@@ -532,32 +671,62 @@ func (d *deliveries) wait(ctx context.Context) error {
 	return fmt.Errorf("scribetest: %s still pending (see PendingDeliveries): %w", countDeliveries(n), cause)
 }
 
-// settled waits like wait and returns how many deliveries are pending and,
-// if some are, why the wait ended.
-func (d *deliveries) settled(ctx context.Context) (int, error) {
+// settled waits until no delivery that want selects (every one, if want is
+// nil) is pending, and returns how many still are and, if some are, why the
+// wait ended: ctx, or the server's close. With advance, whenever nothing is
+// due or in flight it moves a FakeClock to the earliest retry.
+func (d *deliveries) settled(ctx context.Context, advance bool, want func(*delivery) bool) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for {
+		n := 0
+		for dl := range d.pending {
+			if want == nil || want(dl) {
+				n++
+			}
+		}
 		switch {
-		case len(d.pending) == 0:
+		case n == 0:
 			return 0, nil
 		case d.closed:
-			return len(d.pending), ErrClosed
+			return n, ErrClosed
 		case ctx.Err() != nil:
-			return len(d.pending), ctx.Err()
+			return n, ctx.Err()
 		}
-		if d.idle == nil {
-			d.idle = make(chan struct{})
+		if advance && d.advancer != nil && len(d.ready) == 0 && len(d.inflight) == 0 {
+			if next, ok := d.nextDueLocked(); ok {
+				// Every pending delivery waits on a timer: move the clock to
+				// the first. Advance runs the timer, which takes d.mu.
+				d.mu.Unlock()
+				d.advancer.Advance(max(next.Sub(d.clock.Now()), 0))
+				d.mu.Lock()
+				continue
+			}
 		}
-		idle := d.idle
+		if d.changed == nil {
+			d.changed = make(chan struct{})
+		}
+		changed := d.changed
 		d.mu.Unlock()
 		select {
-		case <-idle:
+		case <-changed:
 		case <-ctx.Done():
 		case <-d.done:
 		}
 		d.mu.Lock()
 	}
+}
+
+// nextDueLocked returns when the earliest timer of a pending delivery fires.
+func (d *deliveries) nextDueLocked() (time.Time, bool) {
+	var next time.Time
+	found := false
+	for dl := range d.pending {
+		if dl.timer != nil && (!found || dl.due.Before(next)) {
+			next, found = dl.due, true
+		}
+	}
+	return next, found
 }
 
 // close stops delivery at once: attempts in flight are aborted, waiting
@@ -593,7 +762,7 @@ func (d *deliveries) close() int {
 
 // shutdown waits, until ctx ends, for every delivery to settle, then closes.
 func (d *deliveries) shutdown(ctx context.Context) error {
-	_, cause := d.settled(ctx)
+	_, cause := d.settled(ctx, true, nil)
 	n := d.close()
 	if n == 0 {
 		return nil
@@ -610,4 +779,183 @@ func countDeliveries(n int) string {
 		return "1 webhook delivery"
 	}
 	return fmt.Sprintf("%d webhook deliveries", n)
+}
+
+// emittedEvent is an event the server emitted to at least one webhook.
+type emittedEvent struct {
+	ID       string
+	Type     webhook.EventType
+	PluginID int64
+}
+
+// RequireTimeout bounds how long RequireDelivered waits for deliveries on
+// the system clock: a liveness bound that fails a test which would hang,
+// not a measure of speed. On a FakeClock the wait moves the clock instead.
+const RequireTimeout = 30 * time.Second
+
+// RequireDelivered fails t unless every delivery of the events named by
+// eventIDs (of every event emitted so far, when none is named) to every
+// webhook ended with a 2xx answer. It first waits for them to settle, as
+// WaitForDeliveries does: on a FakeClock it advances the clock through the
+// retries, so a test needs no sleep and no clock of its own; on the system
+// clock it waits at most RequireTimeout, and fails at once when the next
+// retry is due after that. The failure lists, per delivery that did not get
+// through, every attempt with its time, status, error and the start of the
+// receiver's answer (where webhook.NewHandler puts your function's error),
+// and whether it was given up, refused permanently or is still pending.
+// It returns the attempts of those events, oldest first.
+func (s *Server) RequireDelivered(t testing.TB, eventIDs ...string) []DeliveryAttempt {
+	t.Helper()
+	d := s.deliveries
+	named := make(map[string]bool, len(eventIDs))
+	for _, id := range eventIDs {
+		named[id] = true
+	}
+	var want func(*delivery) bool
+	if len(named) > 0 {
+		want = func(dl *delivery) bool { return named[dl.ev.id] }
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), RequireTimeout)
+	defer cancel()
+	if d.advancer == nil {
+		// On the system clock, do not wait for a retry due after the bound.
+		ctx = d.stopBeforeLateRetry(ctx, cancel, want)
+	}
+	_, cause := d.settled(ctx, true, want)
+
+	d.mu.Lock()
+	attempts := d.attempts.all()
+	var pending []*delivery
+	for dl := range d.pending {
+		if want == nil || want(dl) {
+			pending = append(pending, dl)
+		}
+	}
+	slices.SortFunc(pending, func(a, b *delivery) int { return cmp.Compare(a.seq, b.seq) })
+	type key struct {
+		event string
+		hook  int64
+	}
+	waiting := map[key]string{}
+	for _, dl := range pending {
+		switch {
+		case dl.timer != nil:
+			waiting[key{dl.ev.id, dl.hook}] = fmt.Sprintf("still pending: next attempt due at %s, %v from now by the server's clock",
+				dl.due.UTC().Format(time.RFC3339Nano), dl.due.Sub(d.clock.Now()).Round(time.Millisecond))
+		case d.closed:
+			waiting[key{dl.ev.id, dl.hook}] = "never delivered: the server was closed"
+		default:
+			waiting[key{dl.ev.id, dl.hook}] = "still pending: an attempt is due or in flight"
+		}
+	}
+	d.mu.Unlock()
+
+	var mine []DeliveryAttempt
+	byDelivery := map[key][]DeliveryAttempt{}
+	var order []key
+	for _, a := range attempts {
+		if len(named) > 0 && !named[a.EventID] {
+			continue
+		}
+		mine = append(mine, a)
+		k := key{a.EventID, a.WebhookID}
+		if _, ok := byDelivery[k]; !ok {
+			order = append(order, k)
+		}
+		byDelivery[k] = append(byDelivery[k], a)
+	}
+	for _, dl := range pending {
+		k := key{dl.ev.id, dl.hook}
+		if _, ok := byDelivery[k]; !ok {
+			order = append(order, k)
+			byDelivery[k] = nil
+		}
+	}
+
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, k := range order {
+		seen[k.event] = true
+		as := byDelivery[k]
+		if len(as) > 0 && as[len(as)-1].Delivered {
+			continue
+		}
+		var typ webhook.EventType
+		uri := ""
+		for _, dl := range pending {
+			if dl.ev.id == k.event && dl.hook == k.hook {
+				typ, uri = dl.ev.typ, dl.uri
+			}
+		}
+		if len(as) > 0 {
+			typ, uri = as[0].EventType, as[0].URI
+		}
+		fmt.Fprintf(&b, "\n  event %s (%s) to webhook %d (%s):", k.event, typ, k.hook, uri)
+		for _, a := range as {
+			fmt.Fprintf(&b, "\n    %s", a)
+		}
+		if w, ok := waiting[k]; ok {
+			fmt.Fprintf(&b, "\n    %s", w)
+		} else if len(as) == 0 {
+			b.WriteString("\n    no attempt recorded")
+		}
+	}
+	for _, id := range eventIDs {
+		if !seen[id] {
+			fmt.Fprintf(&b, "\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, maxRecords)
+		}
+	}
+	if len(named) == 0 && len(order) == 0 {
+		b.WriteString("\n  no webhook event was emitted: does the plugin have a webhook (CreateWebhook), and did something install it or create a transcript?")
+	}
+	if b.Len() > 0 {
+		why := ""
+		if cause != nil {
+			why = fmt.Sprintf(" (the wait ended: %v)", cause)
+		}
+		t.Fatalf("scribetest: RequireDelivered: not every delivery got a 2xx answer%s:%s", why, b.String())
+	}
+	return mine
+}
+
+// stopBeforeLateRetry returns a context that also ends as soon as every
+// delivery want selects waits for a retry due after ctx's deadline, so that
+// RequireDelivered on the system clock fails at once instead of waiting for
+// nothing.
+func (d *deliveries) stopBeforeLateRetry(ctx context.Context, cancel context.CancelFunc, want func(*delivery) bool) context.Context {
+	deadline, _ := ctx.Deadline()
+	go func() {
+		for {
+			d.mu.Lock()
+			late := true
+			n := 0
+			for dl := range d.pending {
+				if want != nil && !want(dl) {
+					continue
+				}
+				n++
+				if dl.timer == nil || !dl.due.After(d.clock.Now().Add(time.Until(deadline))) {
+					late = false
+				}
+			}
+			if n > 0 && late {
+				d.mu.Unlock()
+				cancel()
+				return
+			}
+			if d.changed == nil {
+				d.changed = make(chan struct{})
+			}
+			changed := d.changed
+			d.mu.Unlock()
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			case <-d.done:
+				return
+			}
+		}
+	}()
+	return ctx
 }

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -89,7 +90,7 @@ func (e *hookEnv) settle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	if err := e.s.WaitForDeliveries(ctx); err != nil {
-		t.Fatalf("WaitForDeliveries: %v; pending %+v", err, e.s.PendingDeliveries())
+		t.Fatalf("WaitForDeliveries: %v; %s", err, attemptsSeen(e.s)())
 	}
 }
 
@@ -162,15 +163,32 @@ func failFirst(k int) func(int, http.ResponseWriter, *http.Request) {
 	}
 }
 
-// eventually fails t unless cond becomes true within waitLimit.
-func eventually(t *testing.T, what string, cond func() bool) {
+// eventually polls cond until it holds, failing t after waitLimit (a
+// liveness bound, not a measure of speed) with what seen, if given,
+// describes of the last state it saw.
+func eventually(t *testing.T, what string, cond func() bool, seen ...func() string) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
+	deadline := time.NewTimer(waitLimit)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
+		select {
+		case <-deadline.C:
+			last := ""
+			for _, f := range seen {
+				last += "\n" + f()
+			}
+			t.Fatalf("gave up waiting after %v: %s; last seen:%s", waitLimit, what, last)
+		case <-tick.C:
 		}
-		time.Sleep(time.Millisecond)
+	}
+}
+
+// attemptsSeen describes a server's delivery records for eventually.
+func attemptsSeen(s *scribetest.Server) func() string {
+	return func() string {
+		return fmt.Sprintf("attempts:\n%spending: %+v", attemptLines(s.Deliveries()), s.PendingDeliveries())
 	}
 }
 
@@ -476,7 +494,7 @@ func TestWebhookRetries(t *testing.T) {
 				if h.Get(webhook.HeaderID) != a.EventID || a.EventID != attempts[0].EventID {
 					t.Errorf("attempt %d: webhook-id %q, record %q, first %q: want one id for every attempt", a.Attempt, h.Get(webhook.HeaderID), a.EventID, attempts[0].EventID)
 				}
-				if ts := h.Get(webhook.HeaderTimestamp); ts != strconv.FormatInt(a.Time.Unix(), 10) || !a.Time.Equal(t0.Add(time.Duration(i)*time.Minute)) {
+				if ts := h.Get(webhook.HeaderTimestamp); ts != strconv.FormatInt(a.Time.Unix(), 10) || !a.Time.Truncate(time.Second).Equal(t0.Add(time.Duration(i)*time.Minute)) {
 					t.Errorf("attempt %d: webhook-timestamp %s, recorded %v; want each attempt signed at its own time", a.Attempt, ts, a.Time)
 				}
 			}
@@ -504,7 +522,7 @@ func TestWebhookUnreachableReceiver(t *testing.T) {
 	e.settle(t)
 	attempts := e.s.Deliveries()
 	if len(attempts) != 2 {
-		t.Fatalf("got %d attempts, want 2 (the whole schedule): %+v", len(attempts), attempts)
+		t.Fatalf("got %d attempts, want 2 (the whole schedule):\n%s", len(attempts), attemptLines(attempts))
 	}
 	for _, a := range attempts {
 		if a.StatusCode != 0 || a.Delivered || a.Error == "" {
@@ -529,7 +547,7 @@ func TestWebhookGivesUpAfterSchedule(t *testing.T) {
 	e.settle(t)
 	attempts := e.s.Deliveries()
 	if len(attempts) != 4 || len(rc.got()) != 4 {
-		t.Fatalf("%d attempts recorded, %d received; want 4", len(attempts), len(rc.got()))
+		t.Fatalf("%d attempts recorded, %d received; want 4:\n%s", len(attempts), len(rc.got()), attemptLines(attempts))
 	}
 	last := attempts[3]
 	if !last.Final || last.Delivered || last.StatusCode != 500 {
@@ -556,7 +574,7 @@ func TestWebhookScheduleScale(t *testing.T) {
 	}
 	e.settle(t)
 	if n := len(e.s.Deliveries()); n != 2 {
-		t.Errorf("%d attempts, want 2", n)
+		t.Errorf("%d attempts, want 2:\n%s", n, attemptLines(e.s.Deliveries()))
 	}
 }
 
@@ -608,7 +626,7 @@ func TestSlowReceiverBlocksNothingElse(t *testing.T) {
 	}
 	eventually(t, "the fast receiver gets every event while the slow one hangs", func() bool {
 		return len(fast.got()) == transcripts+1 && len(slow.got()) > 0
-	})
+	}, attemptsSeen(e.s), func() string { return fmt.Sprintf("fast got %d, slow got %d", len(fast.got()), len(slow.got())) })
 	client, err := e.s.InstallationClient(key.Key, inst.UUID)
 	if err != nil {
 		t.Fatal(err)
@@ -656,7 +674,7 @@ func TestCloseReportsUndeliveredAndLeaksNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-hanging
-	eventually(t, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 })
+	eventually(t, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 }, attemptsSeen(e.s))
 	if deliveryGoroutines() == 0 {
 		t.Fatal("no delivery goroutine runs while an attempt hangs; the count proves nothing")
 	}
@@ -687,10 +705,11 @@ func TestCloseReportsUndeliveredAndLeaksNothing(t *testing.T) {
 }
 
 // Shutdown waits for pending deliveries, retries included, and returns nil
-// when they all got through.
+// when they all got through; on a FakeClock it moves the clock to the
+// retries (an hour away here) instead of waiting for them.
 func TestShutdownDrainsDeliveries(t *testing.T) {
 	t.Parallel()
-	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, 20*time.Millisecond))
+	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, time.Hour))
 	rc := newReceiver(t, failFirst(1))
 	e.hook(t, e.plugin.ID, rc.url())
 	inst, err := e.s.Install(e.plugin.ID, e.user.ID)
@@ -716,11 +735,18 @@ func TestShutdownDrainsDeliveries(t *testing.T) {
 	}
 }
 
+// systemClock is the system's clock without timers of its own: a server on
+// it waits for retries in real time, as on the default clock.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
 // When Shutdown's context ends first, Shutdown says how many deliveries are
 // left, wrapping the context's error, and PendingDeliveries lists them.
+// On the system clock: on a FakeClock Shutdown would move to the retry.
 func TestShutdownReportsUndelivered(t *testing.T) {
 	t.Parallel()
-	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, time.Hour))
+	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, time.Hour), scribetest.WithClock(systemClock{}))
 	rc := newReceiver(t, status(http.StatusServiceUnavailable))
 	e.hook(t, e.plugin.ID, rc.url())
 	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
@@ -848,4 +874,477 @@ func BenchmarkEmit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// fakeTB captures what RequireDelivered reports instead of failing the test.
+type fakeTB struct {
+	testing.TB
+	mu     sync.Mutex
+	failed bool
+	msg    string
+}
+
+func (f *fakeTB) Helper() {}
+
+func (f *fakeTB) Fatalf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+	f.msg = fmt.Sprintf(format, args...)
+}
+
+// oneClockEnv is a server on a FakeClock with the default (27-hour)
+// schedule, and a receiver built the way a plugin developer builds it:
+// webhook.NewHandler with the server's WebhookVerifier, so that the one
+// clock given to WithClock drives the server and the verifier both.
+type oneClockEnv struct {
+	*hookEnv
+	hook scribe.Webhook
+	srv  *httptest.Server
+	mu   sync.Mutex
+	seen []string // event ids the function handled
+}
+
+func newOneClockEnv(t *testing.T, fn func(n int, e *webhook.Event) error, opts ...scribetest.Option) *oneClockEnv {
+	t.Helper()
+	e := &hookEnv{clock: scribetest.NewFakeClock(t0)}
+	e.s = scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithClock(e.clock),
+		scribetest.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
+	var err error
+	if e.dev, err = e.s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"}); err != nil {
+		t.Fatal(err)
+	}
+	e.plugin = e.newPlugin(t, scribe.PermissionRead)
+	if e.user, err = e.s.CreateUser(scribetest.UserParams{FirstName: "Grace"}); err != nil {
+		t.Fatal(err)
+	}
+	oc := &oneClockEnv{hookEnv: e}
+	oc.srv = httptest.NewUnstartedServer(nil)
+	t.Cleanup(oc.srv.Close)
+	oc.hook = e.hook(t, e.plugin.ID, "http://"+oc.srv.Listener.Addr().String()+"/hook")
+	v, err := e.s.WebhookVerifier(oc.hook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	oc.srv.Config.Handler = webhook.NewHandler(v, func(_ context.Context, ev *webhook.Event) error {
+		oc.mu.Lock()
+		calls++
+		n := calls
+		oc.mu.Unlock()
+		if err := fn(n, ev); err != nil {
+			return err
+		}
+		oc.mu.Lock()
+		oc.seen = append(oc.seen, ev.ID)
+		oc.mu.Unlock()
+		return nil
+	}, webhook.WithLogger(nil))
+	oc.srv.Start()
+	return oc
+}
+
+// Issue 11 item 3: one FakeClock, given once to WithClock, drives the
+// server, its token sources and the receiver's Verifier, and moving it
+// fires the retries: WaitForDeliveries walks the whole default schedule
+// (eight attempts over about 27.6 hours) without a sleep. Every attempt is
+// signed at its own fake time, verified by the receiver on the same clock,
+// and the waits between attempts follow the schedule within its ±20 %
+// jitter. An installation client made before the walk still works after
+// it: its token source refreshed on the fake clock.
+func TestOneFakeClockWalksTheWholeRetrySchedule(t *testing.T) {
+	t.Parallel()
+	schedule := []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+	oc := newOneClockEnv(t, func(n int, e *webhook.Event) error {
+		if n < len(schedule) {
+			return fmt.Errorf("attempt %d: the index is down", n)
+		}
+		return nil // the last attempt of the schedule gets through
+	})
+	key, err := oc.s.CreateSecretKey(oc.plugin.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := oc.s.Install(oc.plugin.ID, oc.user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := oc.s.InstallationClient(key.Key, inst.UUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if _, err := client.GetMe(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	if err := oc.s.WaitForDeliveries(ctx); err != nil {
+		t.Fatalf("WaitForDeliveries: %v; attempts:\n%s", err, attemptLines(oc.s.Deliveries()))
+	}
+	t.Logf("walked %v of fake time in %v", oc.clock.Now().Sub(t0), time.Since(start))
+
+	attempts := oc.s.RequireDelivered(t)
+	if len(attempts) != len(schedule) {
+		t.Fatalf("%d attempts, want %d (the whole schedule):\n%s", len(attempts), len(schedule), attemptLines(attempts))
+	}
+	for i, a := range attempts {
+		if i == 0 {
+			if !a.Time.Equal(t0) {
+				t.Errorf("attempt 1 at %v, want at once (t0)", a.Time)
+			}
+			continue
+		}
+		wait := a.Time.Sub(attempts[i-1].Time)
+		lo, hi := time.Duration(float64(schedule[i])*0.8), time.Duration(float64(schedule[i])*1.2)+time.Second
+		if wait < lo || wait > hi {
+			t.Errorf("attempt %d came %v after the one before; want %v ±20%%:\n%s", i+1, wait, schedule[i], attemptLines(attempts))
+		}
+		if wantFail := i < len(schedule)-1; wantFail != (a.StatusCode == http.StatusInternalServerError) {
+			t.Errorf("attempt %d: %v", i+1, a)
+		}
+	}
+	if span := attempts[len(attempts)-1].Time.Sub(t0); span < 22*time.Hour || span > 34*time.Hour {
+		t.Errorf("the schedule spanned %v of fake time, want about 27.6 h", span)
+	}
+	if !strings.Contains(attempts[0].ResponseBody, "attempt 1: the index is down") {
+		t.Errorf("attempt 1's answer %q does not carry the function's error", attempts[0].ResponseBody)
+	}
+	if _, err := client.GetMe(ctx); err != nil {
+		t.Errorf("the installation client after 27 fake hours: %v; its token source should follow the same clock", err)
+	}
+}
+
+// attemptLines formats attempts for a failure message, one per line.
+func attemptLines(as []scribetest.DeliveryAttempt) string {
+	var b strings.Builder
+	for _, a := range as {
+		fmt.Fprintf(&b, "  %v\n", a)
+	}
+	return b.String()
+}
+
+// Advancing a FakeClock by hand fires a retry exactly when it is due: not
+// before its time (within the jitter), and at once when the clock passes it.
+func TestFakeClockAdvanceFiresDueRetry(t *testing.T) {
+	t.Parallel()
+	oc := newOneClockEnv(t, func(n int, _ *webhook.Event) error {
+		if n == 1 {
+			return errors.New("not yet")
+		}
+		return nil
+	}, scribetest.WithWebhookSchedule(0, 10*time.Minute))
+	if _, err := oc.s.Install(oc.plugin.ID, oc.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the first attempt and its retry timer", func() bool {
+		p := oc.s.PendingDeliveries()
+		return len(p) == 1 && !p[0].NextAttempt.IsZero()
+	}, attemptsSeen(oc.s))
+	next := oc.s.PendingDeliveries()[0].NextAttempt
+	if d := next.Sub(t0); d < 8*time.Minute || d > 12*time.Minute {
+		t.Fatalf("next attempt due %v after the first, want 10m ±20%%", d)
+	}
+	oc.clock.Advance(next.Sub(t0) - time.Second) // a second short: nothing fires
+	if n := len(oc.s.Deliveries()); n != 1 || len(oc.clock.PendingTimers()) != 1 {
+		t.Fatalf("a second before the retry is due: %d attempts, %d timers; want 1 and 1", n, len(oc.clock.PendingTimers()))
+	}
+	oc.clock.Advance(time.Second)
+	eventually(t, "the retry after the clock reached it", func() bool {
+		as := oc.s.Deliveries()
+		return len(as) == 2 && as[1].Delivered
+	}, attemptsSeen(oc.s))
+	if got := oc.s.Deliveries()[1].Time; !got.Equal(next) {
+		t.Errorf("the retry was signed at %v, want its due time %v", got, next)
+	}
+}
+
+// Issue 11 items 1 and 2: RequireDelivered explains a failed delivery with
+// every attempt: time, status, the receiver's answer (where NewHandler puts
+// the function's error) and how it ended; a Permanent error ends the
+// delivery at the first attempt, and the server honours 422 from any
+// receiver.
+func TestRequireDeliveredExplainsFailures(t *testing.T) {
+	t.Parallel()
+	t.Run("handler bug, retried until given up", func(t *testing.T) {
+		t.Parallel()
+		oc := newOneClockEnv(t, func(int, *webhook.Event) error {
+			return errors.New("no tenant for installation; did you run the migration?")
+		})
+		if _, err := oc.s.Install(oc.plugin.ID, oc.user.ID); err != nil {
+			t.Fatal(err)
+		}
+		ft := &fakeTB{TB: t}
+		oc.s.RequireDelivered(ft)
+		if !ft.failed {
+			t.Fatal("RequireDelivered did not fail")
+		}
+		for _, want := range []string{"installation.created", oc.hook.URI, "attempt 1 at 2026-11-21T09:30:00Z", "attempt 8 at",
+			"answered 500 Internal Server Error", "no tenant for installation; did you run the migration?", "given up"} {
+			if !strings.Contains(ft.msg, want) {
+				t.Errorf("the failure does not say %q:\n%s", want, ft.msg)
+			}
+		}
+		if n := strings.Count(ft.msg, "\n    attempt "); n != 8 {
+			t.Errorf("the failure lists %d attempts, want 8:\n%s", n, ft.msg)
+		}
+	})
+	t.Run("Permanent is not retried", func(t *testing.T) {
+		t.Parallel()
+		oc := newOneClockEnv(t, func(int, *webhook.Event) error {
+			return webhook.Permanent(errors.New("plugin not configured for this user"))
+		})
+		if _, err := oc.s.Install(oc.plugin.ID, oc.user.ID); err != nil {
+			t.Fatal(err)
+		}
+		ft := &fakeTB{TB: t}
+		attempts := oc.s.RequireDelivered(ft)
+		if !ft.failed || !strings.Contains(ft.msg, "failed permanently") || !strings.Contains(ft.msg, "plugin not configured for this user") {
+			t.Errorf("failed=%v; want a failure saying it failed permanently and why:\n%s", ft.failed, ft.msg)
+		}
+		if len(attempts) != 1 || !attempts[0].Permanent || !attempts[0].Final || attempts[0].Delivered || attempts[0].StatusCode != webhook.StatusPermanentFailure {
+			t.Errorf("attempts:\n%s want one, 422, Permanent and Final", attemptLines(attempts))
+		}
+		if p := oc.s.PendingDeliveries(); len(p) != 0 || len(oc.clock.PendingTimers()) != 0 {
+			t.Errorf("pending %+v, timers %v; want nothing left to retry", p, oc.clock.PendingTimers())
+		}
+	})
+	t.Run("success", func(t *testing.T) {
+		t.Parallel()
+		oc := newOneClockEnv(t, func(int, *webhook.Event) error { return nil })
+		if _, err := oc.s.Install(oc.plugin.ID, oc.user.ID); err != nil {
+			t.Fatal(err)
+		}
+		attempts := oc.s.RequireDelivered(t)
+		if len(attempts) != 1 || !attempts[0].Delivered {
+			t.Fatalf("attempts:\n%s", attemptLines(attempts))
+		}
+		// By id, too: the id the receiver saw.
+		oc.mu.Lock()
+		id := oc.seen[0]
+		oc.mu.Unlock()
+		if got := oc.s.RequireDelivered(t, id); len(got) != 1 || got[0].EventID != id {
+			t.Errorf("RequireDelivered(t, %q) = %v", id, got)
+		}
+	})
+	t.Run("unknown id, and nothing emitted", func(t *testing.T) {
+		t.Parallel()
+		oc := newOneClockEnv(t, func(int, *webhook.Event) error { return nil })
+		ft := &fakeTB{TB: t}
+		oc.s.RequireDelivered(ft)
+		if !ft.failed || !strings.Contains(ft.msg, "no webhook event was emitted") {
+			t.Errorf("with no event: failed=%v %q", ft.failed, ft.msg)
+		}
+		ft = &fakeTB{TB: t}
+		oc.s.RequireDelivered(ft, "evt_NOPE")
+		if !ft.failed || !strings.Contains(ft.msg, "evt_NOPE: no delivery of it was emitted") {
+			t.Errorf("unknown id: failed=%v %q", ft.failed, ft.msg)
+		}
+	})
+	t.Run("system clock, retry beyond the bound", func(t *testing.T) {
+		t.Parallel()
+		e := newHookEnv(t, scribetest.WithWebhookSchedule(0, time.Hour), scribetest.WithClock(systemClock{}),
+			scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+		rc := newReceiver(t, status(http.StatusServiceUnavailable))
+		e.hook(t, e.plugin.ID, rc.url())
+		if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+			t.Fatal(err)
+		}
+		ft := &fakeTB{TB: t}
+		e.s.RequireDelivered(ft) // returns as soon as only the hour-away retry is left
+		if !ft.failed || !strings.Contains(ft.msg, "503 Service Unavailable") || !strings.Contains(ft.msg, "still pending: next attempt due at") {
+			t.Errorf("failed=%v; want the 503 and the pending retry:\n%s", ft.failed, ft.msg)
+		}
+	})
+}
+
+// Any receiver's 422 is final: one attempt, recorded Permanent, never
+// retried however far the clock moves.
+func TestWebhook422IsNotRetried(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t, scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+	rc := newReceiver(t, status(http.StatusUnprocessableEntity))
+	e.hook(t, e.plugin.ID, rc.url())
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+	e.clock.Advance(48 * time.Hour)
+	e.settle(t)
+	a := e.s.Deliveries()
+	if len(a) != 1 || len(rc.got()) != 1 || !a[0].Permanent || !a[0].Final || a[0].Delivered ||
+		!strings.Contains(a[0].Error, "refused the event permanently") {
+		t.Errorf("receiver got %d requests; attempts:\n%s want one, Permanent, Final", len(rc.got()), attemptLines(a))
+	}
+}
+
+// Each attempt keeps the start of the receiver's answer: at most
+// MaxResponseExcerpt bytes of valid UTF-8, without the webhook's signing
+// secret (prefixed or bare), credential-shaped text or control characters.
+func TestDeliveryAttemptKeepsScrubbedAnswer(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t, scribetest.WithWebhookSchedule(0), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+	var secret string
+	ready := make(chan struct{})
+	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		<-ready
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, "bad signature for %s (key %s), key ask_live_4eC39HqLyjWDarjtT1zdp7dc\x1b[2J\nline two %s",
+			secret, strings.TrimPrefix(secret, "whsec_"), strings.Repeat("é", 2000))
+	})
+	hook := e.hook(t, e.plugin.ID, rc.url())
+	secret = hook.SigningSecret.Reveal()
+	close(ready)
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+	a := e.s.Deliveries()
+	if len(a) != 1 {
+		t.Fatalf("attempts:\n%s", attemptLines(a))
+	}
+	body := a[0].ResponseBody
+	for _, leak := range []string{secret, strings.TrimPrefix(secret, "whsec_"), "4eC39HqLyjWDarjtT1zdp7dc", "\x1b"} {
+		if strings.Contains(body, leak) {
+			t.Errorf("ResponseBody %q leaks %q", body, leak)
+		}
+	}
+	if len(body) > scribetest.MaxResponseExcerpt+len("…") || !strings.HasSuffix(body, "…") || !utf8.ValidString(body) {
+		t.Errorf("ResponseBody of %d bytes; want at most %d, valid UTF-8, cut with …", len(body), scribetest.MaxResponseExcerpt)
+	}
+	if !strings.Contains(body, "bad signature for whsec_[REDACTED]") || !strings.Contains(body, "\nline two") {
+		t.Errorf("ResponseBody %q: want the answer's text, secrets redacted, newline kept", body)
+	}
+}
+
+// Trigger emits real events through the same funnel as the seeding calls:
+// the events it returns are those delivered, with data the API serves, and
+// it refuses, saying why, what could never reach a webhook.
+func TestTrigger(t *testing.T) {
+	t.Parallel()
+	oc := newOneClockEnv(t, func(int, *webhook.Event) error { return nil })
+	events, err := oc.s.Trigger(oc.plugin.ID, webhook.EventTranscriptUpdated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []webhook.EventType
+	var ids []string
+	for _, e := range events {
+		types = append(types, e.Type)
+		ids = append(ids, e.ID)
+	}
+	want := []webhook.EventType{webhook.EventInstallationCreated, webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated}
+	if diff := cmp.Diff(want, types); diff != "" {
+		t.Errorf("triggered events (-want +got):\n%s", diff)
+	}
+	oc.s.RequireDelivered(t, ids...)
+	oc.mu.Lock()
+	seen := slices.Clone(oc.seen)
+	oc.mu.Unlock()
+	if diff := cmp.Diff(ids, seen, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("events the receiver handled (-triggered +handled):\n%s", diff)
+	}
+	if n := len(oc.s.Installations(oc.plugin.ID)); n != 1 {
+		t.Errorf("the plugin has %d installations after Trigger, want the 1 it made", n)
+	}
+
+	none := oc.newPlugin(t, scribe.PermissionNone)
+	for _, tc := range []struct {
+		plugin int64
+		typ    webhook.EventType
+		want   string
+	}{
+		{oc.plugin.ID, "plugin.renamed", `unknown event type "plugin.renamed"`},
+		{none.ID, webhook.EventInstallationCreated, "has no webhook"},
+		{999, webhook.EventInstallationCreated, "plugin 999"},
+	} {
+		if _, err := oc.s.Trigger(tc.plugin, tc.typ); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Trigger(%d, %s) = %v, want an error saying %q", tc.plugin, tc.typ, err, tc.want)
+		}
+	}
+	oc.hookEnv.hook(t, none.ID, oc.hook.URI)
+	if _, err := oc.s.Trigger(none.ID, webhook.EventTranscriptCreated); err == nil || !strings.Contains(err.Error(), `transcript permission "none"`) {
+		t.Errorf("transcript event for a plugin without transcript permission: %v", err)
+	}
+}
+
+// One FakeClock, given once to WithClock, drives the server and the
+// receiver's Verifier (WebhookVerifier reads the server's clock), and
+// WaitForDeliveries moves it to each retry: half an hour of retries passes
+// at once, without a sleep.
+func ExampleFakeClock_webhookRetries() {
+	start := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
+	clock := scribetest.NewFakeClock(start)
+	s, err := scribetest.NewServer(scribetest.WithClock(clock))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+	user, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+
+	receiver := httptest.NewUnstartedServer(nil)
+	defer receiver.Close()
+	hook, _ := s.CreateWebhook(plugin.ID, "http://"+receiver.Listener.Addr().String()+"/hook")
+	v, _ := s.WebhookVerifier(hook)
+	calls := 0
+	receiver.Config.Handler = webhook.NewHandler(v, func(context.Context, *webhook.Event) error {
+		if calls++; calls < 4 {
+			return errors.New("the index is not ready")
+		}
+		return nil
+	}, webhook.WithLogger(nil))
+	receiver.Start()
+
+	if _, err := s.Install(plugin.ID, user.ID); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.WaitForDeliveries(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range s.Deliveries() {
+		fmt.Printf("attempt %d: %d\n", a.Attempt, a.StatusCode)
+	}
+	fmt.Println("fake time passed, more than 25 minutes:", clock.Now().Sub(start) > 25*time.Minute)
+	// Output:
+	// attempt 1: 500
+	// attempt 2: 500
+	// attempt 3: 500
+	// attempt 4: 200
+	// fake time passed, more than 25 minutes: true
+}
+
+// Trigger sends an event of a chosen type to a plugin's webhooks, as
+// "stripe trigger" does, with real resources behind it.
+func ExampleServer_Trigger() {
+	s, err := scribetest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+		Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer receiver.Close()
+	if _, err := s.CreateWebhook(plugin.ID, receiver.URL+"/hook"); err != nil {
+		log.Fatal(err)
+	}
+	events, err := s.Trigger(plugin.ID, webhook.EventTranscriptCreated)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range events {
+		fmt.Println(e.Type)
+	}
+	if err := s.WaitForDeliveries(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("attempts:", len(s.Deliveries()))
+	// Output:
+	// installation.created
+	// transcript.created
+	// attempts: 2
 }

@@ -2,10 +2,12 @@ package scribetest_test
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -200,7 +202,7 @@ func TestEndToEndReceiverDownThenBack(t *testing.T) {
 					}
 				}
 				return true
-			})
+			}, attemptsSeen(s))
 			back()
 			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 			defer cancel()
@@ -211,7 +213,7 @@ func TestEndToEndReceiverDownThenBack(t *testing.T) {
 			attempts := s.Deliveries()
 			ids := eventIDs(attempts)
 			if len(ids) != events {
-				t.Fatalf("%d events attempted, want %d", len(ids), events)
+				t.Fatalf("%d events attempted, want %d:\n%s", len(ids), events, attemptLines(attempts))
 			}
 			if diff := cmp.Diff(onceEach(ids), rcv.calls()); diff != "" {
 				t.Errorf("calls of the receiver's function per event id (-want +got):\n%s", diff)
@@ -309,7 +311,7 @@ func TestEndToEndLostAcknowledgementIsDeduped(t *testing.T) {
 	attempts := s.Deliveries()
 	ids := eventIDs(attempts)
 	if len(ids) != events || len(attempts) != 2*events {
-		t.Fatalf("%d attempts of %d events; want 2 attempts of each of %d", len(attempts), len(ids), events)
+		t.Fatalf("%d attempts of %d events; want 2 attempts of each of %d:\n%s", len(attempts), len(ids), events, attemptLines(attempts))
 	}
 	if diff := cmp.Diff(onceEach(ids), rcv.calls()); diff != "" {
 		t.Errorf("calls of the receiver's function per event id (-want +got):\n%s", diff)
@@ -320,5 +322,166 @@ func TestEndToEndLostAcknowledgementIsDeduped(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, statuses()); diff != "" {
 		t.Errorf("the handler's answers per event (-want +got):\n%s", diff)
+	}
+}
+
+// Issue 9 item 10: the largest transcript the server delivers, an event of
+// exactly MaxEventBytes, goes end to end, signed, to a receiver built with
+// webhook.NewHandler and its default options, which verifies it and hands
+// the whole text to the function. A transcript one byte longer is not sent
+// (no receiver would admit it) and the attempt record says why.
+func TestEndToEndLargestEvent(t *testing.T) {
+	t.Parallel()
+	clock := scribetest.NewFakeClock(time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC))
+	s := scribetest.NewTestServer(t, scribetest.WithClock(clock), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+		Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	texts := map[string]int{} // event id -> length of the text fn got
+	bodies := map[string]int{}
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
+	hook, err := s.CreateWebhook(plugin.ID, "http://"+srv.Listener.Addr().String()+"/hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.WebhookVerifier(hook) // default options: DefaultMaxBodyBytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
+		if e.Type != webhook.EventTranscriptCreated {
+			return nil
+		}
+		tr, err := e.Transcript()
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		texts[e.ID] = len(tr.Text)
+		mu.Unlock()
+		return nil
+	})
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		bodies[r.Header.Get(webhook.HeaderID)] = int(r.ContentLength)
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+	srv.Start()
+	if _, err := s.Install(plugin.ID, user.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	// Measure the envelope around the text with a small transcript; the
+	// big ones differ only by their text (ASCII letters, not escaped).
+	p := scribetest.TranscriptParams{ID: 10, Headline: "All hands", Type: "meeting", Text: "x"}
+	if _, err := s.CreateTranscript(user.ID, p); err != nil {
+		t.Fatal(err)
+	}
+	var smallID string
+	for _, a := range s.RequireDelivered(t) {
+		if a.EventType == webhook.EventTranscriptCreated {
+			smallID = a.EventID
+		}
+	}
+	overhead := bodies[smallID] - 1
+
+	p.ID, p.Text = 11, strings.Repeat("a", scribetest.MaxEventBytes-overhead)
+	if _, err := s.CreateTranscript(user.ID, p); err != nil {
+		t.Fatal(err)
+	}
+	p.ID, p.Text = 12, strings.Repeat("a", scribetest.MaxEventBytes-overhead+1)
+	if _, err := s.CreateTranscript(user.ID, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitForDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var largest, tooLarge scribetest.DeliveryAttempt
+	for _, a := range s.Deliveries() {
+		switch {
+		case a.EventID == smallID || a.EventType != webhook.EventTranscriptCreated:
+		case a.Delivered:
+			largest = a
+		default:
+			tooLarge = a
+		}
+	}
+	s.RequireDelivered(t, largest.EventID)
+	mu.Lock()
+	defer mu.Unlock()
+	if bodies[largest.EventID] != scribetest.MaxEventBytes || texts[largest.EventID] != scribetest.MaxEventBytes-overhead {
+		t.Errorf("the largest event: body of %d bytes, text of %d reached the function; want %d and %d",
+			bodies[largest.EventID], texts[largest.EventID], scribetest.MaxEventBytes, scribetest.MaxEventBytes-overhead)
+	}
+	if !tooLarge.Final || tooLarge.Delivered || !strings.Contains(tooLarge.Error, "more than MaxEventBytes") {
+		t.Errorf("the event one byte over: %v; want a final record saying it was not sent", tooLarge)
+	}
+	if _, sent := bodies[tooLarge.EventID]; sent {
+		t.Error("the event one byte over MaxEventBytes was sent")
+	}
+}
+
+// The test of docs/testing.md, "The shape of a test", kept here so that it
+// compiles and passes: one FakeClock given once, the receiver's verifier
+// from the server, RequireDelivered instead of a sleep.
+func TestReceiverHandlesNewTranscripts(t *testing.T) {
+	clock := scribetest.NewFakeClock(time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC))
+	srv := scribetest.NewTestServer(t, scribetest.WithClock(clock)) // the one place the clock is given
+
+	dev, _ := srv.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	plugin, _ := srv.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
+	user, _ := srv.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+
+	// The receiver, as in production, on a port the webhook can name.
+	receiver := httptest.NewUnstartedServer(nil)
+	t.Cleanup(receiver.Close)
+	hook, _ := srv.CreateWebhook(plugin.ID, "http://"+receiver.Listener.Addr().String()+"/hook")
+	verifier, err := srv.WebhookVerifier(hook) // hook's secret, the server's clock
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var headlines []string
+	receiver.Config.Handler = webhook.NewHandler(verifier, func(ctx context.Context, e *webhook.Event) error {
+		if e.Type != webhook.EventTranscriptCreated {
+			return nil // acknowledge what you do not handle
+		}
+		tr, err := e.Transcript()
+		if err != nil {
+			return webhook.Permanent(err) // will not decode on a retry either
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		headlines = append(headlines, tr.Headline)
+		return nil
+	})
+	receiver.Start()
+
+	if _, err := srv.Install(plugin.ID, user.ID); err != nil { // installation.created
+		t.Fatal(err)
+	}
+	if _, err := srv.CreateTranscript(user.ID, scribetest.TranscriptParams{Headline: "Standup"}); err != nil { // transcript.created
+		t.Fatal(err)
+	}
+
+	srv.RequireDelivered(t) // every event got a 2xx, or the test fails saying why
+	mu.Lock()
+	defer mu.Unlock()
+	if len(headlines) != 1 || headlines[0] != "Standup" {
+		t.Errorf("the receiver handled %q, want [Standup]", headlines)
 	}
 }

@@ -13,7 +13,10 @@
 // the signature and the timestamp with a [Verifier], decodes the [Event],
 // drops duplicate deliveries through a [DedupeStore], calls your function, and
 // answers with the status code that makes the service retry exactly when it
-// should. [Verifier.Verify] and [ParseEvent] are there for receivers built on
+// should: 2xx once handled, 500 to be retried when your function fails, 422
+// when it returns a [Permanent] error that no retry can fix. Your function's
+// errors are logged (slog.Default at Warn unless [WithLogger]) and answered,
+// redacted. [Verifier.Verify] and [ParseEvent] are there for receivers built on
 // another router; [Sign] and [SignHeaders] produce deliveries, for tests and
 // for the reference server in package scribetest.
 //

@@ -131,3 +131,31 @@ func ExampleEvent_Installation() {
 	// installation.deleted true 8 true
 	// true
 }
+
+// Return Permanent(err) when no retry can fix the failure: the handler
+// answers 422, which the service does not retry. Any other error is
+// answered 500 and retried on the schedule. Both answers carry the error,
+// redacted, for the service's attempt log.
+func ExamplePermanent() {
+	secret, _ := webhook.NewSecret()
+	v, _ := webhook.NewVerifier(secret)
+	known := map[string]bool{"0b6d2f7e": true}
+	h := webhook.NewHandler(v, func(ctx context.Context, e *webhook.Event) error {
+		if !known[e.PluginInstallationUUID] {
+			return webhook.Permanent(fmt.Errorf("installation %s is not one of ours", e.PluginInstallationUUID))
+		}
+		return errors.New("the index is down") // temporary: retried
+	}, webhook.WithLogger(nil))
+
+	for _, uuid := range []string{"ffffffff", "0b6d2f7e"} {
+		body := []byte(`{"id":"evt_` + uuid + `","type":"installation.created","created_on":"2026-11-21T09:30:00Z","plugin_id":100,"plugin_installation_uuid":"` + uuid + `","data":{}}`)
+		req := httptest.NewRequest(http.MethodPost, "/hook", bytes.NewReader(body))
+		maps.Copy(req.Header, webhook.SignHeaders(secret, "evt_"+uuid, time.Now(), body))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		fmt.Print(rec.Code, " ", rec.Body.String())
+	}
+	// Output:
+	// 422 the event handler failed permanently; do not retry: permanent failure: installation ffffffff is not one of ours
+	// 500 the event handler failed; retry later: the index is down
+}

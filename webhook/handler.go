@@ -3,11 +3,17 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/scribehq/scribe-go/internal/redact"
 )
 
 // HandlerOption configures the handler of NewHandler.
@@ -20,13 +26,36 @@ func WithDedupeStore(s DedupeStore) HandlerOption {
 	return func(h *handler) { h.store = s }
 }
 
-// WithLogger makes the handler log each refused or failed delivery (at Warn
-// for a refusal, at Error when your function or the store fails) with its
-// webhook-id and the reason. Log records never hold a secret, a signature or
-// the body. By default the handler logs nothing.
+// WithLogger makes the handler report to l instead of slog.Default(): each
+// refused delivery and each error of your function at Warn, a failing
+// DedupeStore at Error, always with the webhook-id and the reason. Your
+// function's error is logged redacted: text shaped like a credential
+// (whsec_, ask_live_, dk_live_, a JWT) and the Verifier's own signing keys
+// are replaced by [REDACTED]. Log records never hold a secret, a signature
+// or the body. WithLogger(nil) turns logging off.
 func WithLogger(l *slog.Logger) HandlerOption {
-	return func(h *handler) { h.log = l }
+	return func(h *handler) {
+		if l == nil {
+			l = slog.New(slog.DiscardHandler)
+		}
+		h.log = l
+	}
 }
+
+// WithErrorDetails says whether the answer to a delivery your function
+// failed carries the function's error, redacted like the log record and cut
+// to MaxErrorDetailBytes (the default, true), or only a fixed line (false).
+// The answer goes to a sender that has proved it holds the signing secret,
+// and it is what the service's attempt log (and scribetest's
+// DeliveryAttempt.ResponseBody) shows you; turn it off if your errors may
+// hold what even the service should not see.
+func WithErrorDetails(on bool) HandlerOption {
+	return func(h *handler) { h.details = on }
+}
+
+// MaxErrorDetailBytes bounds the text of your function's error that an
+// answer carries (see WithErrorDetails).
+const MaxErrorDetailBytes = 512
 
 // RetryAfterInFlight is the Retry-After, in seconds, the handler sends with a
 // 409 answer to a delivery whose id another delivery is still processing.
@@ -47,34 +76,48 @@ const RetryAfterInFlight = 5
 //     Unavailable when the store fails;
 //  6. calls fn with the request's context: 200 OK when it returns nil (the id
 //     is then marked processed), 500 Internal Server Error when it fails (the
-//     id is then released, so the service's retry calls fn again).
+//     id is then released, so the service's retry calls fn again), or
+//     StatusPermanentFailure (422) when it fails with an error made by
+//     Permanent (the id is released; the service does not retry).
 //
-// The service retries every answer but a 2xx; the codes say why, in the
-// service's delivery log and in yours. An event of an unknown type reaches fn
-// like any other: return nil to acknowledge it. Error answers are one line of
-// text/plain that never holds a secret, a signature or fn's error.
+// The service retries every answer but a 2xx and a 422; the codes say why,
+// in the service's delivery log and in yours. An event of an unknown type
+// reaches fn like any other: return nil to acknowledge it. Error answers are
+// one line of text/plain that never holds a secret or a signature; when fn
+// failed it carries fn's error, redacted (see WithErrorDetails).
+//
+// fn's errors, and refused deliveries, are logged at Warn to slog.Default(),
+// or to the logger of WithLogger, redacted.
 func NewHandler(v *Verifier, fn func(ctx context.Context, e *Event) error, opts ...HandlerOption) http.Handler {
-	h := &handler{v: v, fn: fn, store: NewMemoryDedupeStore(0, 0), log: slog.New(slog.DiscardHandler)}
+	h := &handler{v: v, fn: fn, store: NewMemoryDedupeStore(0, 0), details: true}
 	for _, opt := range opts {
 		opt(h)
 	}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
+	if v != nil {
+		// The bare base64 of each key: an error may quote a secret
+		// without its whsec_ prefix, which redact.Text does not know.
+		for _, k := range v.keys {
+			if len(k) > 0 {
+				h.keyTexts = append(h.keyTexts, base64.StdEncoding.EncodeToString(k), base64.RawStdEncoding.EncodeToString(k))
+			}
+		}
 	}
 	return h
 }
 
 type handler struct {
-	v     *Verifier
-	fn    func(context.Context, *Event) error
-	store DedupeStore
-	log   *slog.Logger
+	v        *Verifier
+	fn       func(context.Context, *Event) error
+	store    DedupeStore
+	log      *slog.Logger // nil: slog.Default() at the time of logging
+	details  bool
+	keyTexts []string // the Verifier's keys as text, scrubbed from fn's errors
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if h.v == nil || h.fn == nil {
-		h.log.ErrorContext(ctx, "webhook: NewHandler was given a nil Verifier or a nil function")
+		h.logger().ErrorContext(ctx, "webhook: NewHandler was given a nil Verifier or a nil function")
 		http.Error(w, "webhook receiver is misconfigured", http.StatusInternalServerError)
 		return
 	}
@@ -91,7 +134,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Detail: "the body is larger than the receiver's maximum of " + strconv.FormatInt(h.v.maxBodyBytes, 10) + " bytes"})
 			return
 		}
-		h.log.WarnContext(ctx, "webhook: reading the body failed", "webhook_id", r.Header.Get(HeaderID), "error", err)
+		h.logger().WarnContext(ctx, "webhook: reading the body failed", "webhook_id", r.Header.Get(HeaderID), "error", err)
 		http.Error(w, "reading the body failed", http.StatusBadRequest)
 		return
 	}
@@ -111,7 +154,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.store.Reserve(ctx, id)
 	if err != nil {
-		h.log.ErrorContext(ctx, "webhook: dedupe store failed to reserve the id", "webhook_id", id, "error", err)
+		h.logger().ErrorContext(ctx, "webhook: dedupe store failed to reserve the id", "webhook_id", id, "error", h.scrub(err.Error(), maxLoggedError))
 		http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
 		return
 	}
@@ -124,7 +167,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterInFlight))
 		http.Error(w, "another delivery of this event is being processed; retry later", http.StatusConflict)
 	default:
-		h.log.ErrorContext(ctx, "webhook: dedupe store answered an unknown Reservation", "webhook_id", id, "reservation", res)
+		h.logger().ErrorContext(ctx, "webhook: dedupe store answered an unknown Reservation", "webhook_id", id, "reservation", res)
 		http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
 	}
 }
@@ -148,26 +191,73 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request, event *Event, stor
 	if err != nil {
 		if store != nil {
 			if rerr := store.Release(settle, id); rerr != nil {
-				h.log.ErrorContext(ctx, "webhook: dedupe store failed to release the id; the retry may be taken for a delivery in flight", "webhook_id", id, "error", rerr)
+				h.logger().ErrorContext(ctx, "webhook: dedupe store failed to release the id; the retry may be taken for a delivery in flight", "webhook_id", id, "error", h.scrub(rerr.Error(), maxLoggedError))
 			}
 		}
-		h.log.ErrorContext(ctx, "webhook: the event handler failed; the service will retry", "webhook_id", id, "event_type", string(event.Type), "error", err)
-		http.Error(w, "the event handler failed; retry later", http.StatusInternalServerError)
+		status, line := http.StatusInternalServerError, "the event handler failed; retry later"
+		msg := "webhook: the event handler failed; the service will retry"
+		if IsPermanent(err) {
+			status, line = StatusPermanentFailure, "the event handler failed permanently; do not retry"
+			msg = "webhook: the event handler failed permanently; the service will not retry"
+		}
+		text := h.scrub(err.Error(), maxLoggedError)
+		h.logger().WarnContext(ctx, msg, "webhook_id", id, "event_type", string(event.Type), "status", status, "error", text)
+		if h.details {
+			line += ": " + h.scrub(err.Error(), MaxErrorDetailBytes)
+		}
+		http.Error(w, line, status)
 		return
 	}
 	if store != nil {
 		if cerr := store.Complete(settle, id); cerr != nil {
 			// fn has run: acknowledging avoids a certain second run, at the
 			// price of a dedupe entry that may be missing.
-			h.log.ErrorContext(ctx, "webhook: dedupe store failed to mark the id processed", "webhook_id", id, "error", cerr)
+			h.logger().ErrorContext(ctx, "webhook: dedupe store failed to mark the id processed", "webhook_id", id, "error", h.scrub(cerr.Error(), maxLoggedError))
 		}
 	}
 	writeText(w, http.StatusOK, "ok")
 }
 
+// logger returns the logger of WithLogger, or slog.Default() as it is now,
+// so that a program calling slog.SetDefault after NewHandler is obeyed.
+func (h *handler) logger() *slog.Logger {
+	if h.log != nil {
+		return h.log
+	}
+	return slog.Default()
+}
+
+// maxLoggedError bounds the text of fn's error in a log record.
+const maxLoggedError = 4 << 10
+
+// scrub returns s fit to leave the process: every text shaped like a
+// credential, and the Verifier's keys, redacted; control characters (CR,
+// LF, ANSI escapes) replaced by spaces; at most limit bytes, cut at a rune
+// boundary with "…" added.
+func (h *handler) scrub(s string, limit int) string {
+	for _, k := range h.keyTexts {
+		s = strings.ReplaceAll(s, k, redact.Marker)
+	}
+	s = redact.Text(s)
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
 // refuse answers a delivery that failed verification or decoding.
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, status int, err error) {
-	h.log.WarnContext(r.Context(), "webhook: delivery refused", "webhook_id", r.Header.Get(HeaderID), "status", status, "error", err)
+	h.logger().WarnContext(r.Context(), "webhook: delivery refused", "webhook_id", r.Header.Get(HeaderID), "status", status, "error", err)
 	http.Error(w, err.Error(), status)
 }
 

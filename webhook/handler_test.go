@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 var handlerNow = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
@@ -62,6 +64,7 @@ func TestHandlerStatusCodes(t *testing.T) {
 		{"verified event", func() *http.Request { return delivery(t, "evt_1", body) }, nil, http.StatusOK, true},
 		{"unknown event type", func() *http.Request { return delivery(t, "evt_1", eventBody("evt_1", "plugin.renamed")) }, nil, http.StatusOK, true},
 		{"fn fails", func() *http.Request { return delivery(t, "evt_1", body) }, errors.New("database down"), http.StatusInternalServerError, true},
+		{"fn fails permanently", func() *http.Request { return delivery(t, "evt_1", body) }, Permanent(errors.New("unknown installation")), StatusPermanentFailure, true},
 		{"GET", func() *http.Request { r := delivery(t, "evt_1", body); r.Method = http.MethodGet; return r }, nil, http.StatusMethodNotAllowed, false},
 		{"PUT", func() *http.Request { r := delivery(t, "evt_1", body); r.Method = http.MethodPut; return r }, nil, http.StatusMethodNotAllowed, false},
 		{"missing webhook-id", func() *http.Request { r := delivery(t, "evt_1", body); r.Header.Del(HeaderID); return r }, nil, http.StatusBadRequest, false},
@@ -99,7 +102,7 @@ func TestHandlerStatusCodes(t *testing.T) {
 			h := NewHandler(handlerVerifier(t, WithMaxBodyBytes(512)), func(ctx context.Context, e *Event) error {
 				ran.Add(1)
 				return tc.fnErr
-			})
+			}, WithLogger(nil))
 			w := serve(h, tc.req())
 			if w.Code != tc.want {
 				t.Errorf("status %d, want %d (body %q)", w.Code, tc.want, w.Body.String())
@@ -110,8 +113,10 @@ func TestHandlerStatusCodes(t *testing.T) {
 			if tc.want == http.StatusMethodNotAllowed && w.Header().Get("Allow") != http.MethodPost {
 				t.Errorf("Allow = %q, want POST", w.Header().Get("Allow"))
 			}
-			if strings.Contains(w.Body.String(), "database down") {
-				t.Errorf("the answer %q carries fn's error", w.Body.String())
+			// fn's error is in the answer (WithErrorDetails defaults to
+			// true), so the service's attempt log says what went wrong.
+			if tc.fnErr != nil && !strings.Contains(w.Body.String(), tc.fnErr.Error()) {
+				t.Errorf("the answer %q does not carry fn's error %q", w.Body.String(), tc.fnErr)
 			}
 		})
 	}
@@ -329,5 +334,152 @@ func TestHandlerNeverLeaks(t *testing.T) {
 				t.Errorf("output %q leaks %q", out, leak)
 			}
 		}
+	}
+}
+
+// A function that returns Permanent(err) gets a 422, the status the service
+// does not retry; the id is released, so a delivery sent again by hand runs
+// the function again, and the failure is logged at Warn.
+func TestHandlerPermanentFailure(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	var ran atomic.Int32
+	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error {
+		ran.Add(1)
+		return fmt.Errorf("installation u-1: %w", Permanent(errors.New("not a customer of ours")))
+	}, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	body := eventBody("evt_1", EventTranscriptCreated)
+	for i := range 2 {
+		w := serve(h, delivery(t, "evt_1", body))
+		if w.Code != http.StatusUnprocessableEntity {
+			t.Errorf("delivery %d: status %d, want 422", i+1, w.Code)
+		}
+		if !strings.Contains(w.Body.String(), "failed permanently") || !strings.Contains(w.Body.String(), "not a customer of ours") {
+			t.Errorf("delivery %d: answer %q does not say the failure is permanent and why", i+1, w.Body.String())
+		}
+	}
+	if ran.Load() != 2 {
+		t.Errorf("fn ran %d times for two deliveries of one id, want 2 (the id is released)", ran.Load())
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "will not retry") {
+		t.Errorf("log %q: want a Warn record saying the service will not retry", logs.String())
+	}
+}
+
+// Permanent(nil) is nil, and IsPermanent sees the mark through wrapping.
+func TestPermanent(t *testing.T) {
+	t.Parallel()
+	if err := Permanent(nil); err != nil {
+		t.Errorf("Permanent(nil) = %v, want nil", err)
+	}
+	base := errors.New("bad data")
+	err := fmt.Errorf("handling evt_1: %w", Permanent(base))
+	if !IsPermanent(err) || !errors.Is(err, base) {
+		t.Errorf("IsPermanent = %v, errors.Is(base) = %v; want both true", IsPermanent(err), errors.Is(err, base))
+	}
+	if IsPermanent(base) || IsPermanent(nil) {
+		t.Error("IsPermanent is true for an error that was never marked")
+	}
+	if got := Permanent(base).Error(); got != "permanent failure: bad data" {
+		t.Errorf("Error() = %q", got)
+	}
+}
+
+// Issue 9 item 11: the function's error reaches neither the log nor the
+// answer unredacted, even when it quotes the signing secret (with or
+// without its whsec_ prefix), a plugin secret key or a JWT, or carries
+// control characters that would forge log lines.
+func TestHandlerRedactsFunctionError(t *testing.T) {
+	t.Parallel()
+	const askKey = "ask_live_4eC39HqLyjWDarjtT1zdp7dc"
+	const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJpYXQiOjF9.c2lnbmF0dXJl"
+	bareKey := vectorSecret[len(SecretPrefix):]
+	fnErr := fmt.Errorf("calling the API with %s for secret %s (key %s), token %s\n\x1b[31mFAKE LOG LINE", askKey, vectorSecret, bareKey, jwt)
+	for _, details := range []bool{true, false} {
+		t.Run(fmt.Sprintf("details=%v", details), func(t *testing.T) {
+			t.Parallel()
+			var logs bytes.Buffer
+			h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error { return fnErr },
+				WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), WithErrorDetails(details))
+			w := serve(h, delivery(t, "evt_1", eventBody("evt_1", EventTranscriptCreated)))
+			if w.Code != http.StatusInternalServerError {
+				t.Fatalf("status %d, want 500", w.Code)
+			}
+			for name, out := range map[string]string{"log": logs.String(), "answer": w.Body.String()} {
+				for _, leak := range []string{askKey[len("ask_live_"):], bareKey, vectorSecret, jwt, "\x1b", "\nFAKE"} {
+					if strings.Contains(out, leak) {
+						t.Errorf("%s %q leaks %q", name, out, leak)
+					}
+				}
+			}
+			if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "ask_live_[REDACTED]") ||
+				!strings.Contains(logs.String(), "whsec_[REDACTED]") || !strings.Contains(logs.String(), "calling the API") {
+				t.Errorf("log %q: want a Warn record with the error, its secrets redacted", logs.String())
+			}
+			if got := strings.Contains(w.Body.String(), "calling the API"); got != details {
+				t.Errorf("answer %q carries the error: %v, want %v", w.Body.String(), got, details)
+			}
+			if strings.Count(w.Body.String(), "\n") != 1 {
+				t.Errorf("answer %q is not one line", w.Body.String())
+			}
+		})
+	}
+}
+
+// An answer carries at most MaxErrorDetailBytes of the error.
+func TestHandlerBoundsErrorDetail(t *testing.T) {
+	t.Parallel()
+	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error { return errors.New(strings.Repeat("é", 2000)) }, WithLogger(nil))
+	w := serve(h, delivery(t, "evt_1", eventBody("evt_1", EventTranscriptCreated)))
+	if n := len(w.Body.String()); n > 100+MaxErrorDetailBytes {
+		t.Errorf("answer of %d bytes; want the error cut to %d", n, MaxErrorDetailBytes)
+	}
+	if !utf8.ValidString(w.Body.String()) || !strings.Contains(w.Body.String(), "…") {
+		t.Errorf("answer %q: want valid UTF-8 cut with an ellipsis", w.Body.String())
+	}
+}
+
+// Without WithLogger the handler reports fn's errors to slog.Default() at
+// Warn, the default logger at the time (a program may set it after building
+// its handler). Not parallel: it replaces the default logger.
+func TestHandlerLogsToSlogDefault(t *testing.T) {
+	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error { return errors.New("index unavailable") })
+	var logs bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	serve(h, delivery(t, "evt_1", eventBody("evt_1", EventTranscriptCreated)))
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "index unavailable") || !strings.Contains(logs.String(), "webhook_id=evt_1") {
+		t.Errorf("slog.Default got %q; want a Warn record with the error and the webhook-id", logs.String())
+	}
+}
+
+// Issue 9 item 10: the default limit admits a 3 MiB event (a long
+// transcript) signed like the service signs it, and refuses one byte over
+// DefaultMaxBodyBytes with 413.
+func TestHandlerDefaultLimitAdmitsLargeEvents(t *testing.T) {
+	t.Parallel()
+	if DefaultMaxBodyBytes < 4<<20 {
+		t.Fatalf("DefaultMaxBodyBytes = %d, want at least 4 MiB", DefaultMaxBodyBytes)
+	}
+	envelope := func(size int) []byte {
+		head := `{"id":"evt_big","type":"transcript.created","created_on":"2026-11-21T09:30:00Z","plugin_id":100,"plugin_installation_uuid":"u-1","data":{"id":1,"text":"`
+		tail := `"}}`
+		return []byte(head + strings.Repeat("a", size-len(head)-len(tail)) + tail)
+	}
+	var got int
+	h := NewHandler(handlerVerifier(t), func(_ context.Context, e *Event) error {
+		tr, err := e.Transcript()
+		if err != nil {
+			return err
+		}
+		got = len(tr.Text)
+		return nil
+	}, WithLogger(nil))
+	if w := serve(h, delivery(t, "evt_big", envelope(3<<20))); w.Code != http.StatusOK || got < 3<<20-200 {
+		t.Errorf("3 MiB event: status %d, text of %d bytes reached fn; want 200 and the whole text", w.Code, got)
+	}
+	if w := serve(h, delivery(t, "evt_big2", envelope(DefaultMaxBodyBytes+1))); w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("event one byte over the limit: status %d, want 413", w.Code)
 	}
 }

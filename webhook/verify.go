@@ -17,9 +17,11 @@ import (
 // as a sign of a wrong clock).
 const DefaultTolerance = 5 * time.Minute
 
-// DefaultMaxBodyBytes caps the body a Verifier accepts: 1 MiB, the service's
-// own limit on request bodies.
-const DefaultMaxBodyBytes = 1 << 20
+// DefaultMaxBodyBytes caps the body a Verifier (and so NewHandler) accepts:
+// 4 MiB. An event carries the whole resource, and a transcript's text can run
+// to megabytes; the service emits no event larger than this (CONTRACT §7),
+// so the default admits every one. WithMaxBodyBytes changes it.
+const DefaultMaxBodyBytes = 4 << 20
 
 // Conditions a verification fails on. Every error of Verifier.Verify is a
 // *VerificationError that matches exactly one of them with errors.Is.
@@ -106,7 +108,9 @@ func WithTolerance(d time.Duration) VerifierOption {
 }
 
 // WithClock sets the clock the timestamp is checked against (default
-// time.Now). Tests use it to pin the time.
+// time.Now). Tests use it to pin the time, or pass a fake clock's Now
+// method: webhook.WithClock(clock.Now) for a scribetest.FakeClock, whose
+// Server.WebhookVerifier returns a Verifier already on it.
 func WithClock(now func() time.Time) VerifierOption {
 	return func(v *Verifier) error {
 		if now == nil {
@@ -118,7 +122,9 @@ func WithClock(now func() time.Time) VerifierOption {
 }
 
 // WithMaxBodyBytes caps the size of the body Verify and the Handler accept
-// (default DefaultMaxBodyBytes, 1 MiB). It must be positive.
+// (default DefaultMaxBodyBytes, 4 MiB). It must be positive. Lower it only if
+// your plugin never receives transcript events: a smaller cap refuses long
+// transcripts with 413, and the service retries them to no avail.
 func WithMaxBodyBytes(n int64) VerifierOption {
 	return func(v *Verifier) error {
 		if n <= 0 {

@@ -380,8 +380,8 @@ func TestNewVerifierDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.tolerance != 5*time.Minute || v.maxBodyBytes != 1<<20 || v.MaxBodyBytes() != 1<<20 {
-		t.Errorf("tolerance %v, max body %d; want 5m, 1 MiB", v.tolerance, v.maxBodyBytes)
+	if v.tolerance != 5*time.Minute || v.maxBodyBytes != 4<<20 || v.MaxBodyBytes() != 4<<20 {
+		t.Errorf("tolerance %v, max body %d; want 5m, 4 MiB", v.tolerance, v.maxBodyBytes)
 	}
 }
 

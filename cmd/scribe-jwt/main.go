@@ -5,6 +5,7 @@
 //
 //	scribe-jwt mint -uuid INSTALLATION_UUID [-key-stdin] [-iat UNIX_SECONDS]
 //	scribe-jwt verify [-key-stdin] [-leeway 60s] [-now UNIX_SECONDS] [TOKEN]
+//	scribe-jwt -version
 //
 // The plugin secret key comes from the environment variable SCRIBE_SECRET_KEY,
 // or, with -key-stdin, from the first line of standard input; never from a
@@ -13,7 +14,9 @@
 // mint prints the token on standard output. verify takes the token as its
 // argument or from standard input (the line after the key with -key-stdin),
 // prints its claims as JSON and exits 0 if it is valid, or prints why not and
-// exits 1. Usage errors, including a missing or malformed key, exit 2. The
+// exits 1. Usage errors, including a missing or malformed key, an unknown
+// flag and a nonsense value (a -iat or -now that is not a positive Unix
+// time below 2^53, a negative -leeway), exit 2 and are reported once. The
 // key is never printed.
 package main
 
@@ -25,9 +28,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
+	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 )
 
@@ -43,6 +48,7 @@ const (
 const usage = `usage:
   scribe-jwt mint -uuid INSTALLATION_UUID [-key-stdin] [-iat UNIX_SECONDS]
   scribe-jwt verify [-key-stdin] [-leeway 60s] [-now UNIX_SECONDS] [TOKEN]
+  scribe-jwt -version
 
 The secret key is read from $` + KeyEnv + `, or with -key-stdin from the first
 line of standard input. It is never accepted as a flag.
@@ -67,6 +73,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return c.verify(args[1:])
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
+		return exitOK
+	case "-version", "--version", "version":
+		fmt.Fprintf(stdout, "scribe-jwt %s (interface %s; %s)\n", scribe.Version, scribe.InterfaceVersion, runtime.Version())
 		return exitOK
 	default:
 		fmt.Fprintf(stderr, "scribe-jwt: unknown command %q\n%s", args[0], usage)
@@ -102,6 +111,21 @@ func parse(fs *flag.FlagSet, args []string) int {
 		return exitUsage
 	}
 	return -1
+}
+
+// maxUnix bounds -iat and -now: the service refuses claims at or above
+// 2^53 (CONTRACT §4), and nothing below 1 is a time a token is minted at.
+const maxUnix = 1 << 53
+
+// checkUnix refuses a Unix time flag that was given and is not in
+// [1, 2^53).
+func checkUnix(fs *flag.FlagSet, name string, v int64) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	if given && (v < 1 || v >= maxUnix) {
+		return fmt.Errorf("-%s %d: give Unix seconds between 1 and 2^53-1, such as %d", name, v, time.Now().Unix())
+	}
+	return nil
 }
 
 // line reads one line of standard input without its line ending.
@@ -142,6 +166,9 @@ func (c *command) mint(args []string) int {
 	if fs.NArg() > 0 {
 		return c.usageError("mint takes no arguments, got %d; the key is read from $%s or standard input", fs.NArg(), KeyEnv)
 	}
+	if err := checkUnix(fs, "iat", *iat); err != nil {
+		return c.usageError("%v", err)
+	}
 	if *uuid == "" {
 		return c.usageError("mint needs -uuid INSTALLATION_UUID")
 	}
@@ -180,6 +207,12 @@ func (c *command) verify(args []string) int {
 	}
 	if fs.NArg() > 1 {
 		return c.usageError("verify takes at most one argument, the token; got %d", fs.NArg())
+	}
+	if err := checkUnix(fs, "now", *at); err != nil {
+		return c.usageError("%v", err)
+	}
+	if *leeway < 0 || *leeway > time.Hour {
+		return c.usageError("-leeway %v: give a duration between 0 and 1h, such as %v", *leeway, auth.DefaultLeeway)
 	}
 	key, err := c.key(*keyStdin)
 	if err != nil {

@@ -117,3 +117,44 @@ func TestMintThenVerify(t *testing.T) {
 		t.Errorf("claims %+v", got)
 	}
 }
+
+// Issue 11 item 9: the command behaves like a Go tool: -version exits 0;
+// a bad flag and a nonsense value exit 2, reported once, before the key is
+// even read.
+func TestGoToolBehaviour(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		code      int
+		stdoutHas string
+		stderrHas string // exactly once
+	}{
+		{"version flag", []string{"-version"}, 0, "scribe-jwt 0.", ""},
+		{"version command", []string{"version"}, 0, "(interface 1.0.0;", ""},
+		{"unknown flag", []string{"mint", "-nope"}, 2, "", "flag provided but not defined: -nope"},
+		{"iat negative", []string{"mint", "-uuid", testUUID, "-iat", "-5"}, 2, "", "-iat -5: give Unix seconds between 1 and 2^53-1"},
+		{"iat zero", []string{"mint", "-uuid", testUUID, "-iat", "0"}, 2, "", "-iat 0: give Unix seconds"},
+		{"iat beyond 2^53", []string{"mint", "-uuid", testUUID, "-iat", "9007199254740992"}, 2, "", "-iat 9007199254740992"},
+		{"iat not a number", []string{"mint", "-uuid", testUUID, "-iat", "soon"}, 2, "", `invalid value "soon" for flag -iat`},
+		{"now negative", []string{"verify", "-now", "-1", testToken}, 2, "", "-now -1: give Unix seconds"},
+		{"leeway negative", []string{"verify", "-leeway", "-1s", testToken}, 2, "", "-leeway -1s: give a duration between 0 and 1h"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runWith(withKey, "", tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", r.code, tc.code, r.stderr)
+			}
+			if !strings.Contains(r.stdout, tc.stdoutHas) {
+				t.Errorf("stdout %q lacks %q", r.stdout, tc.stdoutHas)
+			}
+			if tc.stderrHas != "" && strings.Count(r.stderr, tc.stderrHas) != 1 {
+				t.Errorf("stderr reports %q %d times, want once:\n%s", tc.stderrHas, strings.Count(r.stderr, tc.stderrHas), r.stderr)
+			}
+			if tc.code != 0 && r.stdout != "" {
+				t.Errorf("a failure printed %q on stdout", r.stdout)
+			}
+		})
+	}
+}

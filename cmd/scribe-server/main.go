@@ -5,6 +5,8 @@
 // Usage:
 //
 //	scribe-server [-addr 127.0.0.1:8080] [-fixtures FILE] [-base-path /v1] [-admin] [-webhook-schedule-scale F]
+//	scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE
+//	scribe-server -version
 //
 // Without -fixtures it loads the built-in demo data set and prints its
 // credentials. The first line on standard output is always
@@ -14,10 +16,24 @@
 // make, so no event is lost silently.
 //
 // -admin enables the admin API under /_scribetest/ (install, uninstall,
-// create and update transcripts, add webhooks, read delivery attempts), so
-// tests in any language can make the server emit webhook events.
-// -webhook-schedule-scale shortens the retry schedule (0.001 turns 5 minutes
-// into 0.3 s).
+// create and update transcripts, add webhooks, read delivery attempts,
+// trigger events), so tests in any language can make the server emit
+// webhook events. -webhook-schedule-scale shortens the retry schedule
+// (0.001 turns 5 minutes into 0.3 s).
+//
+// trigger asks a running server (started with -admin) to emit an event of
+// EVENT_TYPE (installation.created, installation.deleted,
+// transcript.created, transcript.updated) to the webhooks of a plugin, as
+// "stripe trigger" does, and prints each delivery attempt with the
+// receiver's answer. With -uri it first adds a webhook of that URI to the
+// plugin if there is none, and prints its signing secret for the receiver.
+//
+// The server has read, write, idle and header timeouts and a cap on header
+// size, so a slow or hostile client cannot hold its connections.
+//
+// Exit status: 0 on success, 2 for a usage error (a bad flag or value,
+// printed once), 1 for anything else (a fixture file that does not load, a
+// trigger whose event was not delivered).
 package main
 
 import (
@@ -27,33 +43,122 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
+	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is a mistake in the command line: exit status 2. printed
+// says the flag package has already reported it.
+type usageError struct {
+	err     error
+	printed bool
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// exitCode reports err on stderr, once, and returns the exit status.
+func exitCode(err error, stderr io.Writer) int {
+	var ue *usageError
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "scribe-server:", err)
-		os.Exit(1)
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		if !ue.printed {
+			fmt.Fprintln(stderr, "scribe-server:", err)
+		}
+		return 2
+	default:
+		fmt.Fprintln(stderr, "scribe-server:", err)
+		return 1
 	}
+}
+
+// parseFlags parses args into fs, turning the flag package's errors (which
+// it has printed, with the usage) into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return err
+	default:
+		return &usageError{err: err, printed: true}
+	}
+}
+
+// version is what -version prints.
+func version() string {
+	return fmt.Sprintf("scribe-server %s (interface %s; %s)", scribe.Version, scribe.InterfaceVersion, runtime.Version())
 }
 
 // shutdownTimeout bounds how long requests in flight may take to finish
 // after a signal.
 const shutdownTimeout = 5 * time.Second
 
-// run is the whole program: it serves until ctx is done, then shuts down.
+// limits are the http.Server's defences against slow and hostile clients
+// (slowloris): how long a client may take to send its headers and its
+// request, how long a response may take, how long an idle keep-alive
+// connection is kept, and how large the headers may be.
+type limits struct {
+	readHeader, read, write, idle time.Duration
+	maxHeaderBytes                int
+}
+
+// defaultLimits leave every request of the contract ample room: bodies are
+// at most 1 MiB (4 MiB through the admin API), tokens at most 8 KiB.
+var defaultLimits = limits{
+	readHeader:     10 * time.Second,
+	read:           30 * time.Second,
+	write:          60 * time.Second,
+	idle:           120 * time.Second,
+	maxHeaderBytes: 64 << 10,
+}
+
+// newHTTPServer returns the http.Server the command serves h with.
+func newHTTPServer(h http.Handler, l limits, errorLog *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: l.readHeader,
+		ReadTimeout:       l.read,
+		WriteTimeout:      l.write,
+		IdleTimeout:       l.idle,
+		MaxHeaderBytes:    l.maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(errorLog.Handler(), slog.LevelWarn),
+	}
+}
+
+// run is the whole program: it serves until ctx is done, then shuts down;
+// or, with the trigger subcommand, triggers an event on a running server.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runWith(ctx, args, stdout, stderr, defaultLimits)
+}
+
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim limits) error {
+	if len(args) > 0 && args[0] == "trigger" {
+		return trigger(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("scribe-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; port 0 picks a free one")
@@ -61,27 +166,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	basePath := fs.String("base-path", "", "path `prefix` of every operation, such as /v1")
 	admin := fs.Bool("admin", false, "enable the admin API under "+scribetest.AdminPathPrefix+" (no credentials: local use only)")
 	scale := fs.Float64("webhook-schedule-scale", 1, "multiply every webhook retry delay by `factor` (0 < factor; 0.001 for tests)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
+		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] EVENT_TYPE")
+		fmt.Fprintln(fs.Output(), "       scribe-server -version")
 		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *showVersion {
+		fmt.Fprintln(stdout, version())
+		return nil
+	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q; see -help", fs.Arg(0))
+		return usagef("unexpected argument %q; see -help", fs.Arg(0))
+	}
+	if !(*scale > 0) || math.IsInf(*scale, 0) {
+		return usagef("-webhook-schedule-scale %v: give a positive finite factor, such as 0.001", *scale)
 	}
 
-	var src io.Reader = scribetest.DemoFixtures()
-	if *fixtures != "" {
-		f, err := os.Open(*fixtures)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		src = f
-	}
 	opts := []scribetest.Option{
 		scribetest.WithAddr(*addr),
 		scribetest.WithBasePath(*basePath),
@@ -93,29 +199,48 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	s, err := scribetest.NewUnstartedServer(opts...)
 	if err != nil {
-		return err
+		return &usageError{err: err} // every option comes from a flag
+	}
+	defer s.Close()
+
+	var src io.Reader = scribetest.DemoFixtures()
+	if *fixtures != "" {
+		f, err := os.Open(*fixtures)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		src = f
 	}
 	fx, err := s.LoadFixtures(src)
 	if err != nil {
 		return err
 	}
-	if err := s.Start(); err != nil {
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
 		return err
 	}
-	defer s.Close()
+	hs := newHTTPServer(s.Handler(), lim, slog.New(slog.NewTextHandler(stderr, nil)))
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	base := "http://" + ln.Addr().String() + strings.TrimSuffix(*basePath, "/")
 
-	fmt.Fprintf(stdout, "listening on %s\n", s.URL())
+	fmt.Fprintf(stdout, "listening on %s\n", base)
 	if *fixtures == "" {
-		printDemo(stdout, s.URL(), fx)
+		printDemo(stdout, base, fx)
 	} else {
 		printSummary(stdout, *fixtures, fx)
 	}
 
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		return fmt.Errorf("serving: %w", err)
+	}
 	fmt.Fprintln(stderr, "scribe-server: shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := s.Shutdown(sctx); err != nil {
+	if err := errors.Join(hs.Shutdown(sctx), s.Shutdown(sctx)); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -305,6 +306,29 @@ func TestBinary(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// Like a Go tool: a bad flag exits 2, reported once; -version exits 0.
+	for _, tc := range []struct {
+		args []string
+		code int
+		once string
+	}{
+		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"-webhook-schedule-scale", "0"}, 2, "-webhook-schedule-scale 0"},
+		{[]string{"-version"}, 0, "scribe-server 0."},
+	} {
+		out, err := exec.Command(bin, tc.args...).CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.code || strings.Count(string(out), tc.once) != 1 {
+			t.Errorf("scribe-server %v: exit %d, want %d, with %q once; output:\n%s", tc.args, code, tc.code, tc.once, out)
+		}
+	}
+
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-base-path", "/api/v1", "-fixtures", fixtureFile)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/scribehq/scribe-go/scribetest"
+)
+
+// triggerPoll is how often trigger reads the server's delivery records.
+const triggerPoll = 50 * time.Millisecond
+
+// trigger is the trigger subcommand: it asks a running server's admin API
+// to emit an event, then prints the attempts to deliver it.
+func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("scribe-server trigger", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	server := fs.String("server", "http://127.0.0.1:8080", "`URL` of a scribe-server started with -admin")
+	plugin := fs.Int64("plugin", 100, "`id` of the plugin whose webhooks get the event (100 is the demo plugin)")
+	uri := fs.String("uri", "", "`URI` of your receiver: adds a webhook of this URI to the plugin if it has none, and prints its signing secret")
+	wait := fs.Duration("wait", 20*time.Second, "how long to wait for the first attempt of each delivery")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
+		fmt.Fprintln(fs.Output(), "Makes a running scribe-server (-admin) emit a signed event to a plugin's webhooks, like stripe trigger.")
+		fmt.Fprintln(fs.Output(), "EVENT_TYPE: installation.created, installation.deleted, transcript.created or transcript.updated.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() != 1:
+		return usagef("trigger takes one argument, the event type (such as transcript.created); got %d", fs.NArg())
+	case *plugin < 1:
+		return usagef("-plugin %d: give a plugin id, a positive integer", *plugin)
+	case *wait <= 0:
+		return usagef("-wait %v: give a positive duration", *wait)
+	}
+	root, err := url.Parse(*server)
+	if err != nil || (root.Scheme != "http" && root.Scheme != "https") || root.Host == "" {
+		return usagef("-server %q: give the server's URL, such as http://127.0.0.1:8080", *server)
+	}
+	if *uri != "" {
+		if u, err := url.Parse(*uri); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef("-uri %q: give your receiver's URL, such as http://127.0.0.1:9000/hook", *uri)
+		}
+	}
+	admin := root.Scheme + "://" + root.Host + strings.TrimSuffix(scribetest.AdminPathPrefix, "/")
+	client := &http.Client{Timeout: 30 * time.Second}
+
+	body, _ := json.Marshal(map[string]any{"plugin_id": *plugin, "type": fs.Arg(0), "uri": *uri})
+	var res struct {
+		Events []scribetest.TriggeredEvent `json:"events"`
+		Hook   *struct {
+			ID            int64  `json:"id"`
+			URI           string `json:"uri"`
+			SigningSecret string `json:"signing_secret"`
+		} `json:"webhook"`
+		Created bool `json:"created"`
+	}
+	if err := adminCall(ctx, client, http.MethodPost, admin+"/trigger", body, &res); err != nil {
+		return err
+	}
+	if res.Created {
+		// A local test server's secret, printed on purpose: the receiver needs it.
+		fmt.Fprintf(stdout, "created webhook %d for %s\n  signing secret: %s\n  (start your receiver with it, e.g. SCRIBE_WEBHOOK_SECRET=..., if it is not running with it yet)\n",
+			res.Hook.ID, res.Hook.URI, res.Hook.SigningSecret)
+	}
+	ids := map[string]bool{}
+	for _, e := range res.Events {
+		ids[e.ID] = true
+		fmt.Fprintf(stdout, "triggered %s %s\n", e.Type, e.ID)
+	}
+
+	// Wait until every delivery of the events had its first attempt.
+	type attempt struct {
+		EventID      string  `json:"event_id"`
+		EventType    string  `json:"event_type"`
+		WebhookID    int64   `json:"webhook_id"`
+		URI          string  `json:"uri"`
+		Attempt      int     `json:"attempt"`
+		StatusCode   int     `json:"status_code"`
+		ResponseBody string  `json:"response_body"`
+		Error        string  `json:"error"`
+		DurationMS   float64 `json:"duration_ms"`
+		Delivered    bool    `json:"delivered"`
+		Permanent    bool    `json:"permanent"`
+	}
+	var state struct {
+		Attempts []attempt `json:"attempts"`
+		Pending  []struct {
+			EventID  string `json:"event_id"`
+			Attempts int    `json:"attempts"`
+		} `json:"pending"`
+	}
+	deadline := time.NewTimer(*wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(triggerPoll)
+	defer tick.Stop()
+	for {
+		if err := adminCall(ctx, client, http.MethodGet, admin+"/deliveries", nil, &state); err != nil {
+			return err
+		}
+		waiting := 0
+		for _, p := range state.Pending {
+			if ids[p.EventID] && p.Attempts == 0 {
+				waiting++
+			}
+		}
+		if waiting == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return fmt.Errorf("%d deliveries had no attempt within %v; see %s/deliveries", waiting, *wait, admin)
+		case <-tick.C:
+		}
+	}
+	delivered := map[string]bool{} // event id/webhook id -> the last attempt's outcome
+	for _, a := range state.Attempts {
+		if !ids[a.EventID] {
+			continue
+		}
+		outcome := fmt.Sprintf("%d", a.StatusCode)
+		if a.Error != "" {
+			outcome = a.Error
+		}
+		fmt.Fprintf(stdout, "  %s %s -> webhook %d %s: attempt %d: %s (%.0f ms)\n", a.EventType, a.EventID, a.WebhookID, a.URI, a.Attempt, outcome, a.DurationMS)
+		if a.ResponseBody != "" {
+			fmt.Fprintf(stdout, "    answer: %q\n", a.ResponseBody)
+		}
+		delivered[fmt.Sprint(a.EventID, "/", a.WebhookID)] = a.Delivered
+	}
+	failed := 0
+	for _, ok := range delivered {
+		if !ok {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d deliveries were not delivered; the server retries them on its schedule (see %s/deliveries)", failed, len(delivered), admin)
+	}
+	fmt.Fprintf(stdout, "delivered: %d of %d\n", len(delivered), len(delivered))
+	return nil
+}
+
+// adminCall sends one admin API request and decodes its JSON answer into
+// out; an error answer becomes an error with the server's message.
+func adminCall(ctx context.Context, client *http.Client, method, url string, body []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w (is scribe-server running, with -admin?)", method, url, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: reading the answer: %w", method, url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return fmt.Errorf("%s %s: %s", method, url, e.Error)
+		}
+		if resp.StatusCode == http.StatusNotFound {
+			return fmt.Errorf("%s %s: 404: start scribe-server with -admin to enable the admin API", method, url)
+		}
+		return fmt.Errorf("%s %s: %s", method, url, resp.Status)
+	}
+	return json.Unmarshal(data, out)
+}

@@ -1,0 +1,129 @@
+package scribetest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// TriggeredEvent is an event Trigger made the server emit.
+type TriggeredEvent struct {
+	// ID is the event's id, its webhook-id: pass it to RequireDelivered.
+	ID string `json:"id"`
+	// Type is the event's type.
+	Type webhook.EventType `json:"type"`
+}
+
+// Trigger makes the server emit an event of type typ to the webhooks of
+// plugin pluginID, as "stripe trigger" does: it creates real resources with
+// the seeding calls, so the event's data is a resource the API serves. A new
+// user "Test User" installs the plugin (installation.created); for
+// installation.deleted the installation is then uninstalled; for
+// transcript.created the user gets a sample transcript, which
+// transcript.updated then edits. Every event of the sequence is delivered,
+// signed and retried like any other, and returned, in order. The plugin
+// needs a webhook, and for transcript events transcript permission "read";
+// the error says what is missing.
+func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEvent, error) {
+	i := slices.IndexFunc(s.Plugins(), func(p scribe.Plugin) bool { return p.ID == pluginID })
+	if i < 0 {
+		return nil, fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)
+	}
+	plugin := s.Plugins()[i]
+	if len(s.Webhooks(pluginID)) == 0 {
+		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has no webhook to deliver to; create one first (CreateWebhook, or POST %swebhooks): %w", pluginID, AdminPathPrefix, ErrConflict)
+	}
+	transcript := typ == webhook.EventTranscriptCreated || typ == webhook.EventTranscriptUpdated
+	switch {
+	case !typ.Known():
+		return nil, fmt.Errorf("scribetest: Trigger: unknown event type %q; use %s, %s, %s or %s", typ,
+			webhook.EventInstallationCreated, webhook.EventInstallationDeleted, webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated)
+	case transcript && plugin.Permissions.Transcript != scribe.PermissionRead:
+		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has transcript permission %q, so transcript events never reach its webhooks: %w",
+			pluginID, plugin.Permissions.Transcript, ErrConflict)
+	}
+
+	d := s.deliveries
+	d.mu.Lock()
+	before := d.emitted
+	d.mu.Unlock()
+
+	user, err := s.CreateUser(UserParams{FirstName: "Test", LastName: "User", EmailAddress: "test.user@example.com"})
+	if err != nil {
+		return nil, err
+	}
+	inst, err := s.Install(pluginID, user.ID)
+	if err != nil {
+		return nil, err
+	}
+	switch typ {
+	case webhook.EventInstallationDeleted:
+		_, err = s.Uninstall(inst.UUID)
+	case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
+		var t scribe.Transcript
+		t, err = s.CreateTranscript(user.ID, TranscriptParams{Headline: "Test call", Type: "phone_call",
+			Text: "A sample transcript sent by Trigger.", Metadata: map[string]any{"triggered": true}})
+		if err == nil && typ == webhook.EventTranscriptUpdated {
+			_, err = s.UpdateTranscript(t.ID, func(t *scribe.Transcript) { t.Headline = "Test call (edited)" })
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	all := d.events.all()
+	recent := all[max(0, len(all)-int(d.emitted-before)):]
+	var out []TriggeredEvent
+	for _, e := range recent {
+		if e.PluginID == pluginID {
+			out = append(out, TriggeredEvent{ID: e.ID, Type: e.Type})
+		}
+	}
+	return out, nil
+}
+
+// adminTrigger serves POST /_scribetest/trigger: {"plugin_id", "type",
+// "uri"}. With uri, the plugin's webhook of that URI is used, or created
+// (answered with its signing secret, "created": true), before the event is
+// triggered.
+func (s *Server) adminTrigger(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		PluginID int64  `json:"plugin_id"`
+		Type     string `json:"type"`
+		URI      string `json:"uri"`
+	}
+	if !adminDecode(w, r, &b) {
+		return
+	}
+	var out struct {
+		Events  []TriggeredEvent `json:"events"`
+		Webhook any              `json:"webhook,omitempty"`
+		Created bool             `json:"created,omitempty"`
+	}
+	if b.URI != "" {
+		hooks := s.Webhooks(b.PluginID)
+		i := slices.IndexFunc(hooks, func(h scribe.Webhook) bool { return h.URI == b.URI })
+		if i < 0 {
+			hook, err := s.CreateWebhook(b.PluginID, b.URI)
+			if err != nil {
+				adminError(w, http.StatusBadRequest, err)
+				return
+			}
+			out.Webhook, out.Created = webhookWire(hook), true
+		} else {
+			out.Webhook = webhookWire(hooks[i])
+		}
+	}
+	events, err := s.Trigger(b.PluginID, webhook.EventType(b.Type))
+	if err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	out.Events = events
+	adminJSON(w, http.StatusOK, out)
+}
