@@ -534,6 +534,7 @@ func TestValidateWebhook(t *testing.T) {
 		{name: "an unknown event type fails", body: event("plugin.renamed", installation), want: `"plugin.renamed" is not in the contract`},
 		{name: "data of the wrong resource fails", body: event("transcript.created", installation), want: "does not conform"},
 		{name: "a missing signature fails", body: event("installation.deleted", installation), without: "webhook-signature", want: "webhook-signature"},
+		{name: "an envelope member the contract does not name fails", body: append([]byte(`{"extra":1,`), event("installation.created", installation)[1:]...), want: "does not conform"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
