@@ -54,6 +54,8 @@ type env struct {
 	inst    string                  // uuid of Grace's installation of plugin
 	jwt     string                  // installation JWT for inst, minted from keyVal
 	noPerms client.Plugin           // a plugin with permissions none/none
+	noKey   string                  // a secret key of noPerms
+	noInst  string                  // uuid of Grace's installation of noPerms
 	noJWT   string                  // an installation JWT of noPerms
 	byID    map[int64]client.Plugin // every plugin developer A created
 }
@@ -474,6 +476,7 @@ func testCreatePluginSecretKey(t *testing.T, e *env) {
 	if nobody.JSON200.Description != "" || nobody.JSON200.PluginId != e.noPerms.Id {
 		t.Errorf("a key created without a body: %q for plugin %d", nobody.JSON200.Description, nobody.JSON200.PluginId)
 	}
+	e.noKey = nobody.JSON200.Value
 
 	// With an Idempotency-Key, a retry returns the same key, value included.
 	key := "conformance-key-1"
@@ -540,8 +543,9 @@ func testListPluginInstallations(t *testing.T, e *env) {
 	must(t, err)
 	_, err = e.s.Uninstall(gone.UUID)
 	must(t, err)
-	_, err = e.s.Install(e.noPerms.Id, e.userID)
+	noInst, err := e.s.Install(e.noPerms.Id, e.userID)
 	must(t, err)
+	e.noInst = noInst.UUID
 
 	c := e.api(t, e.dev)
 	items := paginate(t, 2, func(limit int, after int64) (any, []client.PluginInstallation, bool, int) {
@@ -578,15 +582,7 @@ func testGetMe(t *testing.T, e *env) {
 		t.Errorf("me = %+v, want Grace (user %d)", u, e.userID)
 	}
 	// A plugin whose permissions.user is none may not read the user.
-	var noKey string
-	for _, k := range e.s.SecretKeys(e.noPerms.Id) {
-		noKey = k.Value.Reveal()
-	}
-	var noInst string
-	for _, i := range e.s.Installations(e.noPerms.Id) {
-		noInst = i.UUID
-	}
-	e.noJWT = mint(t, noKey, noInst, time.Now(), time.Hour)
+	e.noJWT = mint(t, e.noKey, e.noInst, time.Now(), time.Hour)
 	denied, err := e.api(t, e.noJWT).GetMeWithResponse(ctx)
 	wantProblem(t, denied, err, http.StatusForbidden, string(client.ForbiddenCodePermissionDenied))
 	// A developer key is the wrong kind of token for the installation operations.
