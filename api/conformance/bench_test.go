@@ -32,9 +32,11 @@ import (
 //     real connection, keep-alive and the HTTP/1.1 codec are included.
 //
 // The bytes are what the reference server answered to the same requests
-// (recorded once), headers included. Sub-benchmark names are
-// <operation>/<transport>/<client>; scripts/bench prints sdk/generated and
-// sdk/bare from them. Only ratios within one run mean anything.
+// (recorded once), headers included. Sub-benchmarks are named
+// transport=<memory|loopback>/client=<sdk|generated|bare>, so that
+// `benchstat -col /client` sets the three clients side by side;
+// scripts/bench prints sdk/generated and sdk/bare from them. Only ratios
+// within one run mean anything.
 
 // benchToken is what every client sends as its bearer token; the canned
 // answers do not check it.
@@ -303,7 +305,7 @@ func benchmarkClients(b *testing.B, page bool) {
 			if page {
 				call = c.page
 			}
-			b.Run(tr.name+"/"+c.name, func(b *testing.B) {
+			b.Run("transport="+tr.name+"/client="+c.name, func(b *testing.B) {
 				if err := call(ctx); err != nil { // warm: connection, caches
 					b.Fatal(err)
 				}
