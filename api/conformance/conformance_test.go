@@ -40,6 +40,7 @@ const basePath = "/v1"
 // developers and users seeded into it, and what earlier operations created
 // (the plugin, its secret key, the installation JWT minted from that key).
 type env struct {
+	doc     *openapi3.T
 	s       *scribetest.Server
 	base    string                  // the server's URL, base path included
 	hc      *http.Client            // validated and recorded transport
@@ -69,6 +70,7 @@ type env struct {
 func TestConformance(t *testing.T) {
 	doc := loadDoc(t)
 	e := newEnv(t)
+	e.doc = doc
 
 	order := []struct {
 		op  string
@@ -162,7 +164,7 @@ func must(t *testing.T, err error) {
 // api returns a generated client that sends token (none when "").
 func (e *env) api(t *testing.T, token string) *client.ClientWithResponses {
 	t.Helper()
-	opts := []client.ClientOption{client.WithHTTPClient(e.hc)}
+	opts := []client.ClientOption{client.WithHTTPClient(e.hc), client.WithRequestEditorFn(applyEdit)}
 	if token != "" {
 		opts = append(opts, client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
 			req.Header.Set("Authorization", "Bearer "+token)
@@ -172,6 +174,21 @@ func (e *env) api(t *testing.T, token string) *client.ClientWithResponses {
 	c, err := client.NewClientWithResponses(e.base, opts...)
 	must(t, err)
 	return c
+}
+
+// editKey carries, in a request's context, a change to make to the request
+// the generated client built (a request target or headers over the limits).
+type editKey struct{}
+
+func withEdit(ctx context.Context, edit func(*http.Request)) context.Context {
+	return context.WithValue(ctx, editKey{}, edit)
+}
+
+func applyEdit(ctx context.Context, req *http.Request) error {
+	if edit, ok := ctx.Value(editKey{}).(func(*http.Request)); ok {
+		edit(req)
+	}
+	return nil
 }
 
 // invalid marks a request as deliberately outside the contract, so the
@@ -765,6 +782,35 @@ func testRefusals(t *testing.T, e *env) {
 			})
 		}
 	}
+	// Limits on the request's size, where the document declares them: a
+	// request target over the limit (414), header fields over it (431). The
+	// sizes are above any limit the document states (8 KiB, 32 KiB).
+	limits := []struct {
+		status int
+		edit   func(*http.Request)
+	}{
+		{http.StatusRequestURITooLong, func(r *http.Request) {
+			if r.URL.RawQuery != "" {
+				r.URL.RawQuery += "&"
+			}
+			r.URL.RawQuery += "pad=" + strings.Repeat("a", 64<<10)
+		}},
+		{http.StatusRequestHeaderFieldsTooLarge, func(r *http.Request) {
+			r.Header.Set("X-Pad", strings.Repeat("a", 256<<10))
+		}},
+	}
+	for _, c := range everyOperation(id, tid, false) {
+		for _, l := range limits {
+			code, declared := declaredCode(e.doc, c.method, c.path, l.status)
+			if !declared {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s %s %d", c.method, c.path, l.status), func(t *testing.T) {
+				resp, err := c.call(withEdit(invalid(), l.edit), dev, ins)
+				wantProblem(t, resp, err, l.status, code)
+			})
+		}
+	}
 	for _, c := range everyOperation(id, tid, true) {
 		t.Run(fmt.Sprintf("%s %s malformed", c.method, c.path), func(t *testing.T) {
 			resp, err := c.call(invalid(), dev, ins)
@@ -781,6 +827,26 @@ func testRefusals(t *testing.T, e *env) {
 	if got := len(e.s.SecretKeys(id)); got != keys {
 		t.Errorf("refused creates created secret keys (%d, want %d)", got, keys)
 	}
+}
+
+// declaredCode returns the problem code the document gives an operation's
+// status (the first of its code enum), and whether the operation declares
+// the status at all.
+func declaredCode(doc *openapi3.T, method, path string, status int) (string, bool) {
+	op := doc.Paths.Find(path).GetOperation(method)
+	r := op.Responses.Status(status)
+	if r == nil {
+		return "", false
+	}
+	for _, mt := range r.Value.Content {
+		for _, part := range mt.Schema.Value.AllOf {
+			if code := part.Value.Properties["code"]; code != nil && len(code.Value.Enum) > 0 {
+				s, _ := code.Value.Enum[0].(string)
+				return s, true
+			}
+		}
+	}
+	return "", true
 }
 
 // testUnknownPathAndMethod checks the two answers the document gives in its
