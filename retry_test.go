@@ -218,7 +218,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 	defer cancel()
 	go func() {
 		for m := range msgs {
-			if m == "scribe: retry wait" {
+			if m == "scribe: retrying" {
 				cancel()
 				return
 			}
