@@ -146,7 +146,8 @@ type request struct {
 	// {"plugins", "100", "secret_keys"}.
 	segments []string
 	query    url.Values
-	body     any // marshalled to JSON when not nil
+	rawQuery string // used instead of query when not empty (already encoded)
+	body     any    // marshalled to JSON when not nil
 }
 
 // path is the operation's path relative to the base URL, for errors and logs.
@@ -199,7 +200,9 @@ func (c *Client) endpoint(r *request) *url.URL {
 		}
 		u.RawPath = raw + r.path()
 	}
-	if len(r.query) > 0 {
+	if r.rawQuery != "" {
+		u.RawQuery = r.rawQuery
+	} else if len(r.query) > 0 {
 		u.RawQuery = r.query.Encode()
 	}
 	return u
@@ -531,13 +534,16 @@ var errBodyTooLarge = errors.New("body too large")
 
 // readBody reads r to its end, at most limit bytes (errBodyTooLarge beyond).
 // A known length sizes the buffer once, so that the body is not copied as
-// the buffer grows.
+// the buffer grows; an unknown one is read by io.ReadAll through a limit.
 func readBody(r io.Reader, length, limit int64) ([]byte, error) {
-	size := int64(512)
-	if length >= 0 && length < limit {
-		size = length + 1 // room for the read that sees EOF
+	if length < 0 || length >= limit {
+		data, err := io.ReadAll(io.LimitReader(r, limit+1))
+		if int64(len(data)) > limit {
+			return nil, errBodyTooLarge
+		}
+		return data, err
 	}
-	buf := make([]byte, 0, size)
+	buf := make([]byte, 0, length+1) // room for the read that sees EOF
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) > limit {
