@@ -460,7 +460,11 @@ func (cl *call) attempt(ctx context.Context) (*http.Response, context.CancelFunc
 	}
 	actx, cancel := ctx, context.CancelFunc(nop)
 	if s.timeout > 0 {
-		actx, cancel = context.WithTimeoutCause(ctx, s.timeout, s.timeoutCause)
+		// A caller's deadline that comes first bounds the attempt already:
+		// no timer of our own then.
+		if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > s.timeout {
+			actx, cancel = context.WithTimeoutCause(ctx, s.timeout, s.timeoutCause)
+		}
 	}
 	req := (&http.Request{
 		Method:     cl.r.method,

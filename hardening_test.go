@@ -325,7 +325,11 @@ func TestConnectionReuse(t *testing.T) {
 		wg.Wait()
 		return conns.Load()
 	}
-	if n := count(t, 2000, 50); n > 60 {
+	// About one connection per goroutine; net/http may dial a few more when a
+	// request finds no idle connection for an instant (it dials and waits for
+	// either), so the bound leaves room for that on a loaded machine. A pool of
+	// 2 idle connections per host opened ~1500 here.
+	if n := count(t, 2000, 50); n > 100 {
 		t.Errorf("default transport: 2000 GETs at 50 goroutines opened %d connections, want about 50", n)
 	}
 	noKeepAlive := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}

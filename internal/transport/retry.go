@@ -62,23 +62,11 @@ func RetryableError(err error) bool {
 // RandN is the source of jitter: a number in [0, n).
 func RandN(n int64) int64 { return rand.Int64N(n) }
 
-// Backoff is the wait before retry number attempt (0 for the first retry).
-// A Retry-After on the answer wins, capped at RetryAfterCap (the client does
-// not retry an answer asking for more). Otherwise the wait is drawn uniformly between min and the
-// capped exponential ceiling min(max, min·2^(attempt+1)): full jitter above a
-// floor, so that many clients hit by the same outage spread out, and none
-// retries at once.
-func Backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if wait, ok := RetryAfter(resp.Header, time.Now()); ok {
-			return min(wait, RetryAfterCap)
-		}
-	}
-	return Jitter(minWait, maxWait, attempt, rand.Int64N)
-}
-
-// Jitter draws the wait of Backoff when no Retry-After applies; randN(n)
-// returns a number in [0, n).
+// Jitter draws the wait before retry number attempt (0 for the first retry)
+// when no Retry-After applies: uniformly between min and the capped
+// exponential ceiling min(max, min·2^(attempt+1)). Full jitter above a floor,
+// so that many clients hit by the same outage spread out, and none retries
+// at once. randN(n) returns a number in [0, n).
 func Jitter(minWait, maxWait time.Duration, attempt int, randN func(int64) int64) time.Duration {
 	if minWait <= 0 {
 		minWait = 0

@@ -74,20 +74,6 @@ func TestJitterBounds(t *testing.T) {
 	}
 }
 
-// TestBackoffPrefersRetryAfter protects that the service's Retry-After wins
-// over the jittered schedule, capped at RetryAfterCap.
-func TestBackoffPrefersRetryAfter(t *testing.T) {
-	t.Parallel()
-	resp := &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"3"}}}
-	if got := Backoff(time.Hour, time.Hour, 0, resp); got != 3*time.Second {
-		t.Errorf("Backoff = %s, want 3s", got)
-	}
-	resp.Header.Set("Retry-After", "3600")
-	if got := Backoff(0, 0, 0, resp); got != RetryAfterCap {
-		t.Errorf("Backoff = %s, want the cap %s", got, RetryAfterCap)
-	}
-}
-
 // TestRetryable protects the retry table of answers (CONTRACT §6), 409
 // idempotency_key_in_use included and idempotency_key_reused excluded.
 func TestRetryable(t *testing.T) {
