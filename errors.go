@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/scribehq/scribe-go/internal/redact"
@@ -48,6 +50,12 @@ var (
 	ErrNotFound = errors.New("scribe: not found")
 	// ErrRateLimited matches a 429 that retries did not overcome.
 	ErrRateLimited = errors.New("scribe: rate limited")
+	// ErrRedirect matches a 3xx answer. The service never redirects, so the
+	// client follows no redirect (and sends no credential to its target);
+	// Error.RedirectHost names where it pointed.
+	ErrRedirect = errors.New("scribe: redirect not followed")
+	// ErrResponseTooLarge matches a *ResponseTooLargeError.
+	ErrResponseTooLarge = errors.New("scribe: response too large")
 )
 
 // maxErrorExcerpt bounds Error.Body; maxErrorBody bounds how much of any
@@ -57,9 +65,24 @@ const (
 	maxErrorBody    = 64 << 10
 )
 
+// Bounds, in bytes, of each field of an *Error taken from the answer; longer
+// values are cut at a character boundary and end in "…".
+const (
+	maxCodeLen         = 64
+	maxTypeLen         = 512
+	maxTitleLen        = 256
+	maxDetailLen       = 1024
+	maxRequestIDLen    = 128
+	maxRedirectHostLen = 256
+)
+
 // Error is a non-2xx answer of the service. The problem fields (RFC 9457)
 // are filled from an application/problem+json body; any other body leaves
-// them empty and keeps a short excerpt in Body. Its message never carries a
+// them empty and keeps a short excerpt in Body. Every field taken from the
+// answer is scrubbed before it is stored: the request's own credential and
+// anything shaped like a credential are redacted, control characters (ANSI
+// escapes, CR, LF, bidirectional overrides) are escaped as \x1b, \r, \n,
+// \u202e, and each field is bounded in length. Its message never carries a
 // credential.
 type Error struct {
 	// StatusCode is the HTTP status of the answer.
@@ -95,6 +118,14 @@ type Error struct {
 	// Body is an excerpt, at most 512 bytes, of a body that was not a
 	// problem document (a proxy's error page, say); empty otherwise.
 	Body string
+	// IdempotencyKey is the Idempotency-Key the request carried (a POST;
+	// empty otherwise). To retry the same operation later, after a restart
+	// say, pass it to WithIdempotencyKey: the service then does the work at
+	// most once.
+	IdempotencyKey string
+	// RedirectHost is set for a 3xx answer, which the client does not follow:
+	// the host its Location header pointed to, or "(none)".
+	RedirectHost string
 }
 
 // Error returns a one-line description: operation, status, code, detail,
@@ -102,6 +133,9 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "scribe: %s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.RedirectHost != "" {
+		fmt.Fprintf(&b, ": redirect to %s not followed", e.RedirectHost)
+	}
 	if e.Code != "" {
 		fmt.Fprintf(&b, " (%s)", e.Code)
 	}
@@ -133,6 +167,8 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode == http.StatusNotFound
 	case ErrRateLimited:
 		return e.StatusCode == http.StatusTooManyRequests
+	case ErrRedirect:
+		return e.StatusCode >= 300 && e.StatusCode <= 399
 	}
 	return false
 }
@@ -167,8 +203,12 @@ func (e *Error) advice() (hint, said string) {
 		return "the plugin's permissions do not allow this operation", ""
 	case CodeIdempotencyKeyReused:
 		return "an Idempotency-Key was reused with a different body; use a new key", "new key"
+	case CodeIdempotencyKeyInUse:
+		return "the first request with this Idempotency-Key is still running; retry later with the same key (Error.IdempotencyKey)", ""
 	}
 	switch {
+	case e.StatusCode >= 300 && e.StatusCode <= 399:
+		return "the service never redirects and no credential was sent there; check the base URL (a proxy or load balancer in between?)", ""
 	case e.StatusCode == http.StatusTooManyRequests && e.RetryAfter > 0:
 		return fmt.Sprintf("retry after %s", e.RetryAfter), ""
 	case e.StatusCode == http.StatusTooManyRequests:
@@ -238,6 +278,35 @@ func (e *DecodeError) Error() string {
 // Unwrap returns Err.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
+// ResponseTooLargeError reports a 2xx answer whose body exceeds the limit
+// of WithMaxResponseBytes (DefaultMaxResponseBytes unless set). The body was
+// not read past the limit and its connection was closed. It matches
+// ErrResponseTooLarge with errors.Is.
+type ResponseTooLargeError struct {
+	// Method and Path name the operation, the path relative to the base URL.
+	Method string
+	// Path is the operation's path relative to the base URL, such as "/transcripts".
+	Path string
+	// StatusCode is the HTTP status of the answer.
+	StatusCode int
+	// RequestID is the answer's Request-Id, if any.
+	RequestID string
+	// Limit is the bound, in bytes, that the body exceeded.
+	Limit int64
+}
+
+// Error names the operation, the limit and what to do.
+func (e *ResponseTooLargeError) Error() string {
+	s := fmt.Sprintf("scribe: %s %s: the %d response is longer than %d bytes", e.Method, e.Path, e.StatusCode, e.Limit)
+	if e.RequestID != "" {
+		s += " [request id " + e.RequestID + "]"
+	}
+	return s + "; ask for smaller pages (ListParams.Limit) or raise the bound with WithMaxResponseBytes"
+}
+
+// Is reports whether target is ErrResponseTooLarge.
+func (e *ResponseTooLargeError) Is(target error) bool { return target == ErrResponseTooLarge }
+
 // scrub removes credentials from text taken from a response: the one the
 // request carried, and anything shaped like one.
 func scrub(s, credential string) string {
@@ -245,6 +314,50 @@ func scrub(s, credential string) string {
 		s = strings.ReplaceAll(s, credential, redact.String(credential))
 	}
 	return redact.Text(s)
+}
+
+// scrubField makes a value the service sent fit to print: the request's own
+// credential and anything shaped like a credential redacted, control and
+// invisible formatting characters escaped, invalid UTF-8 replaced, and the
+// result cut to at most limit bytes (plus "…").
+func scrubField(s, credential string, limit int) string {
+	if s == "" {
+		return s
+	}
+	s = escapeControls(scrub(s, credential))
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// escapeControls returns s with every control character (C0, DEL, C1) and
+// every invisible formatting character (bidirectional overrides, zero-width
+// characters, line and paragraph separators) written as a Go escape, such as
+// \x1b or \u202e, and invalid UTF-8 replaced by U+FFFD.
+func escapeControls(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, needsEscape) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if needsEscape(r) {
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
 // excerpt returns at most maxErrorExcerpt bytes of b as valid, printable text.
@@ -256,10 +369,10 @@ func excerpt(b []byte) string {
 		}
 	}
 	s := strings.ToValidUTF8(string(b), "\uFFFD")
-	return strings.TrimSpace(strings.Map(func(r rune) rune {
+	return escapeControls(strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '
 		}
 		return r
-	}, s))
+	}, s)))
 }

@@ -56,3 +56,14 @@ func (ic *InstallationClients) For(installationUUID string) (*Client, error) {
 	}
 	return ic.base.WithOptions(WithTokenSource(src)), nil
 }
+
+// Forget drops the cached token source, and with it the cached token, of the
+// installation with the given uuid: call it when the installation is gone,
+// typically on its installation.deleted webhook event, so that the cache
+// neither keeps nor reuses its token. A client For returned earlier keeps
+// working (its requests then fail with the service's 401
+// installation_deleted); a later For starts afresh. An uuid the cache does
+// not hold is ignored.
+func (ic *InstallationClients) Forget(installationUUID string) {
+	ic.cache.Remove(installationUUID)
+}

@@ -118,3 +118,37 @@ func TestInstallationClientsNilCache(t *testing.T) {
 		t.Fatalf("err = %v, want *scribe.ArgumentError", err)
 	}
 }
+
+// TestInstallationClientsForget protects issue 11 item 7: Forget drops one
+// installation's cached token source (and token) and leaves the others; a
+// later For for it starts afresh.
+func TestInstallationClientsForget(t *testing.T) {
+	key, _ := auth.NewSecretKey()
+	cache := auth.NewCache(key)
+	f := newFake(t, ok(`{"id":8,"first_name":"","last_name":"","email_address":""}`))
+	ic, err := scribe.NewInstallationClients(testBase, cache, scribe.WithHTTPClient(&http.Client{Transport: f.mt}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{uuidA, uuidB} {
+		c, err := ic.For(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.GetMe(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cache.Len() != 2 {
+		t.Fatalf("cache holds %d installations, want 2", cache.Len())
+	}
+	ic.Forget(uuidA)
+	if cache.Len() != 1 {
+		t.Errorf("after Forget(A) the cache holds %d installations, want 1 (B)", cache.Len())
+	}
+	ic.Forget(uuidA)                                             // twice: nothing to do
+	ic.Forget("not-a-uuid")                                      // unknown: ignored
+	if _, err := ic.For(uuidA); err != nil || cache.Len() != 2 { // a later For starts afresh
+		t.Errorf("For(A) after Forget: %v, cache holds %d; want A back", err, cache.Len())
+	}
+}

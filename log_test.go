@@ -67,11 +67,11 @@ func TestLogLines(t *testing.T) {
 	}
 	want := []line{
 		{"scribe: attempt", "POST", "/plugins/100/secret_keys", 1, 503, "req_test"},
-		{"scribe: retry wait", "POST", "/plugins/100/secret_keys", 1, 0, ""},
+		{"scribe: retrying", "POST", "/plugins/100/secret_keys", 1, 0, ""},
 		{"scribe: attempt", "POST", "/plugins/100/secret_keys", 2, 200, "req_test"},
 		{"the caller logs the key", "", "", 0, 0, ""},
 		{"scribe: attempt", "GET", "/users/me", 1, 401, "req_test"},
-		{"scribe: token refused; retrying once with a fresh token", "GET", "/users/me", 0, 0, ""},
+		{"scribe: token refused; retrying once with a fresh token", "GET", "/users/me", 1, 0, ""},
 		{"scribe: attempt", "GET", "/users/me", 2, 200, "req_test"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/internal/transport"
 )
 
 // Defaults of the options.
@@ -24,6 +25,16 @@ const (
 	// DefaultRequestTimeout bounds each attempt unless WithRequestTimeout
 	// says otherwise.
 	DefaultRequestTimeout = 60 * time.Second
+	// DefaultMaxResponseBytes bounds the body of a successful answer unless
+	// WithMaxResponseBytes says otherwise: 32 MiB, room for a 100-item page
+	// of transcripts averaging over 300 KiB of text each (docs/client.md,
+	// Security).
+	DefaultMaxResponseBytes int64 = 32 << 20
+	// DefaultMaxIdleConnsPerHost is how many idle connections to the service
+	// the client's own transport keeps for reuse: enough for 100 concurrent
+	// calls to find a warm connection, instead of net/http's default of 2.
+	// A transport given with WithHTTPClient keeps its own setting.
+	DefaultMaxIdleConnsPerHost = 100
 )
 
 // An Option configures a Client (given to NewClient or Client.WithOptions)
@@ -49,15 +60,56 @@ type settings struct {
 	idemKey      *string // nil: generate one for each POST
 	header       http.Header
 	insecureHTTP bool
+	// maxResponseBytes bounds a 2xx body.
+	maxResponseBytes int64
+	// responseInto, if set, receives the final response's metadata (per call).
+	responseInto *Response
+
+	// Derived by finalize from the fields above, once per Client (and once
+	// per call only when that call has options of its own).
+	hc           *http.Client // httpClient behind the redirect guard
+	hcFrom       *http.Client // the httpClient hc was made from
+	uaHeader     []string     // the User-Agent value; shared, never modified
+	uaFor        string       // the suffix uaHeader was made with
+	timeoutCause error        // the cause of an attempt's timeout
+	causeFor     time.Duration
 }
 
 func defaultSettings() settings {
 	return settings{
-		httpClient: &http.Client{},
-		timeout:    DefaultRequestTimeout,
-		maxRetries: DefaultMaxRetries,
-		waitMin:    DefaultRetryWaitMin,
-		waitMax:    DefaultRetryWaitMax,
+		httpClient:       &http.Client{Transport: defaultTransport()},
+		timeout:          DefaultRequestTimeout,
+		maxRetries:       DefaultMaxRetries,
+		waitMin:          DefaultRetryWaitMin,
+		waitMax:          DefaultRetryWaitMax,
+		maxResponseBytes: DefaultMaxResponseBytes,
+	}
+}
+
+// defaultTransport is the transport of a client without WithHTTPClient:
+// net/http's defaults (proxy from the environment, dial and TLS timeouts,
+// HTTP/2), with enough idle connections per host for concurrent calls to
+// reuse them rather than open and close one per call.
+func defaultTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(t.MaxIdleConns, DefaultMaxIdleConnsPerHost)
+	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	return t
+}
+
+// finalize computes the derived fields that the options changed.
+func (s *settings) finalize() {
+	if s.hc == nil || s.hcFrom != s.httpClient {
+		s.hc = transport.NoRedirects(s.httpClient)
+		s.hcFrom = s.httpClient
+	}
+	if s.uaHeader == nil || s.uaFor != s.uaSuffix {
+		s.uaHeader = []string{userAgent(s.uaSuffix)}
+		s.uaFor = s.uaSuffix
+	}
+	if s.timeout > 0 && (s.timeoutCause == nil || s.causeFor != s.timeout) {
+		s.timeoutCause = fmt.Errorf("%w after %s", transport.ErrAttemptTimeout, s.timeout)
+		s.causeFor = s.timeout
 	}
 }
 
@@ -134,9 +186,12 @@ func WithTokenSource(ts TokenSource) Option {
 	}}
 }
 
-// WithHTTPClient sends requests through hc (its Transport, Jar and redirect
-// policy) instead of a client of the SDK's own. Its Timeout, if any, applies
-// to each attempt on top of WithRequestTimeout.
+// WithHTTPClient sends requests through hc (its Transport, Jar and Timeout)
+// instead of a client of the SDK's own. Its Timeout, if any, applies to each
+// attempt on top of WithRequestTimeout. Its CheckRedirect is not used: the
+// client follows no redirect, whatever hc says (a 3xx is an *Error), so that
+// no credential reaches another origin. Its transport's connection pool is
+// the one the calls use; see DefaultMaxIdleConnsPerHost for the SDK's own.
 func WithHTTPClient(hc *http.Client) Option {
 	return Option{func(s *settings) error {
 		if hc == nil {
@@ -198,9 +253,12 @@ func WithUserAgentSuffix(suffix string) Option {
 	}}
 }
 
-// WithLogger writes a debug line per attempt (method, path, status, attempt,
-// request id, duration) and per retry wait to l. It never logs a header
-// value, a token or a key. The default is no logging; nil turns it off.
+// WithLogger writes the client's log lines to l: each attempt at Debug
+// (method, path, status, attempt, request id, duration), each retry and the
+// one retry after a refused token at Info (with the wait and the failure),
+// and a call that gives up after retryable failures at Warn. It never logs
+// a header value, a token or a key. The default is no logging; nil turns it
+// off.
 func WithLogger(l *slog.Logger) Option {
 	return Option{func(s *settings) error {
 		s.logger = l
@@ -262,6 +320,39 @@ func WithHeader(key, value string) Option {
 			s.header = http.Header{}
 		}
 		s.header.Set(canon, value)
+		return nil
+	}}
+}
+
+// WithMaxResponseBytes bounds the body of a successful answer (default
+// DefaultMaxResponseBytes, 32 MiB). A longer body is not read: the call
+// returns a *ResponseTooLargeError and the connection is closed rather than
+// drained. Error answers are bounded separately (64 KiB are read).
+func WithMaxResponseBytes(n int64) Option {
+	return Option{func(s *settings) error {
+		if n <= 0 {
+			return &ArgumentError{Func: "WithMaxResponseBytes", Arg: "n", Reason: fmt.Sprintf("is %d; pass a positive number of bytes", n)}
+		}
+		s.maxResponseBytes = n
+		return nil
+	}}
+}
+
+// WithResponseInto stores what the final answer of one call said besides its
+// body (status, headers, request id, rate-limit figures, attempts) into
+// *dst, on success and on an error answer alike; a call that got no answer
+// at all leaves *dst unchanged. It applies to one call only: given to
+// NewClient or WithOptions it is refused. Given to a List method, *dst holds
+// the latest page's answer; each Page also carries its own in Page.Response.
+func WithResponseInto(dst *Response) Option {
+	return Option{func(s *settings) error {
+		if !s.perCall {
+			return &ArgumentError{Func: "WithResponseInto", Reason: "applies to one call; pass it to the method, not to NewClient or WithOptions"}
+		}
+		if dst == nil {
+			return &ArgumentError{Func: "WithResponseInto", Arg: "dst", Reason: "is nil; pass a pointer to a Response"}
+		}
+		s.responseInto = dst
 		return nil
 	}}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 
@@ -21,13 +20,17 @@ const DefaultPageSize = 20
 const MaxPageSize = 100
 
 // maxEmptyPages is how many pages in a row may come back empty while saying
-// has_more before a walk gives up with ErrPaginationStalled.
-const maxEmptyPages = 3
+// has_more before a walk gives up with ErrPaginationStalled: the first is
+// asked for again once, the second ends the walk.
+const maxEmptyPages = 2
 
-// ErrPaginationStalled is returned (wrapped) when the service answers
-// maxEmptyPages (3) empty pages in a row that all claim has_more: the cursor
-// cannot advance past an empty page, so the walk stops rather than loop.
-var ErrPaginationStalled = errors.New("scribe: pagination stalled: empty pages with has_more=true")
+// ErrPaginationStalled is returned (wrapped) when the service's cursor does
+// not advance while it says has_more: a page whose last id is not greater
+// than the cursor it was asked with (the same page again, or an earlier
+// one) ends the walk at once, and an empty page claiming has_more is asked
+// for again once, then ends the walk. The walk stops rather than loop
+// forever or yield items twice.
+var ErrPaginationStalled = errors.New("scribe: pagination stalled: the cursor did not advance")
 
 // ListParams are the paging parameters every list operation takes, embedded
 // in its params type. The zero value walks the whole collection from the
@@ -58,6 +61,10 @@ type Page[T any] struct {
 	// id of its last item, or the cursor it was fetched with when it is
 	// empty. Keep it to resume a walk later with a new List call.
 	NextAfterID int64
+	// Response is what the answer that carried this page said besides its
+	// body: status, headers, request id and rate-limit figures
+	// (Response.RateLimit).
+	Response *Response
 }
 
 // Pager walks the pages of one list operation. A List method returns it
@@ -66,9 +73,10 @@ type Page[T any] struct {
 // over several times, each range a new walk from the params' AfterID; Next
 // pages by hand with a cursor of its own.
 //
-// An empty page that claims has_more is passed over (the cursor stays where
-// it was); after 3 such pages in a row the walk stops with
-// ErrPaginationStalled.
+// The walk cannot loop forever: an empty page that claims has_more is asked
+// for again once (the cursor stays where it was), and a second one in a row
+// stops the walk with ErrPaginationStalled; so does, at once, a page whose
+// last id does not advance past the cursor.
 type Pager[T any] struct {
 	ctx    context.Context
 	op     string // the method name, for argument errors
@@ -99,21 +107,33 @@ func newPager[T any](ctx context.Context, c *Client, op string, segments []strin
 		params: params,
 		idOf:   idOf,
 		fetch: func(ctx context.Context, afterID int64, limit int) (*Page[T], error) {
-			q := url.Values{}
-			if limit > 0 {
-				q.Set("limit", strconv.Itoa(limit))
-			}
-			if afterID > 0 {
-				q.Set("after_id", strconv.FormatInt(afterID, 10))
-			}
 			var env wire.List[T]
-			m, err := c.do(ctx, request{method: http.MethodGet, segments: segments, query: q}, &env, opts)
+			m, err := c.doInto(ctx, &request{method: http.MethodGet, segments: segments, rawQuery: pageQuery(afterID, limit)}, &env, opts, true)
 			if err != nil {
 				return nil, err
 			}
-			return &Page[T]{Data: env.Data, HasMore: env.HasMore, TotalCount: env.TotalCount, RequestID: m.requestID}, nil
+			return &Page[T]{Data: env.Data, HasMore: env.HasMore, TotalCount: env.TotalCount, RequestID: m.requestID, Response: m.resp}, nil
 		},
 	}
+}
+
+// pageQuery encodes the paging parameters as url.Values.Encode would
+// (after_id, then limit; each omitted when 0), without building the map.
+func pageQuery(afterID int64, limit int) string {
+	var buf [48]byte
+	b := buf[:0]
+	if afterID > 0 {
+		b = append(b, "after_id="...)
+		b = strconv.AppendInt(b, afterID, 10)
+	}
+	if limit > 0 {
+		if len(b) > 0 {
+			b = append(b, '&')
+		}
+		b = append(b, "limit="...)
+		b = strconv.AppendInt(b, int64(limit), 10)
+	}
+	return string(b)
 }
 
 // All returns an iterator over every item of every page. It stops at the
@@ -208,11 +228,17 @@ func (p *Pager[T]) step(c *cursor) (*Page[T], error) {
 	if len(page.Data) == 0 && page.HasMore {
 		c.empties++
 		if c.empties >= maxEmptyPages {
-			return nil, fmt.Errorf("%w: %d in a row after id %d [request id %s]; the service did not advance, report this to the platform",
+			return nil, fmt.Errorf("%w: %d empty pages with has_more in a row after id %d [request id %s]; report this to the platform",
 				ErrPaginationStalled, c.empties, c.afterID, page.RequestID)
 		}
 	} else {
 		c.empties = 0
+	}
+	if n := len(page.Data); n > 0 && c.afterID > 0 && p.idOf(page.Data[n-1]) <= c.afterID {
+		// Items at or before the cursor: the same page again, or an earlier
+		// one. Following it would repeat items, and maybe loop forever.
+		return nil, fmt.Errorf("%w: asked for the items after id %d, got a page ending at id %d [request id %s]; report this to the platform",
+			ErrPaginationStalled, c.afterID, p.idOf(page.Data[n-1]), page.RequestID)
 	}
 	if p.params.MaxItems > 0 && c.yielded+len(page.Data) >= p.params.MaxItems {
 		if keep := p.params.MaxItems - c.yielded; keep < len(page.Data) {

@@ -218,7 +218,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 	defer cancel()
 	go func() {
 		for m := range msgs {
-			if m == "scribe: retry wait" {
+			if m == "scribe: retrying" {
 				cancel()
 				return
 			}
@@ -243,7 +243,9 @@ func TestAttemptTimeout(t *testing.T) {
 		return nil, req.Context().Err()
 	}
 	f := newFake(t, hang)
-	_, err := f.client(scribe.WithRequestTimeout(time.Millisecond), scribe.WithMaxRetries(1)).GetMe(context.Background())
+	// Long enough for the request to reach the fake on a loaded machine (a
+	// context that ends first is refused by httpmock before it records it).
+	_, err := f.client(scribe.WithRequestTimeout(50*time.Millisecond), scribe.WithMaxRetries(1)).GetMe(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "attempt timed out") {
 		t.Errorf("err = %v, want an attempt timeout", err)
 	}

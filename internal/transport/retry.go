@@ -1,7 +1,7 @@
 // Package transport is the request plumbing under the scribe client: the retry
-// policy handed to go-retryablehttp (which answers are retried, how long to
-// wait, Retry-After) and the round tripper that prepares and observes every
-// single attempt. Nothing here is part of the public API.
+// policy (which answers are retried, how long to wait, Retry-After) and the
+// redirect guard around the HTTP client. Nothing here is part of the public
+// API.
 package transport
 
 import (
@@ -21,49 +21,17 @@ import (
 // its RetryAfter, and decides.
 const RetryAfterCap = 60 * time.Second
 
-// permanentError marks an error that no retry can fix, such as a token source
-// that failed or a request the client refused to send.
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string { return e.err.Error() }
-func (e *permanentError) Unwrap() error { return e.err }
-
-// Permanent wraps err so that CheckRetry never retries it.
-func Permanent(err error) error { return &permanentError{err: err} }
-
-// CheckRetry returns the retry policy for one request (CONTRACT §6):
-//
-//   - nothing is retried once ctx is done;
-//   - a POST is retried only when it carries an Idempotency-Key (replayable);
-//   - connection errors are retried, except those go-retryablehttp knows to be
-//     permanent (TLS verification, bad scheme, redirect loops) and Permanent ones;
-//   - 429, 502, 503 and 504 are retried, 500 only for GET;
-//   - an answer whose Retry-After exceeds RetryAfterCap is not retried.
-func CheckRetry(method string, replayable bool) retryablehttp.CheckRetry {
-	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return false, ctxErr
-		}
-		if method == http.MethodPost && !replayable {
-			return false, nil
-		}
-		if err != nil {
-			var p *permanentError
-			if errors.As(err, &p) {
-				return false, nil
-			}
-			// The library's own classification of transport errors.
-			retry, _ := retryablehttp.DefaultRetryPolicy(ctx, nil, err)
-			return retry, nil
-		}
-		if !RetryableStatus(method, resp.StatusCode) {
-			return false, nil
-		}
-		if wait, ok := RetryAfter(resp.Header, time.Now()); ok && wait > RetryAfterCap {
-			return false, nil
-		}
-		return true, nil
+// Retryable reports whether an answer is worth another attempt of the same
+// request (CONTRACT §6), for a request that may be replayed (a GET, or a POST
+// with an Idempotency-Key): 429, 502, 503 and 504; 500 only for a GET; and a
+// 409 whose code is idempotency_key_in_use (the first request with the key
+// is still running; the replay carries the same key, so it does no work
+// twice). A 409 idempotency_key_reused is final.
+func Retryable(method string, status int, code string) bool {
+	if status == http.StatusConflict {
+		return code == "idempotency_key_in_use"
 	}
+	return RetryableStatus(method, status)
 }
 
 // RetryableStatus reports whether an answer with this status is worth
@@ -79,23 +47,26 @@ func RetryableStatus(method string, status int) bool {
 	return false
 }
 
-// Backoff is the wait before retry number attempt (0 for the first retry).
-// A Retry-After on the answer wins (CheckRetry has already refused one above
-// RetryAfterCap). Otherwise the wait is drawn uniformly between min and the
-// capped exponential ceiling min(max, min·2^(attempt+1)): full jitter above a
-// floor, so that many clients hit by the same outage spread out, and none
-// retries at once.
-func Backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if wait, ok := RetryAfter(resp.Header, time.Now()); ok {
-			return min(wait, RetryAfterCap)
-		}
+// RetryableError reports whether a failed attempt (no answer) is worth
+// another: connection errors and attempt timeouts are, except those
+// go-retryablehttp's policy knows to be permanent (TLS verification, a bad
+// scheme, too many redirects) and a refused redirect.
+func RetryableError(err error) bool {
+	if errors.Is(err, ErrRedirect) {
+		return false
 	}
-	return Jitter(minWait, maxWait, attempt, rand.Int64N)
+	retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, err)
+	return retry
 }
 
-// Jitter draws the wait of Backoff when no Retry-After applies; randN(n)
-// returns a number in [0, n).
+// RandN is the source of jitter: a number in [0, n).
+func RandN(n int64) int64 { return rand.Int64N(n) }
+
+// Jitter draws the wait before retry number attempt (0 for the first retry)
+// when no Retry-After applies: uniformly between min and the capped
+// exponential ceiling min(max, min·2^(attempt+1)). Full jitter above a floor,
+// so that many clients hit by the same outage spread out, and none retries
+// at once. randN(n) returns a number in [0, n).
 func Jitter(minWait, maxWait time.Duration, attempt int, randN func(int64) int64) time.Duration {
 	if minWait <= 0 {
 		minWait = 0
@@ -116,8 +87,9 @@ func Jitter(minWait, maxWait time.Duration, attempt int, randN func(int64) int64
 }
 
 // RetryAfter reads a Retry-After header in either form of RFC 9110: a number
-// of seconds, or an HTTP date (a date in the past means no wait). It reports
-// false when the header is absent or malformed.
+// of seconds, or an HTTP date (a date in the past means no wait). Both forms
+// are capped at MaxRetryAfter. It reports false when the header is absent or
+// malformed.
 func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
@@ -127,8 +99,8 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		if secs < 0 {
 			return 0, false
 		}
-		if secs > int64(24*time.Hour/time.Second) { // avoid overflow; far beyond any cap
-			secs = int64(24 * time.Hour / time.Second)
+		if secs > int64(MaxRetryAfter/time.Second) { // avoid overflow; far beyond any cap
+			return MaxRetryAfter, true
 		}
 		return time.Duration(secs) * time.Second, true
 	}
@@ -136,5 +108,10 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return max(when.Sub(now), 0), true
+	return min(max(when.Sub(now), 0), MaxRetryAfter), true
 }
+
+// MaxRetryAfter caps what RetryAfter reports, in either form: a day, far
+// beyond RetryAfterCap, so that any longer wait reads as "much too long"
+// without overflowing time arithmetic.
+const MaxRetryAfter = 24 * time.Hour

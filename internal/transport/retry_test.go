@@ -1,9 +1,11 @@
 package transport
 
 import (
-	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 )
@@ -29,6 +31,7 @@ func TestRetryAfter(t *testing.T) {
 		{"Saturday, 21-Nov-26 09:31:00 GMT", time.Minute, true}, // RFC 850
 		{"Sat Nov 21 09:30:05 2026", 5 * time.Second, true},     // asctime
 		{"Sat, 21 Nov 2026 09:00:00 GMT", 0, true},              // in the past: no wait
+		{"Fri, 31 Dec 9999 23:59:59 GMT", MaxRetryAfter, true},  // capped like the seconds form
 	}
 	for _, tt := range tests {
 		h := http.Header{}
@@ -71,58 +74,55 @@ func TestJitterBounds(t *testing.T) {
 	}
 }
 
-// TestBackoffPrefersRetryAfter protects that the service's Retry-After wins
-// over the jittered schedule, capped at RetryAfterCap.
-func TestBackoffPrefersRetryAfter(t *testing.T) {
+// TestRetryable protects the retry table of answers (CONTRACT §6), 409
+// idempotency_key_in_use included and idempotency_key_reused excluded.
+func TestRetryable(t *testing.T) {
 	t.Parallel()
-	resp := &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"3"}}}
-	if got := Backoff(time.Hour, time.Hour, 0, resp); got != 3*time.Second {
-		t.Errorf("Backoff = %s, want 3s", got)
+	tests := []struct {
+		method string
+		status int
+		code   string
+		want   bool
+	}{
+		{"GET", 503, "", true},
+		{"GET", 500, "", true},
+		{"POST", 500, "", false},
+		{"POST", 503, "", true},
+		{"GET", 429, "rate_limited", true},
+		{"GET", 502, "", true},
+		{"GET", 504, "", true},
+		{"GET", 404, "not_found", false},
+		{"GET", 501, "", false},
+		{"POST", 409, "idempotency_key_in_use", true},
+		{"POST", 409, "idempotency_key_reused", false},
+		{"POST", 409, "", false},
+		{"GET", 307, "", false},
 	}
-	resp.Header.Set("Retry-After", "3600")
-	if got := Backoff(0, 0, 0, resp); got != RetryAfterCap {
-		t.Errorf("Backoff = %s, want the cap %s", got, RetryAfterCap)
+	for _, tt := range tests {
+		if got := Retryable(tt.method, tt.status, tt.code); got != tt.want {
+			t.Errorf("Retryable(%s, %d, %q) = %v, want %v", tt.method, tt.status, tt.code, got, tt.want)
+		}
 	}
 }
 
-// TestCheckRetry protects the retry table for errors and statuses.
-func TestCheckRetry(t *testing.T) {
+// TestRetryableError protects the classification of failed attempts:
+// connection errors and timeouts are retried, a refused redirect and what
+// go-retryablehttp knows to be permanent are not.
+func TestRetryableError(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	resp := func(status int, retryAfter string) *http.Response {
-		h := http.Header{}
-		if retryAfter != "" {
-			h.Set("Retry-After", retryAfter)
-		}
-		return &http.Response{StatusCode: status, Header: h}
-	}
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
 	tests := []struct {
-		name       string
-		ctx        context.Context
-		method     string
-		replayable bool
-		resp       *http.Response
-		err        error
-		want       bool
+		err  error
+		want bool
 	}{
-		{"GET 503", ctx, "GET", true, resp(503, ""), nil, true},
-		{"GET 500", ctx, "GET", true, resp(500, ""), nil, true},
-		{"POST 500", ctx, "POST", true, resp(500, ""), nil, false},
-		{"POST 503 replayable", ctx, "POST", true, resp(503, ""), nil, true},
-		{"POST 503 not replayable", ctx, "POST", false, resp(503, ""), nil, false},
-		{"GET 429 short Retry-After", ctx, "GET", true, resp(429, "60"), nil, true},
-		{"GET 429 long Retry-After", ctx, "GET", true, resp(429, "61"), nil, false},
-		{"GET 404", ctx, "GET", true, resp(404, ""), nil, false},
-		{"GET connection error", ctx, "GET", true, nil, errors.New("connection refused"), true},
-		{"GET permanent error", ctx, "GET", true, nil, Permanent(errors.New("token source failed")), false},
-		{"context done", cancelled, "GET", true, resp(503, ""), nil, false},
+		{errors.New("read tcp 127.0.0.1:1234: connection reset by peer"), true},
+		{ErrAttemptTimeout, true},
+		{ErrRedirect, false},
+		{&url.Error{Op: "Get", URL: "x", Err: errors.New(`unsupported protocol scheme "ftp"`)}, false},
+		{&url.Error{Op: "Get", URL: "x", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, false},
 	}
 	for _, tt := range tests {
-		got, _ := CheckRetry(tt.method, tt.replayable)(tt.ctx, tt.resp, tt.err)
-		if got != tt.want {
-			t.Errorf("%s: retry = %v, want %v", tt.name, got, tt.want)
+		if got := RetryableError(tt.err); got != tt.want {
+			t.Errorf("RetryableError(%v) = %v, want %v", tt.err, got, tt.want)
 		}
 	}
 }
