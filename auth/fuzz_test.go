@@ -21,7 +21,7 @@ func FuzzVerify(f *testing.F) {
 	key := mustKey(f, goldenKey)
 	v := auth.NewVerifier(fixedClock(goldenTime))
 	reasons := []error{auth.ErrTokenTooLarge, auth.ErrTokenMalformed, auth.ErrAlgorithm, auth.ErrSignature,
-		auth.ErrTokenExpired, auth.ErrIssuedInFuture, auth.ErrLifetimeTooLong, auth.ErrMissingClaim}
+		auth.ErrTokenExpired, auth.ErrIssuedInFuture, auth.ErrLifetimeTooLong, auth.ErrLifetimeNotPositive, auth.ErrMissingClaim}
 	f.Fuzz(func(t *testing.T, token string) {
 		c, err := v.Verify(token, key)
 		if err == nil {
