@@ -123,3 +123,25 @@ func TestVerifyClaimRangesGolangJWT(t *testing.T) {
 		t.Errorf("fractional iat: error = %v, want ErrTokenMalformed", err)
 	}
 }
+
+// TestServiceStyleKeySignsWithItsBytes: a key of any form the service may
+// issue signs with its UTF-8 bytes, prefix included, exactly as golang-jwt
+// does with []byte(key); and a token it signed verifies with it.
+func TestServiceStyleKeySignsWithItsBytes(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"ask_live_4eC39HqLyjWDarjtT1zdp7dc", "ask_live_!#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "ask_live_x"} {
+		key := mustKey(t, s)
+		tok, err := auth.Mint(key, goldenUUID, goldenTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = jwt.NewParser(jwt.WithTimeFunc(func() time.Time { return goldenTime })).
+			Parse(tok, func(*jwt.Token) (any, error) { return []byte(s), nil })
+		if err != nil {
+			t.Errorf("golang-jwt with the key's bytes refuses the token of %s: %v", key, err)
+		}
+		if _, err := auth.NewVerifier(fixedClock(goldenTime)).Verify(tok, key); err != nil {
+			t.Errorf("Verify: %v", err)
+		}
+	}
+}
