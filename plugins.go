@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/scribehq/scribe-go/auth"
 )
 
 // Permission is the access a plugin asks for on one kind of data.
@@ -42,14 +44,16 @@ type Plugin struct {
 }
 
 // PluginSecretKey is a key a plugin's backend signs installation JWTs with.
-// Its Value begins with "ask_live_" and prints redacted.
 type PluginSecretKey struct {
-	ID          int64     `json:"id"`
-	Description string    `json:"description"`
-	Value       Secret    `json:"value"`
-	PluginID    int64     `json:"plugin_id"`
-	CreatedOn   time.Time `json:"created_on"`
-	UpdatedOn   time.Time `json:"updated_on"`
+	ID          int64  `json:"id"`
+	Description string `json:"description"`
+	// Value is the key itself ("ask_live_..."), decoded and validated like
+	// auth.ParseSecretKey: pass it to auth.NewCache, auth.NewTokenSource or
+	// NewInstallationClient. It prints redacted.
+	Value     auth.SecretKey `json:"value"`
+	PluginID  int64          `json:"plugin_id"`
+	CreatedOn time.Time      `json:"created_on"`
+	UpdatedOn time.Time      `json:"updated_on"`
 }
 
 // ListPluginsParams are the parameters of ListPlugins.

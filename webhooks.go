@@ -6,15 +6,18 @@ import (
 	"time"
 )
 
-// Webhook is an endpoint that receives a plugin's events. SigningSecret begins
-// with "whsec_" and prints redacted; package webhook verifies deliveries with it.
+// Webhook is an endpoint that receives a plugin's events.
 type Webhook struct {
-	ID            int64     `json:"id"`
-	PluginID      int64     `json:"plugin_id"`
-	URI           string    `json:"uri"`
-	SigningSecret Secret    `json:"signing_secret"`
-	CreatedOn     time.Time `json:"created_on"`
-	UpdatedOn     time.Time `json:"updated_on"`
+	ID       int64  `json:"id"`
+	PluginID int64  `json:"plugin_id"`
+	URI      string `json:"uri"`
+	// SigningSecret is the secret deliveries to URI are signed with: a
+	// webhook.Secret (WebhookSecret is the same type), ready for
+	// webhook.NewVerifier or webhook.NewHandler. It prints redacted; decoding
+	// a response validates it.
+	SigningSecret WebhookSecret `json:"signing_secret"`
+	CreatedOn     time.Time     `json:"created_on"`
+	UpdatedOn     time.Time     `json:"updated_on"`
 }
 
 // ListWebhooksParams are the parameters of ListWebhooks.

@@ -140,6 +140,10 @@ func (k SecretKey) bytes() []byte { return []byte(k.Reveal()) }
 // IsZero reports whether k holds no key.
 func (k SecretKey) IsZero() bool { return k.h == handle{} }
 
+// Equal reports whether k and o hold the same key, like ==. It lets go-cmp
+// compare structs holding a key.
+func (k SecretKey) Equal(o SecretKey) bool { return k == o }
+
 // String returns the redacted form "ask_live_[REDACTED]", or "" for the zero key.
 func (k SecretKey) String() string { return redact.String(k.Reveal()) }
 
@@ -237,6 +241,10 @@ func (k DeveloperKey) Reveal() string {
 
 // IsZero reports whether k holds no key.
 func (k DeveloperKey) IsZero() bool { return k.h == handle{} }
+
+// Equal reports whether k and o hold the same key, like ==. It lets go-cmp
+// compare structs holding a key.
+func (k DeveloperKey) Equal(o DeveloperKey) bool { return k == o }
 
 // String returns the redacted form, such as "dk_live_[REDACTED]".
 func (k DeveloperKey) String() string { return redact.String(k.Reveal()) }
