@@ -17,10 +17,10 @@ import (
 )
 
 const (
-	material    = "ask_live_Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg"
-	hookSecret  = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-	secretKeyDoc     = `{"id":1,"description":"ci","value":"` + material + `","plugin_id":2,"created_on":"2026-11-21T09:30:00Z","updated_on":"2026-11-21T09:30:00Z"}`
-	hookJSON = `{"id":3,"plugin_id":2,"uri":"https://hooks.example.com/x","signing_secret":"` + hookSecret + `","created_on":"2026-11-21T09:30:00Z","updated_on":"2026-11-21T09:30:00Z"}`
+	material     = "ask_live_Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg"
+	hookSecret   = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	secretKeyDoc = `{"id":1,"description":"ci","value":"` + material + `","plugin_id":2,"created_on":"2026-11-21T09:30:00Z","updated_on":"2026-11-21T09:30:00Z"}`
+	hookJSON     = `{"id":3,"plugin_id":2,"uri":"https://hooks.example.com/x","signing_secret":"` + hookSecret + `","created_on":"2026-11-21T09:30:00Z","updated_on":"2026-11-21T09:30:00Z"}`
 )
 
 // holder keeps the resources in unexported fields, where fmt cannot call the
