@@ -17,11 +17,17 @@ func WithMintHook(f func()) SourceOption {
 // it keeps the hot path's behaviour: a token becomes due only when a tick
 // shows its refresh time has passed.
 func WithManualCoarseClock(wall func() time.Time) (SourceOption, func()) {
-	cc := &coarseClock{wall: wall, manual: true}
+	var cfg *sourceConfig
 	return sourceOptionFunc(func(c *sourceConfig) {
-		c.clock = wall
-		c.coarse = cc
-	}), cc.tick
+			c.clock = wall
+			c.coarse.wall = wall
+			c.coarse.manual = true
+			cfg = c
+		}), func() {
+			if cfg != nil {
+				cfg.coarse.tick()
+			}
+		}
 }
 
 // EntrySize is the size in bytes of a Cache entry's own structures: its
