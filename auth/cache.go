@@ -140,7 +140,7 @@ func (c *Cache) insert(i int, sh *cacheShard, uuid string) (*TokenSource, error)
 	}
 	grew := true
 	if c.count.Load() >= c.max && len(sh.ring) > 0 {
-		h := sh.victim()
+		h := sh.victim(nil)
 		delete(sh.byID, sh.ring[h].uuid)
 		ts.slot = int32(h)
 		sh.ring[h] = ts
@@ -159,23 +159,30 @@ func (c *Cache) insert(i int, sh *cacheShard, uuid string) (*TokenSource, error)
 
 // victim advances the hand to an entry not used since the hand last passed,
 // clearing the bits of those it passes, and returns its index; the hand is
-// left after it. sh.mu must be held and the ring not empty. After two turns
-// (entries used again while the hand sweeps) it takes the entry at the hand.
-func (sh *cacheShard) victim() int {
+// left after it. It never returns skip (nil, or an entry just added) unless
+// skip is the only entry. sh.mu must be held and the ring not empty. After
+// two turns (entries used again while the hand sweeps) it takes the entry at
+// the hand.
+func (sh *cacheShard) victim(skip *TokenSource) int {
 	n := len(sh.ring)
-	for range 2 * n {
+	for range 2*n + 1 {
 		if sh.hand >= n {
 			sh.hand = 0
 		}
 		ts := sh.ring[sh.hand]
-		if !ts.ref.Load() {
+		if ts != skip && !ts.ref.Load() {
 			break
 		}
-		ts.ref.Store(false)
+		if ts != skip {
+			ts.ref.Store(false)
+		}
 		sh.hand++
 	}
 	if sh.hand >= n {
 		sh.hand = 0
+	}
+	if sh.ring[sh.hand] == skip && n > 1 {
+		sh.hand = (sh.hand + 1) % n
 	}
 	h := sh.hand
 	sh.hand++
@@ -201,15 +208,8 @@ func (c *Cache) evict(start int, keep *TokenSource) {
 	for i := 0; i < 2*n && c.count.Load() > c.max; i++ {
 		sh := &c.shards[(start+i)%n]
 		sh.mu.Lock()
-		if len(sh.ring) > 0 && c.count.Load() > c.max {
-			h := sh.victim()
-			if sh.ring[h] == keep {
-				if len(sh.ring) == 1 {
-					sh.mu.Unlock()
-					continue
-				}
-				h = sh.victim()
-			}
+		if len(sh.ring) > 0 && c.count.Load() > c.max && !(len(sh.ring) == 1 && sh.ring[0] == keep) {
+			h := sh.victim(keep)
 			delete(sh.byID, sh.ring[h].uuid)
 			sh.removeAt(h)
 			c.count.Add(-1)
