@@ -17,17 +17,11 @@ func WithMintHook(f func()) SourceOption {
 // it keeps the hot path's behaviour: a token becomes due only when a tick
 // shows its refresh time has passed.
 func WithManualCoarseClock(wall func() time.Time) (SourceOption, func()) {
-	var cfg *sourceConfig
+	cc := &coarseClock{wall: wall, manual: true}
 	return sourceOptionFunc(func(c *sourceConfig) {
-			c.clock = wall
-			c.coarse.wall = wall
-			c.coarse.manual = true
-			cfg = c
-		}), func() {
-			if cfg != nil {
-				cfg.coarse.tick()
-			}
-		}
+		c.clock = wall
+		c.coarse = cc
+	}), cc.tick
 }
 
 // EntrySize is the size in bytes of a Cache entry's own structures: its

@@ -29,10 +29,9 @@ const minUse = time.Minute
 // sourceConfig is what a TokenSource needs besides its uuid. A Cache shares
 // one among all its sources, so that an entry holds only its own state.
 type sourceConfig struct {
-	// coarse is the clock the hot path reads when coarse.wall is set, that is
-	// without WithClock. It is first, and held by value, so that a cached
-	// Token call follows no pointer from the config.
-	coarse       coarseClock
+	// coarse is the clock the hot path reads without WithClock: nil for the
+	// process's shared clock, or a test's manual one.
+	coarse       *coarseClock
 	key          SecretKey
 	clock        func() time.Time
 	customClock  bool // set by WithClock: read the clock on every call
@@ -62,12 +61,6 @@ func newSourceConfig(key SecretKey, opts []SourceOption) (*sourceConfig, error) 
 	case cfg.refreshAhead+cfg.jitter > TokenLifetime-minUse:
 		return nil, fmt.Errorf("auth: refresh-ahead (%v) plus jitter (%v) must leave a token at least %v of use out of its %v", cfg.refreshAhead, cfg.jitter, minUse, TokenLifetime)
 	}
-	switch {
-	case cfg.customClock:
-		cfg.coarse.wall = nil // read the custom clock on every call
-	case cfg.coarse.wall == nil:
-		cfg.coarse.wall = time.Now
-	}
 	return cfg, nil
 }
 
@@ -80,8 +73,8 @@ func newSourceConfig(key SecretKey, opts []SourceOption) (*sourceConfig, error) 
 //
 // The hot path makes no system call: it compares the token's refresh time
 // with a coarse clock, the wall time as of at most about a second ago, which
-// one timer per clock keeps current while tokens are being asked for (and
-// which stops after a second without calls). The clock may lag by that
+// one timer, shared by every TokenSource of the process, keeps current while
+// tokens are being asked for (and which stops after a second without calls). The clock may lag by that
 // second; the refresh-ahead time is minutes. If a token is still refused
 // (a suspended host, a clock stepped), the service answers 401, on which the
 // client calls Invalidate and retries with a new token. With WithClock the
@@ -137,8 +130,14 @@ func (s *TokenSource) InstallationUUID() string { return s.uuid }
 // wait for a mint in progress: an already cancelled ctx then returns its
 // error.
 func (s *TokenSource) Token(ctx context.Context) (string, error) {
-	if e := s.cur.Load(); e != nil && s.cfg.coarse.wall != nil && s.cfg.coarse.nanos() < e.refreshAt {
-		return e.token, nil
+	if e := s.cur.Load(); e != nil && !s.cfg.customClock {
+		c := s.cfg.coarse
+		if c == nil {
+			c = &sharedClock
+		}
+		if c.nanos() < e.refreshAt {
+			return e.token, nil
+		}
 	}
 	return s.slowToken(ctx)
 }
@@ -240,6 +239,11 @@ func (s *TokenSource) Format(f fmt.State, verb rune) {
 	}
 	_, _ = f.Write([]byte(s.String()))
 }
+
+// sharedClock is the coarse clock of every TokenSource without WithClock: one
+// timer for the process however many sources and Caches it holds, ticking only
+// while tokens are asked for. It holds no secret and nothing of any source.
+var sharedClock = coarseClock{wall: time.Now}
 
 // coarsePeriod is how often a coarse clock reads the wall clock while in use.
 const coarsePeriod = time.Second
