@@ -60,7 +60,7 @@ var (
 		UserID: 7, CreatedOn: mustTime("2026-11-01T08:00:00Z"), UpdatedOn: mustTime("2026-11-02T08:00:00Z"),
 	}
 	wantSecretKey = scribe.PluginSecretKey{
-		ID: 3, Description: "ci", Value: scribe.NewSecret("ask_live_c2VjcmV0LW1hdGVyaWFsLXRoYXQtbXVzdC1ub3QtbGVhaw"),
+		ID: 3, Description: "ci", Value: mustSecretKey("ask_live_c2VjcmV0LW1hdGVyaWFsLXRoYXQtbXVzdC1ub3QtbGVhaw"),
 		PluginID: 100, CreatedOn: mustTime("2026-11-03T08:00:00Z"), UpdatedOn: mustTime("2026-11-03T08:00:00Z"),
 	}
 	wantInstallation = scribe.PluginInstallation{
@@ -70,7 +70,7 @@ var (
 		DeletedOn: ptr(mustTime("2026-11-06T08:00:00Z")),
 	}
 	wantWebhook = scribe.Webhook{
-		ID: 2, PluginID: 100, URI: "https://hooks.example.com/scribe", SigningSecret: scribe.NewSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
+		ID: 2, PluginID: 100, URI: "https://hooks.example.com/scribe", SigningSecret: mustWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
 		CreatedOn: mustTime("2026-11-07T08:00:00Z"), UpdatedOn: mustTime("2026-11-07T08:00:00Z"),
 	}
 )

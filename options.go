@@ -154,23 +154,6 @@ type tokenSource struct{ ts TokenSource }
 
 func (t *tokenSource) token(ctx context.Context) (string, error) { return t.ts.Token(ctx) }
 
-// WithDeveloperKey authorizes requests with a developer key (the operations
-// on /plugins). It replaces any credential given before it. The key is kept
-// in a type that never prints.
-func WithDeveloperKey(key string) Option {
-	return Option{func(s *settings) error {
-		if key == "" {
-			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "is empty; pass the developer key (dk_live_...) the platform issued"}
-		}
-		if !validToken(key) {
-			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "contains spaces or control characters; pass the key exactly as issued"}
-		}
-		dk := developerKey(key)
-		s.credential = &dk
-		return nil
-	}}
-}
-
 // WithTokenSource authorizes requests with the tokens of ts, typically an
 // installation token source of package auth (the operations on /transcripts
 // and /users/me). It replaces any credential given before it. If ts also

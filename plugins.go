@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/scribehq/scribe-go/auth"
 )
 
 // Permission is the access a plugin asks for on one kind of data.
@@ -73,7 +75,6 @@ type Plugin struct {
 }
 
 // PluginSecretKey is a key a plugin's backend signs installation JWTs with.
-// Its Value begins with "ask_live_" and prints redacted.
 type PluginSecretKey struct {
 	// ID identifies the key (wire field id): positive, assigned in
 	// increasing order.
@@ -82,11 +83,11 @@ type PluginSecretKey struct {
 	// as "production, rotated 2026-11"; "" when none was given.
 	Description string `json:"description"`
 	// Value is the key itself (value): "ask_live_" followed by the key
-	// material, from which installation JWTs are signed (see
-	// NewInstallationClient). It prints redacted. The service hands it
-	// out once, in the answer to CreatePluginSecretKey; keep it in a
-	// secret store.
-	Value Secret `json:"value"`
+	// material, decoded and validated like auth.ParseSecretKey. Pass it to
+	// auth.NewCache, auth.NewTokenSource or NewInstallationClient to sign
+	// installation JWTs. It prints redacted. The service hands it out in the
+	// answer to CreatePluginSecretKey; keep it in a secret store.
+	Value auth.SecretKey `json:"value"`
 	// PluginID is the id of the plugin whose installation JWTs the key
 	// signs (plugin_id).
 	PluginID int64 `json:"plugin_id"`

@@ -2,72 +2,187 @@ package scribe_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
-const material = "ask_live_Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg"
+const (
+	material     = "ask_live_Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg"
+	hookSecret   = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	secretKeyDoc = `{"id":1,"description":"ci","value":"` + material + `","plugin_id":2,"created_on":"2026-11-21T09:30:00Z","updated_on":"2026-11-21T09:30:00Z"}`
+	hookJSON     = `{"id":3,"plugin_id":2,"uri":"https://hooks.example.com/x","signing_secret":"` + hookSecret + `","created_on":"2026-11-21T09:30:00Z","updated_on":"2026-11-21T09:30:00Z"}`
+)
 
-// holder keeps a Secret in an unexported field, where fmt cannot call the
-// Secret's own methods.
+// holder keeps the resources in unexported fields, where fmt cannot call the
+// secrets' own methods.
 type holder struct {
-	name   string
-	secret scribe.Secret
+	key  scribe.PluginSecretKey
+	hook scribe.Webhook
 }
 
-// TestSecretNeverPrints protects the rule that secret material never reaches
-// fmt, slog or JSON output, whether the Secret is printed itself, as an
+// mustSecretKey and mustWebhookSecret build the secrets of expected
+// resources; a malformed literal is a bug in the test.
+func mustSecretKey(s string) auth.SecretKey {
+	k, err := auth.ParseSecretKey(s)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+func mustWebhookSecret(s string) scribe.WebhookSecret {
+	k, err := scribe.ParseWebhookSecret(s)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+func decode[T any](t *testing.T, s string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestSecretsDecodeIntoTheirTypes protects issue 11 item 4: a decoded
+// PluginSecretKey's Value is an auth.SecretKey that mints directly, and a
+// decoded Webhook's SigningSecret is a webhook.Secret that verifies directly,
+// with no ParseSecretKey(x.Reveal()) in between.
+func TestSecretsDecodeIntoTheirTypes(t *testing.T) {
+	key := decode[scribe.PluginSecretKey](t, secretKeyDoc)
+	if key.Value.Reveal() != material {
+		t.Fatalf("Value.Reveal() = %q", key.Value.Reveal())
+	}
+	parsed, _ := auth.ParseSecretKey(material)
+	if key.Value != parsed {
+		t.Error("the decoded Value differs from auth.ParseSecretKey of the same key")
+	}
+	ts, err := auth.NewTokenSource(key.Value, "0b6d3c5e-1f2a-4b3c-8d9e-0a1b2c3d4e5f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := ts.Token(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := auth.NewVerifier().Verify(tok, key.Value); err != nil {
+		t.Errorf("a token minted with the decoded key does not verify: %v", err)
+	}
+
+	hook := decode[scribe.Webhook](t, hookJSON)
+	var secret webhook.Secret = hook.SigningSecret // the same type
+	v, err := webhook.NewVerifier(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"id":"evt_1"}`)
+	now := time.Now()
+	h := webhook.SignHeaders(secret, "msg_1", now, body)
+	if err := v.Verify(h, body); err != nil {
+		t.Errorf("a delivery signed with the decoded secret does not verify: %v", err)
+	}
+}
+
+// TestSecretsNeverPrint protects the rule that secret material never reaches
+// fmt, slog or JSON output, whether a secret is printed itself, as an
 // exported field of a resource, or from an unexported field.
-func TestSecretNeverPrints(t *testing.T) {
-	s := scribe.NewSecret(material)
-	key := scribe.PluginSecretKey{ID: 1, Value: s}
-	h := holder{name: "h", secret: s}
-	values := map[string]any{"secret": s, "resource": key, "&resource": &key, "unexported": h, "&unexported": &h}
+func TestSecretsNeverPrint(t *testing.T) {
+	key := decode[scribe.PluginSecretKey](t, secretKeyDoc)
+	hook := decode[scribe.Webhook](t, hookJSON)
+	h := holder{key: key, hook: hook}
+	values := map[string]any{"value": key.Value, "resource": key, "&resource": &key, "signing secret": hook.SigningSecret,
+		"webhook": hook, "&webhook": &hook, "unexported": h, "&unexported": &h}
+	leaks := func(out string) bool {
+		return strings.Contains(out, material[9:]) || strings.Contains(out, hookSecret[6:])
+	}
 	for name, v := range values {
 		for _, verb := range []string{"%s", "%v", "%+v", "%#v", "%q", "%x", "%d"} {
-			if out := fmt.Sprintf(verb, v); strings.Contains(out, material) || strings.Contains(out, material[9:]) {
+			if out := fmt.Sprintf(verb, v); leaks(out) {
 				t.Errorf("%s with %s leaks: %s", name, verb, out)
 			}
 		}
 		var buf bytes.Buffer
 		slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "v", v)
 		slog.New(slog.NewTextHandler(&buf, nil)).Info("x", "v", v)
-		if strings.Contains(buf.String(), material[9:]) {
+		if leaks(buf.String()) {
 			t.Errorf("%s leaks through slog: %s", name, buf.String())
 		}
 	}
-	b, err := json.Marshal(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(b), material[9:]) || !strings.Contains(string(b), `"ask_live_[REDACTED]"`) {
-		t.Errorf("json.Marshal = %s, want the value redacted", b)
+	for _, v := range []any{key, hook} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if leaks(string(b)) || !strings.Contains(string(b), `_[REDACTED]"`) {
+			t.Errorf("json.Marshal = %s, want the secret redacted", b)
+		}
 	}
 }
 
-// TestSecretDecodesAndReveals protects that a decoded response keeps the
-// material for Reveal, and that the zero Secret is empty.
-func TestSecretDecodesAndReveals(t *testing.T) {
-	var key scribe.PluginSecretKey
-	if err := json.Unmarshal([]byte(`{"value":"`+material+`"}`), &key); err != nil {
+// TestRedactedSecretsDoNotDecode protects that a resource marshalled for a
+// log (so holding "ask_live_[REDACTED]" or "whsec_[REDACTED]") cannot be
+// decoded back into a silently wrong key: decoding fails with the type's
+// error, which names the placeholder.
+func TestRedactedSecretsDoNotDecode(t *testing.T) {
+	key := decode[scribe.PluginSecretKey](t, secretKeyDoc)
+	out, _ := json.Marshal(key)
+	var back scribe.PluginSecretKey
+	if err := json.Unmarshal(out, &back); !errors.Is(err, auth.ErrInvalidKey) || !strings.Contains(err.Error(), "redacted placeholder") {
+		t.Errorf("decoding %s: err = %v, want auth.ErrInvalidKey naming the redacted placeholder", out, err)
+	}
+	hook := decode[scribe.Webhook](t, hookJSON)
+	out, _ = json.Marshal(hook)
+	var hookBack scribe.Webhook
+	if err := json.Unmarshal(out, &hookBack); !errors.Is(err, webhook.ErrInvalidSecret) || !strings.Contains(err.Error(), "redacted placeholder") {
+		t.Errorf("decoding %s: err = %v, want webhook.ErrInvalidSecret naming the redacted placeholder", out, err)
+	}
+	for _, in := range []string{`{"value":"[REDACTED]"}`, `{"value":42}`, `{"value":"ask_live_"}`} {
+		if err := json.Unmarshal([]byte(in), &back); !errors.Is(err, auth.ErrInvalidKey) {
+			t.Errorf("Unmarshal(%s) error = %v, want auth.ErrInvalidKey", in, err)
+		}
+	}
+	for _, in := range []string{`{"signing_secret":"[REDACTED]"}`, `{"signing_secret":42}`, `{"signing_secret":"whsec_"}`} {
+		if err := json.Unmarshal([]byte(in), &hookBack); !errors.Is(err, webhook.ErrInvalidSecret) {
+			t.Errorf("Unmarshal(%s) error = %v, want webhook.ErrInvalidSecret", in, err)
+		}
+	}
+}
+
+// TestWithDeveloperKeyForms protects that WithDeveloperKey takes both an
+// auth.DeveloperKey (what scribetest hands out) and a string, checks both
+// alike, and refuses the redacted placeholder.
+func TestWithDeveloperKeyForms(t *testing.T) {
+	dk, err := auth.ParseDeveloperKey("dk_live_abc")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := key.Value.Reveal(); got != material {
-		t.Errorf("Reveal() = %q, want the decoded material", got)
+	for name, opt := range map[string]scribe.Option{"typed": scribe.WithDeveloperKey(dk), "string": scribe.WithDeveloperKey("dk_live_abc")} {
+		if _, err := scribe.NewClient("https://api.example.com", opt); err != nil {
+			t.Errorf("%s: NewClient = %v", name, err)
+		}
 	}
-	if !key.Value.Equal(scribe.NewSecret(material)) {
-		t.Error("Equal: a decoded secret differs from NewSecret of the same material")
-	}
-	var zero scribe.Secret
-	if !zero.IsZero() || zero.Reveal() != "" || scribe.NewSecret("") != zero {
-		t.Error("the zero Secret must be empty, and NewSecret(\"\") must be the zero Secret")
-	}
-	if err := json.Unmarshal([]byte(`{"value":42}`), &key); err == nil {
-		t.Error("a non-string secret decoded without error")
+	for name, opt := range map[string]scribe.Option{
+		"zero key":               scribe.WithDeveloperKey(auth.DeveloperKey{}),
+		"empty string":           scribe.WithDeveloperKey(""),
+		"redacted string":        scribe.WithDeveloperKey("dk_live_[REDACTED]"),
+		"redacted of a real key": scribe.WithDeveloperKey(fmt.Sprint(dk)),
+	} {
+		var ae *scribe.ArgumentError
+		if _, err := scribe.NewClient("https://api.example.com", opt); !errors.As(err, &ae) || ae.Func != "WithDeveloperKey" {
+			t.Errorf("%s: NewClient error = %v, want an *ArgumentError of WithDeveloperKey", name, err)
+		}
 	}
 }

@@ -6,8 +6,7 @@ import (
 	"time"
 )
 
-// Webhook is an endpoint that receives a plugin's events. SigningSecret begins
-// with "whsec_" and prints redacted; package webhook verifies deliveries with it.
+// Webhook is an endpoint that receives a plugin's events.
 type Webhook struct {
 	// ID identifies the webhook (wire field id): positive, assigned in
 	// increasing order.
@@ -19,9 +18,10 @@ type Webhook struct {
 	// to (uri).
 	URI string `json:"uri"`
 	// SigningSecret is the key deliveries to URI are signed with
-	// (signing_secret): "whsec_" followed by the base64 key. It prints
-	// redacted; package webhook verifies deliveries with it.
-	SigningSecret Secret `json:"signing_secret"`
+	// (signing_secret): "whsec_" followed by the base64 key, decoded and
+	// validated. It is a webhook.Secret (WebhookSecret is the same type),
+	// ready for webhook.NewVerifier or webhook.NewHandler. It prints redacted.
+	SigningSecret WebhookSecret `json:"signing_secret"`
 	// CreatedOn is when the webhook was registered (created_on), in UTC.
 	CreatedOn time.Time `json:"created_on"`
 	// UpdatedOn is when the webhook last changed (updated_on), in UTC.

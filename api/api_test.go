@@ -19,6 +19,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/api"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/wire"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -411,7 +412,7 @@ func checkFieldType(t *testing.T, where string, ft reflect.Type, p *openapi3.Sch
 		}
 	case ft == rawType:
 		return // any JSON; the event's data, narrowed per event kind
-	case ft == reflect.TypeFor[scribe.Secret]():
+	case ft == reflect.TypeFor[auth.SecretKey]() || ft == reflect.TypeFor[scribe.WebhookSecret]():
 		want = "string" // a struct in Go that travels as a JSON string
 	case ft.Kind() == reflect.Bool:
 		want = "boolean"

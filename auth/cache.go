@@ -1,9 +1,9 @@
 package auth
 
 import (
-	"container/list"
 	"context"
-	"hash/maphash"
+	"encoding/binary"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 )
@@ -12,10 +12,10 @@ import (
 // WithMaxEntries says otherwise.
 const DefaultMaxEntries = 10_000
 
-// shardThreshold is the least capacity per shard worth splitting for: below
-// 16 shards of this many, a Cache keeps one exact LRU list.
+// A Cache of at least cacheShards*shardThreshold entries is split into
+// cacheShards shards; below that it keeps one exact CLOCK ring.
 const (
-	cacheShards    = 16
+	cacheShards    = 16 // Cache.shard takes 4 bits of a hash
 	shardThreshold = 64
 )
 
@@ -27,108 +27,196 @@ type cacheConfig struct {
 // Cache holds the TokenSources of many installations of one plugin, all
 // minting with the plugin's secret key, for a backend that acts for thousands
 // of installations. It keeps at most its maximum number of entries (10,000 by
-// default; concurrent inserts may pass it for a moment), dropping the least
-// recently used; a dropped TokenSource that a caller still holds keeps
-// working, and the next Source call for its uuid makes a new one.
+// default; concurrent inserts may pass it for a moment), dropping one not used
+// recently (CLOCK, an approximation of least recently used); a dropped
+// TokenSource that a caller still holds keeps working, and the next Source
+// call for its uuid makes a new one.
+//
+// An entry is its uuid, its token and about 100 bytes: no timer, no
+// goroutine. The sources of a Cache share one configuration (and every
+// TokenSource of the process one coarse clock), and the first
+// token of each installation (and the first after Invalidate) is refreshed at
+// a random point of its usable life, so installations that start together
+// refresh apart instead of all at once an hour later.
 //
 // A backend serving several plugins keeps one Cache per plugin. A Cache is
-// safe for concurrent use; lookups lock only one of several shards (from
-// 1,024 entries up; below that one exact LRU list).
+// safe for concurrent use; a lookup takes the read lock of one of several
+// shards (from 1,024 entries up; below that a single ring).
 type Cache struct {
-	key    SecretKey
-	opts   []SourceOption
-	seed   maphash.Seed
+	cfg    *sourceConfig
+	cfgErr error  // reported by Source: NewCache returns no error
+	seed   uint64 // mixes shard choice, so it cannot be predicted from uuids
 	max    int64
 	count  atomic.Int64
 	shards []cacheShard
 }
 
 type cacheShard struct {
-	mu    sync.Mutex
-	byID  map[string]*list.Element // of *TokenSource
-	order list.List                // most recently used first
-	_     [64]byte                 // keep shards' locks on separate cache lines
+	mu   sync.RWMutex
+	byID map[string]*TokenSource
+	ring []*TokenSource // CLOCK order; ts.slot is the index
+	hand int
+	_    [64]byte // keep shards' locks on separate cache lines
 }
 
 // NewCache returns an empty Cache whose TokenSources mint with key. A zero
-// key is reported by the first Source call.
+// key or a bad option is reported by the first Source call.
 func NewCache(key SecretKey, opts ...CacheOption) *Cache {
-	cfg := cacheConfig{maxEntries: DefaultMaxEntries}
+	cc := cacheConfig{maxEntries: DefaultMaxEntries}
 	for _, o := range opts {
-		o.applyCache(&cfg)
+		o.applyCache(&cc)
 	}
 	n := 1
-	if cfg.maxEntries >= cacheShards*shardThreshold {
+	if cc.maxEntries >= cacheShards*shardThreshold {
 		n = cacheShards
 	}
-	c := &Cache{key: key, opts: cfg.sourceOpts, seed: maphash.MakeSeed(), max: int64(cfg.maxEntries), shards: make([]cacheShard, n)}
+	c := &Cache{seed: rand.Uint64(), max: int64(cc.maxEntries), shards: make([]cacheShard, n)}
+	c.cfg, c.cfgErr = newSourceConfig(key, cc.sourceOpts)
+	if c.cfg != nil {
+		c.cfg.spread = true
+	}
 	for i := range c.shards {
-		c.shards[i].byID = make(map[string]*list.Element)
+		c.shards[i].byID = make(map[string]*TokenSource)
 	}
 	return c
 }
 
-func (c *Cache) shardIndex(uuid string) int {
-	if len(c.shards) == 1 {
-		return 0
+// shard picks the shard of uuid from its last 8 characters (the random end
+// of an RFC 4122 uuid, and the changing end of sequential ones), mixed with
+// the Cache's seed and a multiplication: the map inside the shard hashes the
+// whole uuid again, so a full hash here would be paid twice. A string that is
+// not a uuid lands anywhere; Source refuses it.
+func (c *Cache) shard(uuid string) (int, *cacheShard) {
+	if len(c.shards) == 1 || len(uuid) < 8 {
+		return 0, &c.shards[0]
 	}
-	return int(maphash.String(c.seed, uuid) % uint64(len(c.shards)))
+	tail := binary.LittleEndian.Uint64([]byte(uuid[len(uuid)-8:]))
+	i := int(((tail ^ c.seed) * 0x9e3779b97f4a7c15) >> 60) // top 4 bits: 16 shards
+	return i, &c.shards[i]
+}
+
+// lookup returns the entry of uuid, or nil.
+func (sh *cacheShard) lookup(uuid string) *TokenSource {
+	sh.mu.RLock()
+	ts := sh.byID[uuid]
+	sh.mu.RUnlock()
+	return ts
+}
+
+// touch marks ts as recently used. It writes only when the bit is clear, so
+// a hot entry's cache line stays shared between CPUs.
+func (ts *TokenSource) touch() *TokenSource {
+	if !ts.ref.Load() {
+		ts.ref.Store(true)
+	}
+	return ts
 }
 
 // Source returns the TokenSource of installationUUID, creating it on first
 // use. The uuid must be in the RFC 4122 text form. Pass the result to a
 // scoped client: client.WithOptions(scribe.WithTokenSource(src)).
 func (c *Cache) Source(installationUUID string) (*TokenSource, error) {
-	i := c.shardIndex(installationUUID)
-	sh := &c.shards[i]
-	sh.mu.Lock()
-	if el, ok := sh.byID[installationUUID]; ok {
-		sh.order.MoveToFront(el)
-		sh.mu.Unlock()
-		return el.Value.(*TokenSource), nil
+	i, sh := c.shard(installationUUID)
+	if ts := sh.lookup(installationUUID); ts != nil {
+		return ts.touch(), nil
 	}
-	sh.mu.Unlock()
+	return c.insert(i, sh, installationUUID)
+}
 
-	ts, err := NewTokenSource(c.key, installationUUID, c.opts...)
-	if err != nil {
+// insert adds an entry for uuid. When the Cache is full it takes the slot of
+// a victim of the same shard, so a new entry waits a whole turn of the hand
+// before it can be dropped.
+func (c *Cache) insert(i int, sh *cacheShard, uuid string) (*TokenSource, error) {
+	if c.cfgErr != nil {
+		return nil, c.cfgErr
+	}
+	if err := checkInstallationUUID(uuid); err != nil {
 		return nil, err
 	}
+	ts := &TokenSource{cfg: c.cfg, uuid: uuid}
 	sh.mu.Lock()
-	if el, ok := sh.byID[installationUUID]; ok { // another goroutine was first
-		sh.order.MoveToFront(el)
+	if old := sh.byID[uuid]; old != nil { // another goroutine was first
 		sh.mu.Unlock()
-		return el.Value.(*TokenSource), nil
+		return old.touch(), nil
 	}
-	el := sh.order.PushFront(ts)
-	sh.byID[installationUUID] = el
+	grew := true
+	if c.count.Load() >= c.max && len(sh.ring) > 0 {
+		h := sh.victim(nil)
+		delete(sh.byID, sh.ring[h].uuid)
+		ts.slot = int32(h)
+		sh.ring[h] = ts
+		grew = false
+	} else {
+		ts.slot = int32(len(sh.ring))
+		sh.ring = append(sh.ring, ts)
+	}
+	sh.byID[uuid] = ts
 	sh.mu.Unlock()
-	if c.count.Add(1) > c.max {
-		c.evict(i, el)
+	if grew && c.count.Add(1) > c.max {
+		c.evict(i, ts)
 	}
 	return ts, nil
 }
 
-// evict drops least recently used entries until the Cache is back within its
-// bound, starting with shard start and never dropping keep (the entry just
-// added). With one shard this is exact LRU; with several, each shard's
-// least recently used entry stands for the whole.
-func (c *Cache) evict(start int, keep *list.Element) {
+// victim advances the hand to an entry not used since the hand last passed,
+// clearing the bits of those it passes, and returns its index; the hand is
+// left after it. It never returns skip (nil, or an entry just added) unless
+// skip is the only entry. sh.mu must be held and the ring not empty. After
+// two turns (entries used again while the hand sweeps) it takes the entry at
+// the hand.
+func (sh *cacheShard) victim(skip *TokenSource) int {
+	n := len(sh.ring)
+	for range 2*n + 1 {
+		if sh.hand >= n {
+			sh.hand = 0
+		}
+		ts := sh.ring[sh.hand]
+		if ts != skip && !ts.ref.Load() {
+			break
+		}
+		if ts != skip {
+			ts.ref.Store(false)
+		}
+		sh.hand++
+	}
+	if sh.hand >= n {
+		sh.hand = 0
+	}
+	if sh.ring[sh.hand] == skip && n > 1 {
+		sh.hand = (sh.hand + 1) % n
+	}
+	h := sh.hand
+	sh.hand++
+	return h
+}
+
+// removeAt takes the entry at index h out of the ring (the caller deletes
+// it from byID): the last entry takes its place. sh.mu must be held.
+func (sh *cacheShard) removeAt(h int) {
+	last := len(sh.ring) - 1
+	moved := sh.ring[last]
+	sh.ring[h] = moved
+	moved.slot = int32(h)
+	sh.ring[last] = nil
+	sh.ring = sh.ring[:last]
+}
+
+// evict drops entries until the Cache is back within its bound, starting
+// with shard start and never dropping keep (the entry just added). It runs
+// when concurrent inserts, or an empty shard, passed the bound.
+func (c *Cache) evict(start int, keep *TokenSource) {
 	n := len(c.shards)
 	for i := 0; i < 2*n && c.count.Load() > c.max; i++ {
 		sh := &c.shards[(start+i)%n]
-		var victim *TokenSource
 		sh.mu.Lock()
-		if last := sh.order.Back(); last != nil && last != keep && c.count.Load() > c.max {
-			sh.order.Remove(last)
-			victim = last.Value.(*TokenSource)
-			delete(sh.byID, victim.uuid)
+		if len(sh.ring) > 0 && c.count.Load() > c.max && !(len(sh.ring) == 1 && sh.ring[0] == keep) {
+			h := sh.victim(keep)
+			delete(sh.byID, sh.ring[h].uuid)
+			sh.removeAt(h)
 			c.count.Add(-1)
-		}
-		sh.mu.Unlock()
-		if victim != nil {
-			victim.retire()
 			i-- // stay on this shard while it has entries to give
 		}
+		sh.mu.Unlock()
 	}
 }
 
@@ -145,30 +233,25 @@ func (c *Cache) Token(ctx context.Context, installationUUID string) (string, err
 // like TokenSource.Invalidate. It does nothing for an uuid the Cache does not
 // hold.
 func (c *Cache) Invalidate(installationUUID, token string) {
-	sh := &c.shards[c.shardIndex(installationUUID)]
-	sh.mu.Lock()
-	el, ok := sh.byID[installationUUID]
-	sh.mu.Unlock()
-	if ok {
-		el.Value.(*TokenSource).Invalidate(token)
+	_, sh := c.shard(installationUUID)
+	if ts := sh.lookup(installationUUID); ts != nil {
+		ts.Invalidate(token)
 	}
 }
 
-// Remove drops the entry of installationUUID, for instance when the
-// installation.deleted event arrives.
+// Remove drops the entry of installationUUID, and with it its cached token,
+// for instance when the installation.deleted event arrives. A TokenSource a
+// caller still holds keeps working; the next Source call makes a new one.
+// An uuid the Cache does not hold is ignored.
 func (c *Cache) Remove(installationUUID string) {
-	sh := &c.shards[c.shardIndex(installationUUID)]
+	_, sh := c.shard(installationUUID)
 	sh.mu.Lock()
-	el, ok := sh.byID[installationUUID]
-	if ok {
-		sh.order.Remove(el)
+	if ts := sh.byID[installationUUID]; ts != nil {
 		delete(sh.byID, installationUUID)
+		sh.removeAt(int(ts.slot))
 		c.count.Add(-1)
 	}
 	sh.mu.Unlock()
-	if ok {
-		el.Value.(*TokenSource).retire()
-	}
 }
 
 // Len returns how many installations the Cache holds.

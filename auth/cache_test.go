@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -151,5 +152,128 @@ func TestCacheRefusesBadInput(t *testing.T) {
 	}
 	if _, err := auth.NewCache(auth.SecretKey{}).Source(goldenUUID); !errors.Is(err, auth.ErrInvalidKey) {
 		t.Errorf("zero key: error = %v, want ErrInvalidKey", err)
+	}
+}
+
+// TestCacheSpreadsRefreshes protects the Cache against a thundering herd:
+// 100,000 installations first used in the same second (a cold start) are
+// refreshed spread over the following hour, not within one minute an hour
+// later. A fake clock walks two hours in two-minute steps, every installation
+// asks for its token at every step, and the mints of each step are counted.
+// With a refresh time drawn only from the last minute of the usable life (the
+// per-token jitter alone), every installation would be refreshed within one
+// or two steps.
+func TestCacheSpreadsRefreshes(t *testing.T) {
+	n := 100_000
+	if testing.Short() || raceEnabled {
+		n = 10_000
+	}
+	clock := newFakeClock()
+	coarse, tick := auth.WithManualCoarseClock(clock.Now)
+	var mints atomic.Int64
+	c := auth.NewCache(newKey(t), auth.WithMaxEntries(n),
+		auth.WithSourceOptions(coarse, auth.WithMintHook(func() { mints.Add(1) })))
+	uuids := make([]string, n)
+	for i := range uuids {
+		uuids[i] = uuidN(i)
+	}
+	ctx := context.Background()
+	askAll := func() {
+		for _, u := range uuids {
+			if _, err := c.Token(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	askAll()
+	if got := mints.Load(); got != int64(n) {
+		t.Fatalf("cold start: %d mints, want %d", got, n)
+	}
+	const step = 2 * time.Minute
+	var buckets []int64
+	for at := step; at <= 2*time.Hour; at += step {
+		before := mints.Load()
+		clock.Set(goldenTime.Add(at))
+		tick()
+		askAll()
+		buckets = append(buckets, mints.Load()-before)
+	}
+	var most, total int64
+	for _, b := range buckets {
+		most = max(most, b)
+		total += b
+	}
+	// Uniform over the 54 minutes of usable life would be n/27 a step.
+	mean := float64(n) / 27
+	t.Logf("%d installations: %d refreshes in 2 h; busiest 2-minute step %d (%.2fx the uniform %.0f)", n, total, most, float64(most)/mean, mean)
+	if limit := int64(2 * mean); most > limit {
+		t.Errorf("busiest step had %d refreshes of %d installations; want at most %d (twice the uniform spread)", most, n, limit)
+	}
+	// Every installation is refreshed at least once an hour, and not much more.
+	if total < int64(n) || total > int64(3*n) {
+		t.Errorf("%d refreshes of %d installations in 2 h; want between 1 and 3 per installation", total, n)
+	}
+}
+
+// TestCacheMemoryPerEntry protects the Cache's footprint: per installation,
+// at most 1.5 times the bytes of a plain map from uuid to token (the least any
+// cache of tokens needs), measured with runtime.MemStats in the same run.
+// Not parallel, so that no other test allocates during the measurement.
+func TestCacheMemoryPerEntry(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation sizes")
+	}
+	// An entry's own structures: a TokenSource (48 bytes on 64-bit) and its
+	// token entry (32). No timer, no list element, no per-entry options.
+	if auth.EntrySize > 80 {
+		t.Errorf("an entry's structures take %d bytes; want at most 80", auth.EntrySize)
+	}
+	const n = 20_000
+	ratio, mapBytes, cacheBytes := cacheBytesPerEntry(t, n)
+	t.Logf("per entry: plain map %.0f B, Cache %.0f B, ratio %.2f", mapBytes, cacheBytes, ratio)
+	if ratio > 1.5 {
+		t.Errorf("Cache holds %.0f B per installation, %.2fx a plain map's %.0f B; want at most 1.5x", cacheBytes, ratio, mapBytes)
+	}
+}
+
+// TestCacheConsistentUnderChurn: concurrent Source, Token, Invalidate and
+// Remove over more installations than the bound leave a Cache within its
+// bound whose lookups agree with themselves (run with -race).
+func TestCacheConsistentUnderChurn(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int{5, 2000} {
+		c := auth.NewCache(newKey(t), auth.WithMaxEntries(limit))
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				ctx := context.Background()
+				for i := range 4 * limit {
+					u := uuidN((i * (g + 1)) % (2 * limit))
+					switch i % 7 {
+					case 0:
+						c.Remove(u)
+					case 1:
+						c.Invalidate(u, "x")
+					default:
+						if _, err := c.Token(ctx, u); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if n := c.Len(); n > limit || n < 0 {
+			t.Errorf("max %d: Len = %d", limit, n)
+		}
+		for i := range 2 * limit {
+			if a, b := source(t, c, uuidN(i)), source(t, c, uuidN(i)); a != b {
+				t.Fatalf("max %d: two lookups of %s disagree", limit, uuidN(i))
+			}
+		}
+		if n := c.Len(); n != limit {
+			t.Errorf("max %d: Len = %d after touching %d installations", limit, n, 2*limit)
+		}
 	}
 }

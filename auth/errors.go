@@ -10,7 +10,7 @@ var (
 	ErrTokenTooLarge = errors.New("token too large")
 	// ErrTokenMalformed means the token is not three segments of strict base64url
 	// (no padding) holding a JSON header and JSON claims, or a claim has the
-	// wrong type.
+	// wrong type, or iat or exp lies outside [0, MaxClaimSeconds].
 	ErrTokenMalformed = errors.New("token malformed")
 	// ErrAlgorithm means the header's alg is not exactly "HS256".
 	ErrAlgorithm = errors.New("token algorithm not accepted")
@@ -24,6 +24,8 @@ var (
 	ErrIssuedInFuture = errors.New("token issued in the future")
 	// ErrLifetimeTooLong means exp - iat exceeds TokenLifetime.
 	ErrLifetimeTooLong = errors.New("token lifetime too long")
+	// ErrLifetimeNotPositive means exp is not after iat (exp - iat <= 0).
+	ErrLifetimeNotPositive = errors.New("token lifetime not positive")
 	// ErrMissingClaim means exp, iat or plugin_installation_uuid is absent, null or
 	// empty.
 	ErrMissingClaim = errors.New("token claim missing")

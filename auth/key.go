@@ -21,8 +21,9 @@ const SecretKeyPrefix = "ask_live_"
 // Developer keys are opaque: ParseDeveloperKey does not require it.
 const DeveloperKeyPrefix = "dk_live_"
 
-// minSecretBytes is the least amount of random material a secret key carries:
-// RFC 7518 section 3.2 asks for a key of at least 256 bits for HS256.
+// minSecretBytes is how much random material the keys NewSecretKey and
+// NewDeveloperKey generate: RFC 7518 section 3.2 asks for a key of at least
+// 256 bits for HS256.
 const minSecretBytes = 32
 
 // ErrInvalidKey is matched by errors.Is for every error about the form of a
@@ -33,6 +34,10 @@ var ErrInvalidKey = errors.New("invalid key")
 func keyError(kind, problem string) error {
 	return fmt.Errorf("auth: %w: %s %s", ErrInvalidKey, kind, problem)
 }
+
+// redactedProblem is the error of a key that holds the redaction marker: what
+// printing or marshalling a key gives, which carries no secret.
+const redactedProblem = "is the redacted placeholder " + redact.Marker + ", which is what printing or marshalling a key gives; pass the key itself (Reveal() where it was stored)"
 
 // A key is held as a unique.Handle, which is a pointer to the string: fmt,
 // even when it prints a struct holding a key in an unexported field (where it
@@ -49,10 +54,14 @@ type handle = unique.Handle[string]
 // SecretKeys are == when they hold the same key.
 type SecretKey struct{ h handle }
 
-// ParseSecretKey checks that s is a plugin secret key: "ask_live_" followed by
-// the URL-safe base64 encoding, without padding, of at least 32 bytes. The
-// error says what is wrong and never quotes s. Surrounding whitespace is an
-// error, not trimmed, because the key signs with its exact bytes.
+// ParseSecretKey checks that s is a plugin secret key: "ask_live_" followed
+// by one or more printable, non-space ASCII characters ('!' to '~'). That is
+// all the service promises; the keys the reference server issues are
+// "ask_live_" and the URL-safe base64 of 32 random bytes, and the service may
+// issue others (such as "ask_live_4eC39HqLyjWDarjtT1zdp7dc"). The redacted
+// form "ask_live_[REDACTED]" is refused. The error says what is wrong and
+// never quotes s. Surrounding whitespace is an error, not trimmed, because
+// the key signs with its exact bytes.
 func ParseSecretKey(s string) (SecretKey, error) {
 	const kind = "secret key"
 	if s == "" {
@@ -65,19 +74,32 @@ func ParseSecretKey(s string) (SecretKey, error) {
 	if !ok {
 		return SecretKey{}, keyError(kind, `must begin with "`+SecretKeyPrefix+`"; is this a developer key or a webhook secret?`)
 	}
+	if rest == "" {
+		return SecretKey{}, keyError(kind, `has nothing after "`+SecretKeyPrefix+`"; pass the whole key`)
+	}
 	for i := 0; i < len(rest); i++ {
-		if !isBase64URL(rest[i]) {
-			return SecretKey{}, keyError(kind, fmt.Sprintf("has a character outside URL-safe base64 at position %d", len(SecretKeyPrefix)+i))
+		if problem := keyByteProblem(rest[i]); problem != "" {
+			return SecretKey{}, keyError(kind, fmt.Sprintf("has %s at position %d; a secret key is printable ASCII without spaces", problem, len(SecretKeyPrefix)+i))
 		}
 	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(rest)
-	if err != nil {
-		return SecretKey{}, keyError(kind, "is not valid URL-safe base64 without padding after the prefix")
-	}
-	if len(raw) < minSecretBytes {
-		return SecretKey{}, keyError(kind, fmt.Sprintf("carries %d bytes after the prefix; at least %d are required", len(raw), minSecretBytes))
+	if strings.Contains(rest, redact.Marker) {
+		return SecretKey{}, keyError(kind, redactedProblem)
 	}
 	return SecretKey{unique.Make(s)}, nil
+}
+
+// keyByteProblem names what is wrong with byte c of a secret key, or returns
+// "" for printable, non-space ASCII.
+func keyByteProblem(c byte) string {
+	switch {
+	case c == ' ' || '\t' <= c && c <= '\r':
+		return "whitespace"
+	case c < ' ' || c == 0x7f:
+		return "a control character"
+	case c > 0x7f:
+		return "a non-ASCII byte"
+	}
+	return ""
 }
 
 func isBase64URL(c byte) bool {
@@ -117,6 +139,10 @@ func (k SecretKey) bytes() []byte { return []byte(k.Reveal()) }
 
 // IsZero reports whether k holds no key.
 func (k SecretKey) IsZero() bool { return k.h == handle{} }
+
+// Equal reports whether k and o hold the same key, like ==. It lets go-cmp
+// compare structs holding a key.
+func (k SecretKey) Equal(o SecretKey) bool { return k == o }
 
 // String returns the redacted form "ask_live_[REDACTED]", or "" for the zero key.
 func (k SecretKey) String() string { return redact.String(k.Reveal()) }
@@ -172,7 +198,8 @@ type DeveloperKey struct{ h handle }
 
 // ParseDeveloperKey checks that s can be a developer key: not empty, and free
 // of whitespace and control characters (it travels in an Authorization
-// header). It does not require the "dk_live_" prefix. The error never quotes s.
+// header), and not the redacted form "dk_live_[REDACTED]". It does not
+// require the "dk_live_" prefix. The error never quotes s.
 func ParseDeveloperKey(s string) (DeveloperKey, error) {
 	const kind = "developer key"
 	if s == "" {
@@ -187,6 +214,9 @@ func ParseDeveloperKey(s string) (DeveloperKey, error) {
 		case unicode.IsControl(r):
 			return DeveloperKey{}, keyError(kind, fmt.Sprintf("has a control character at byte %d", i))
 		}
+	}
+	if strings.Contains(s, redact.Marker) {
+		return DeveloperKey{}, keyError(kind, redactedProblem)
 	}
 	return DeveloperKey{unique.Make(s)}, nil
 }
@@ -211,6 +241,10 @@ func (k DeveloperKey) Reveal() string {
 
 // IsZero reports whether k holds no key.
 func (k DeveloperKey) IsZero() bool { return k.h == handle{} }
+
+// Equal reports whether k and o hold the same key, like ==. It lets go-cmp
+// compare structs holding a key.
+func (k DeveloperKey) Equal(o DeveloperKey) bool { return k == o }
 
 // String returns the redacted form, such as "dk_live_[REDACTED]".
 func (k DeveloperKey) String() string { return redact.String(k.Reveal()) }

@@ -14,8 +14,9 @@ import (
 	"github.com/scribehq/scribe-go/auth"
 )
 
-// TestParseSecretKey: the key must be "ask_live_" and unpadded URL-safe base64
-// of at least 32 bytes; errors say what is wrong and never quote the key.
+// TestParseSecretKey: the key is "ask_live_" and one or more printable,
+// non-space ASCII characters, as the service may issue it; errors say what
+// is wrong and never quote the key.
 func TestParseSecretKey(t *testing.T) {
 	t.Parallel()
 	const body = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8" // 32 bytes
@@ -25,18 +26,32 @@ func TestParseSecretKey(t *testing.T) {
 		ok     bool
 		reason string // a word the error must contain
 	}{
-		{"32 bytes", "ask_live_" + body, true, ""},
+		{"32 bytes of URL-safe base64 (the reference server's form)", "ask_live_" + body, true, ""},
 		{"48 bytes", "ask_live_" + base64.RawURLEncoding.EncodeToString(make([]byte, 48)), true, ""},
+		{"service style, 24 alphanumerics", "ask_live_4eC39HqLyjWDarjtT1zdp7dc", true, ""},
+		{"one character", "ask_live_x", true, ""},
+		{"padded base64", "ask_live_" + base64.URLEncoding.EncodeToString(make([]byte, 32)), true, ""},
+		{"standard base64 alphabet", "ask_live_" + strings.Repeat("+/", 22), true, ""},
+		{"every printable ASCII character", "ask_live_" + printableASCII(), true, ""},
 		{"empty", "", false, "empty"},
-		{"developer key", "dk_live_" + body, false, "ask_live_"},
-		{"webhook secret", "whsec_" + body, false, "ask_live_"},
-		{"prefix only", "ask_live_", false, "at least 32"},
-		{"31 bytes", "ask_live_" + base64.RawURLEncoding.EncodeToString(make([]byte, 31)), false, "at least 32"},
-		{"padded", "ask_live_" + base64.URLEncoding.EncodeToString(make([]byte, 32)), false, "base64"},
-		{"standard alphabet", "ask_live_" + strings.Repeat("+", 43), false, "base64"},
-		{"trailing newline", "ask_live_" + body + "\n", false, "whitespace"},
-		{"inner newline", "ask_live_" + body[:10] + "\n" + body[10:], false, "base64"},
-		{"impossible length", "ask_live_" + body + "AA", false, "base64"},
+		{"prefix only", "ask_live_", false, `nothing after "ask_live_"`},
+		{"developer key", "dk_live_" + body, false, `must begin with "ask_live_"`},
+		{"webhook secret", "whsec_" + body, false, `must begin with "ask_live_"`},
+		{"other environment", "ask_test_" + body, false, `must begin with "ask_live_"`},
+		{"upper-case prefix", "ASK_LIVE_" + body, false, `must begin with "ask_live_"`},
+		{"prefix without underscore", "ask_live" + body, false, `must begin with "ask_live_"`},
+		{"trailing newline", "ask_live_" + body + "\n", false, "trailing whitespace"},
+		{"leading space", " ask_live_" + body, false, "leading or trailing whitespace"},
+		{"inner newline", "ask_live_" + body[:10] + "\n" + body[10:], false, "whitespace at position 19"},
+		{"inner space", "ask_live_" + body[:10] + " " + body[10:], false, "whitespace at position 19"},
+		{"inner tab", "ask_live_" + body[:10] + "\t" + body[10:], false, "whitespace at position 19"},
+		{"NUL", "ask_live_" + body + "\x00x", false, "control character at position 52"},
+		{"escape sequence", "ask_live_\x1b[31m" + body, false, "control character at position 9"},
+		{"DEL", "ask_live_" + body + "\x7fx", false, "control character"},
+		{"non-ASCII letter", "ask_live_" + body + "\u00e9", false, "non-ASCII byte at position 52"},
+		{"invalid UTF-8", "ask_live_" + body + "\xff", false, "non-ASCII byte"},
+		{"the redacted form", "ask_live_[REDACTED]", false, "redacted placeholder"},
+		{"the redacted marker inside", "ask_live_" + body + "[REDACTED]", false, "redacted placeholder"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k, err := auth.ParseSecretKey(tc.in)
@@ -52,11 +67,20 @@ func TestParseSecretKey(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.reason) {
 				t.Errorf("error %q does not say %q", err, tc.reason)
 			}
-			if len(tc.in) > 12 && strings.Contains(err.Error(), tc.in[9:]) {
+			if len(tc.in) > 12 && !strings.Contains(tc.in, "[REDACTED]") && strings.Contains(err.Error(), tc.in[9:]) {
 				t.Errorf("error %q quotes the key", err)
 			}
 		})
 	}
+}
+
+// printableASCII returns every printable, non-space ASCII character, '!' to '~'.
+func printableASCII() string {
+	var b strings.Builder
+	for c := byte('!'); c <= '~'; c++ {
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // TestNewKeys: generated keys have the documented form, parse back and differ.
@@ -183,7 +207,20 @@ func TestKeyJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(out, &cfg); !errors.Is(err, auth.ErrInvalidKey) {
 		t.Errorf("reading back a redacted key: err = %v, want ErrInvalidKey", err)
 	}
-	for _, bad := range []string{`{"secret":"ask_live_short"}`, `{"secret":42}`, `{"developer":""}`} {
+	// Each key alone, so that the first error does not hide the second.
+	var dk auth.DeveloperKey
+	if out, _ := json.Marshal(cfg.Developer); json.Unmarshal(out, &dk) == nil {
+		t.Errorf("reading back the redacted developer key %s succeeded", out)
+	}
+	var sk auth.SecretKey
+	if out, _ := json.Marshal(cfg.Secret); json.Unmarshal(out, &sk) == nil {
+		t.Errorf("reading back the redacted secret key %s succeeded", out)
+	}
+	if err := sk.UnmarshalText([]byte("ask_live_[REDACTED]")); err == nil || !strings.Contains(err.Error(), "redacted placeholder") {
+		t.Errorf("UnmarshalText of the redacted form: err = %v, want the redacted-placeholder error", err)
+	}
+	for _, bad := range []string{`{"secret":"ask_live_"}`, `{"secret":"ask_live_a b"}`, `{"secret":42}`, `{"developer":""}`,
+		`{"secret":"ask_live_[REDACTED]"}`, `{"secret":"[REDACTED]"}`, `{"developer":"dk_live_[REDACTED]"}`, `{"developer":"[REDACTED]"}`} {
 		if err := json.Unmarshal([]byte(bad), &cfg); !errors.Is(err, auth.ErrInvalidKey) {
 			t.Errorf("Unmarshal(%s) error = %v, want ErrInvalidKey", bad, err)
 		}

@@ -297,51 +297,54 @@ func TestNewTokenSourceRefusesBadInput(t *testing.T) {
 	}
 }
 
-// TestTokenSourceTimer: by default the token becomes due when a timer set for
-// its refresh time fires, not by reading the clock on each call; replaced or
-// invalidated tokens stop their timers.
-func TestTokenSourceTimer(t *testing.T) {
+// TestTokenSourceCoarseClock: by default the hot path reads no clock: the
+// token becomes due when a tick of the coarse clock shows its refresh time
+// has passed, not on the first call after it; an idle coarse clock stops and
+// reads the wall clock again on the next call.
+func TestTokenSourceCoarseClock(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	timers := make(chan *auth.FakeTimer, 4)
-	ts, mints := countingSource(t, clock, auth.WithJitter(0), auth.WithFakeTimers(timers))
+	coarse, tick := auth.WithManualCoarseClock(clock.Now)
+	var mints atomic.Int64
+	ts, err := auth.NewTokenSource(newKey(t), goldenUUID, coarse, auth.WithJitter(0), auth.WithMintHook(func() { mints.Add(1) }))
+	if err != nil {
+		t.Fatal(err)
+	}
 	first := token(t, ts)
-	timer := <-timers
-	if want := auth.TokenLifetime - auth.DefaultRefreshAhead; timer.D != want {
-		t.Errorf("timer set for %v, want %v", timer.D, want)
+	if token(t, ts) != first { // starts the coarse clock
+		t.Fatal("the token changed")
 	}
 	clock.Set(goldenTime.Add(auth.TokenLifetime - auth.DefaultRefreshAhead))
 	if token(t, ts) != first || mints.Load() != 1 {
-		t.Error("the hot path read the clock instead of waiting for the timer")
+		t.Error("the hot path read the clock instead of the coarse clock")
 	}
-	timer.F()
+	tick()
 	second := token(t, ts)
 	if second == first || mints.Load() != 2 {
-		t.Fatalf("no new token after the timer fired (mints = %d)", mints.Load())
+		t.Fatalf("no new token after a tick past the refresh time (mints = %d)", mints.Load())
 	}
-	if !timer.Stopped {
-		t.Error("the replaced token's timer was not stopped")
-	}
-	ts.Invalidate(second)
-	if next := <-timers; !next.Stopped {
-		t.Error("the invalidated token's timer was not stopped")
+	// A tick without calls since the last one stops the clock; the next call
+	// starts it again from the wall clock.
+	tick()
+	tick()
+	clock.Set(goldenTime.Add(2*auth.TokenLifetime - auth.DefaultRefreshAhead))
+	if third := token(t, ts); third == second || mints.Load() != 3 {
+		t.Errorf("a stopped coarse clock did not read the wall clock on the next call (mints = %d)", mints.Load())
 	}
 }
 
-// TestCacheEvictionStopsTimers: a TokenSource the Cache drops no longer has
-// a pending timer holding it in memory, and still hands out valid tokens.
-func TestCacheEvictionStopsTimers(t *testing.T) {
+// TestCacheEvictedSourceKeepsWorking: a TokenSource the Cache drops still
+// hands out its valid token to a caller that holds it.
+func TestCacheEvictedSourceKeepsWorking(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	timers := make(chan *auth.FakeTimer, 4)
 	key := newKey(t)
-	c := auth.NewCache(key, auth.WithMaxEntries(1), auth.WithSourceOptions(auth.WithClock(clock.Now), auth.WithFakeTimers(timers)))
+	c := auth.NewCache(key, auth.WithMaxEntries(1), auth.WithSourceOptions(auth.WithClock(clock.Now)))
 	evicted := source(t, c, uuidN(1))
 	tok := token(t, evicted)
-	timer := <-timers
 	source(t, c, uuidN(2))
-	if !timer.Stopped {
-		t.Error("the evicted source's timer is still pending")
+	if c.Len() != 1 || source(t, c, uuidN(1)) == evicted {
+		t.Fatal("the first source was not evicted")
 	}
 	if again := token(t, evicted); again != tok {
 		t.Error("an evicted source changed its valid token")

@@ -20,8 +20,8 @@ const DefaultLeeway = 60 * time.Second
 
 // Verifier checks installation JWTs by the service's rules: alg exactly
 // HS256; a signature by one of the candidate keys; iat and exp present
-// integers; iat not in the future and exp not in the past, each with the
-// leeway; exp - iat at most TokenLifetime; plugin_installation_uuid present, a
+// integers from 0 to MaxClaimSeconds; iat not in the future and exp not in
+// the past, each with the leeway; 0 < exp - iat <= TokenLifetime; plugin_installation_uuid present, a
 // non-empty string; at most MaxTokenSize bytes, in strict base64url without
 // padding. Other claims (nbf, aud, iss, sub, jti) are ignored.
 //
@@ -258,7 +258,9 @@ func (c *wireClaims) GetSubject() (string, error) { return "", nil }
 func (c *wireClaims) GetAudience() (jwt.ClaimStrings, error) { return nil, nil }
 
 // Validate implements jwt.ClaimsValidator: the rules golang-jwt lacks. It
-// runs after the signature is verified, beside golang-jwt's exp and iat checks.
+// runs after the signature is verified, beside golang-jwt's exp and iat
+// checks, and its refusal comes first. iat and exp are already known to lie
+// in [0, maxClaimSeconds] (parseSeconds), so exp - iat cannot overflow.
 func (c *wireClaims) Validate() error {
 	switch {
 	case c.IssuedAt == nil:
@@ -268,18 +270,27 @@ func (c *wireClaims) Validate() error {
 	case c.ExpiresAt == nil:
 		return nil // golang-jwt reports it (WithExpirationRequired)
 	}
-	exp, iat := int64(*c.ExpiresAt), int64(*c.IssuedAt)
-	// The difference of two int64 can overflow; as uint64 it is exact when exp > iat.
-	if exp > iat && uint64(exp)-uint64(iat) > uint64(tokenLifetimeSeconds) {
-		return tokenError(ErrLifetimeTooLong, fmt.Sprintf("exp - iat is more than %d seconds", tokenLifetimeSeconds))
+	switch life := int64(*c.ExpiresAt) - int64(*c.IssuedAt); {
+	case life <= 0:
+		return tokenError(ErrLifetimeNotPositive, fmt.Sprintf("exp - iat is %d seconds; exp must come after iat (exp = iat + %d)", life, tokenLifetimeSeconds))
+	case life > tokenLifetimeSeconds:
+		return tokenError(ErrLifetimeTooLong, fmt.Sprintf("exp - iat is %d seconds, more than %d", life, tokenLifetimeSeconds))
 	}
 	return nil
 }
 
+// MaxClaimSeconds is the largest iat or exp a Verifier accepts: 2^53 - 1,
+// the largest integer a JSON number holds exactly in every implementation
+// (RFC 7493, I-JSON). Together with the lower bound 0 it keeps every time
+// computation on the claims (time.Unix, the leeway, exp - iat) far from
+// overflowing int64.
+const MaxClaimSeconds = 1<<53 - 1
+
 // expSeconds and iatSeconds are the exp and iat claims. The contract makes
 // them integers, so unlike jwt.NumericDate (which takes any JSON number,
-// fractions included) they accept only an integer literal; a fraction, an
-// exponent or a quoted number is refused as malformed.
+// fractions included) they accept only an integer literal from 0 to
+// MaxClaimSeconds; a fraction, an exponent, a quoted number or a value
+// outside that range is refused as malformed.
 type (
 	expSeconds int64
 	iatSeconds int64
@@ -297,21 +308,43 @@ func (s *iatSeconds) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// claimTypeError says a claim has the wrong JSON type.
-type claimTypeError struct{ claim string }
+// claimTypeError says a claim has the wrong JSON type or is out of range.
+type claimTypeError struct {
+	claim      string
+	outOfRange bool
+}
 
 func (e *claimTypeError) Error() string {
+	if e.outOfRange {
+		return fmt.Sprintf("claim %s must be an integer number of seconds from 0 to %d (2^53 - 1)", e.claim, MaxClaimSeconds)
+	}
 	return "claim " + e.claim + " must be an integer number of seconds"
 }
 
+// parseSeconds reads an integer literal in [0, MaxClaimSeconds]. JSON null
+// never reaches it (encoding/json leaves the pointer nil).
 func parseSeconds(claim string, b []byte) (int64, error) {
-	// JSON integers are "-"? digits; ParseInt also takes a leading '+', which JSON does not.
-	if len(b) == 0 || b[0] == '+' {
-		return 0, &claimTypeError{claim}
+	if len(b) == 0 {
+		return 0, &claimTypeError{claim: claim}
+	}
+	digits := b
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	// JSON integers are "-"? digits; anything else (a fraction, an exponent, a
+	// string, ParseInt's leading '+') is the wrong type.
+	if len(digits) == 0 {
+		return 0, &claimTypeError{claim: claim}
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, &claimTypeError{claim: claim}
+		}
 	}
 	n, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return 0, &claimTypeError{claim}
+	if err != nil || n < 0 || n > MaxClaimSeconds {
+		// Only a range error is left: the digits were checked above.
+		return 0, &claimTypeError{claim: claim, outOfRange: true}
 	}
 	return n, nil
 }

@@ -186,6 +186,8 @@ func tokenProblem(err error) *problem {
 		return unauthorized(scribe.CodeTokenExpired, "the installation JWT is not valid yet: its iat is in the future; check the clock of the machine that minted it")
 	case errors.Is(err, auth.ErrLifetimeTooLong):
 		return unauthorized(scribe.CodeInvalidToken, "the installation JWT's exp is more than 3600 seconds after its iat")
+	case errors.Is(err, auth.ErrLifetimeNotPositive):
+		return unauthorized(scribe.CodeInvalidToken, "the installation JWT's exp is not after its iat; exp must be iat + 3600")
 	case errors.Is(err, auth.ErrTokenTooLarge):
 		return unauthorized(scribe.CodeInvalidToken, fmt.Sprintf("the token is larger than %d bytes", auth.MaxTokenSize))
 	case errors.Is(err, auth.ErrAlgorithm):

@@ -14,7 +14,7 @@ func (s *Server) DeveloperClient(key auth.DeveloperKey, opts ...scribe.Option) (
 	if key.IsZero() {
 		return nil, errors.New("scribetest: DeveloperClient: key is the zero value; pass Developer.Key")
 	}
-	return s.client(append([]scribe.Option{scribe.WithDeveloperKey(key.Reveal())}, opts...))
+	return s.client(append([]scribe.Option{scribe.WithDeveloperKey(key)}, opts...))
 }
 
 // InstallationClient returns a client of the server authorized as

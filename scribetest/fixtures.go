@@ -158,7 +158,7 @@ type fixtureLoad struct {
 
 	devKeys    []auth.DeveloperKey // per user; zero for a non-developer
 	keys       []auth.SecretKey    // per secret key
-	signingKey []string            // per webhook
+	signingKey []webhook.Secret    // per webhook
 }
 
 func decodeSection[T any](name string, raws []json.RawMessage) ([]T, error) {
@@ -359,7 +359,7 @@ func (l *fixtureLoad) check(st *store) error {
 	if _, err := idSet("webhooks", ids(l.webhooks, func(w fixtureWebhook) int64 { return w.ID }), &st.webhooks); err != nil {
 		return err
 	}
-	l.signingKey = make([]string, len(l.webhooks))
+	l.signingKey = make([]webhook.Secret, len(l.webhooks))
 	for i, w := range l.webhooks {
 		path := fmt.Sprintf("webhooks[%d]", i)
 		if !pluginExists(w.PluginID) {
@@ -376,7 +376,7 @@ func (l *fixtureLoad) check(st *store) error {
 		} else if secret, err = webhook.ParseSecret(w.SigningSecret); err != nil {
 			return fixtureError(path+".signing_secret", "%v", err)
 		}
-		l.signingKey[i] = secret.Reveal()
+		l.signingKey[i] = secret
 	}
 	return nil
 }
@@ -447,7 +447,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 	}
 	for i, fk := range l.secretKeys {
 		k, err := st.addSecretKeyLocked(scribe.PluginSecretKey{
-			ID: fk.ID, Description: fk.Description, Value: scribe.NewSecret(l.keys[i].Reveal()), PluginID: fk.PluginID,
+			ID: fk.ID, Description: fk.Description, Value: l.keys[i], PluginID: fk.PluginID,
 			CreatedOn: fk.CreatedOn.UTC(), UpdatedOn: fk.UpdatedOn.UTC(),
 		})
 		if err != nil {
@@ -478,7 +478,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 	}
 	for i, fw := range l.webhooks {
 		w, err := st.addWebhookLocked(scribe.Webhook{
-			ID: fw.ID, PluginID: fw.PluginID, URI: fw.URI, SigningSecret: scribe.NewSecret(l.signingKey[i]),
+			ID: fw.ID, PluginID: fw.PluginID, URI: fw.URI, SigningSecret: l.signingKey[i],
 			CreatedOn: fw.CreatedOn.UTC(), UpdatedOn: fw.UpdatedOn.UTC(),
 		})
 		if err != nil {

@@ -148,7 +148,7 @@ func TestFixtureErrorsNameTheMember(t *testing.T) {
 		{"developer key shaped like a JWT", `{"users": [{"developer_key": "a.b.c"}]}`, "fixtures: users[0].developer_key: must not look like a JWT"},
 		{"developer key twice", `{"users": [{"developer_key": "dk_live_x"}, {"developer_key": "dk_live_x"}]}`, "fixtures: users[1].developer_key: this key already belongs to another developer"},
 		{"secret key plugin dangling", `{"secret_keys": [{"plugin_id": 5}]}`, "fixtures: secret_keys[0].plugin_id: no plugin with id 5"},
-		{"secret key malformed", `{"users": [` + dev + `], "plugins": [` + plugin + `], "secret_keys": [{"plugin_id": 100, "value": "ask_live_short"}]}`, "fixtures: secret_keys[0].value:"},
+		{"secret key malformed", `{"users": [` + dev + `], "plugins": [` + plugin + `], "secret_keys": [{"plugin_id": 100, "value": "ask_live_short key"}]}`, "fixtures: secret_keys[0].value:"},
 		{"installation plugin dangling", `{"users": [{"id": 8}], "installations": [{"plugin_id": 5, "user_id": 8}]}`, "fixtures: installations[0].plugin_id: no plugin with id 5"},
 		{"installation user dangling", `{"users": [` + dev + `], "plugins": [` + plugin + `], "installations": [{"plugin_id": 100, "user_id": 5}]}`, "fixtures: installations[0].user_id: no user with id 5"},
 		{"installation uuid malformed", `{"users": [` + dev + `], "plugins": [` + plugin + `], "installations": [{"uuid": "0B6D", "plugin_id": 100, "user_id": 7}]}`, "fixtures: installations[0].uuid:"},

@@ -11,8 +11,9 @@ import (
 	"github.com/scribehq/scribe-go/internal/wire"
 )
 
-// The wire forms of the resources that carry a secret: scribe.Secret
-// marshals redacted by design, and the service must send the material.
+// The wire forms of the resources that carry a secret: auth.SecretKey and
+// webhook.Secret marshal redacted by design, and the service must send the
+// material.
 
 type secretKeyJSON struct {
 	ID          int64     `json:"id"`
@@ -220,7 +221,7 @@ func (s *Server) newSecretKey(pluginID int64, description string) (SecretKey, er
 	if err != nil {
 		return SecretKey{}, err
 	}
-	res, err := s.st.addSecretKey(scribe.PluginSecretKey{PluginID: pluginID, Description: description, Value: scribe.NewSecret(key.Reveal())})
+	res, err := s.st.addSecretKey(scribe.PluginSecretKey{PluginID: pluginID, Description: description, Value: key})
 	if err != nil {
 		return SecretKey{}, err
 	}

@@ -77,6 +77,8 @@ func TestInstallationJWTRules(t *testing.T) {
 		{"issued 30 s ahead, within the leeway", mint(now.Add(30 * time.Second)), 200, ""},
 		{"issued 2 minutes ahead", mint(now.Add(2 * time.Minute)), 401, scribe.CodeTokenExpired},
 		{"lifetime over an hour", sign(t, hs256, claims(now.Unix(), now.Unix()+3601, e.inst.UUID), key), 401, scribe.CodeInvalidToken},
+		{"exp before iat", sign(t, hs256, claims(now.Unix(), now.Unix()-1, e.inst.UUID), key), 401, scribe.CodeInvalidToken},
+		{"iat beyond 2^53 with a century-long exp", sign(t, hs256, claims(9223372036854775707-100*365*86400, 9223372036854775707, e.inst.UUID), key), 401, scribe.CodeInvalidToken},
 		{"signed with another key", sign(t, hs256, claims(now.Unix(), now.Unix()+3600, e.inst.UUID), otherKey.Reveal()), 401, scribe.CodeInvalidToken},
 		{"signed with another plugin's key", sign(t, hs256, claims(now.Unix(), now.Unix()+3600, e.inst.UUID), e.keyNone.Key.Reveal()), 401, scribe.CodeInvalidToken},
 		{"claims swapped for another installation's", parts[0] + "." + otherClaims + "." + parts[2], 401, scribe.CodeInvalidToken},

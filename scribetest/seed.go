@@ -266,7 +266,7 @@ func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, erro
 	if err != nil {
 		return scribe.Webhook{}, err
 	}
-	return s.st.addWebhook(scribe.Webhook{PluginID: pluginID, URI: uri, SigningSecret: scribe.NewSecret(secret.Reveal())})
+	return s.st.addWebhook(scribe.Webhook{PluginID: pluginID, URI: uri, SigningSecret: secret})
 }
 
 // Webhooks returns a plugin's webhooks by ascending id.

@@ -32,6 +32,8 @@ func TestParseSecret(t *testing.T) {
 		{"trailing newline", vectorSecret + "\n", "whitespace"},
 		{"inner space", "whsec_" + material[:8] + " " + material[8:], "whitespace"},
 		{"key decodes to nothing", "whsec_====", "base64"},
+		{"the redacted form", "whsec_[REDACTED]", "redacted placeholder"},
+		{"the bare marker", "[REDACTED]", "redacted placeholder"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,8 +75,8 @@ func TestNewSecret(t *testing.T) {
 	if p != a {
 		t.Error("ParseSecret(s.Reveal()) != s")
 	}
-	if len(a.hmacKey()) != 32 {
-		t.Errorf("key of %d bytes, want 32", len(a.hmacKey()))
+	if len(hmacKey(a)) != 32 {
+		t.Errorf("key of %d bytes, want 32", len(hmacKey(a)))
 	}
 }
 
@@ -124,7 +126,7 @@ func TestSecretNeverPrintsFromUnexportedField(t *testing.T) {
 		secret Secret
 	}
 	c := config{name: "hook", secret: s}
-	key := string(s.hmacKey())
+	key := string(hmacKey(s))
 	for _, verb := range []string{"%s", "%v", "%+v", "%#v", "%q", "%x", "%d"} {
 		for _, v := range []any{c, &c} {
 			out := fmt.Sprintf(verb, v)

@@ -38,7 +38,7 @@ const (
 // accepts (NewVerifier refuses the zero Secret).
 func Sign(secret Secret, id string, timestamp time.Time, body []byte) string {
 	var mac [macSize]byte
-	computeMAC(&mac, secret.hmacKey(), id, timestamp.Unix(), body)
+	computeMAC(&mac, hmacKey(secret), id, timestamp.Unix(), body)
 	out := make([]byte, 0, len(signatureVersion)+1+encodedMACSize)
 	out = append(out, signatureVersion...)
 	out = append(out, ',')

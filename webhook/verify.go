@@ -89,7 +89,7 @@ func WithAdditionalSecrets(secrets ...Secret) VerifierOption {
 			if s.IsZero() {
 				return fmt.Errorf("webhook: WithAdditionalSecrets: secret %d is the zero Secret; obtain secrets with ParseSecret", i)
 			}
-			v.keys = append(v.keys, s.hmacKey())
+			v.keys = append(v.keys, hmacKey(s))
 		}
 		return nil
 	}
@@ -143,7 +143,7 @@ func NewVerifier(secret Secret, opts ...VerifierOption) (*Verifier, error) {
 		return nil, errors.New("webhook: NewVerifier: the secret is the zero Secret; obtain it with ParseSecret(webhook signing_secret)")
 	}
 	v := &Verifier{
-		keys:         [][]byte{secret.hmacKey()},
+		keys:         [][]byte{hmacKey(secret)},
 		tolerance:    DefaultTolerance,
 		now:          time.Now,
 		maxBodyBytes: DefaultMaxBodyBytes,

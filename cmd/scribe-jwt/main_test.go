@@ -52,7 +52,7 @@ func TestCommand(t *testing.T) {
 		{name: "mint with a bad uuid", env: withKey, args: []string{"mint", "-uuid", "nope"}, code: 2, stderrHas: "uuid"},
 		{name: "mint without key", args: []string{"mint", "-uuid", testUUID}, code: 2, stderrHas: KeyEnv},
 		{name: "mint with an empty stdin", stdin: "", args: []string{"mint", "-key-stdin", "-uuid", testUUID}, code: 2, stderrHas: "standard input"},
-		{name: "mint with a malformed key", env: map[string]string{KeyEnv: "ask_live_" + keyBody[:20]}, args: []string{"mint", "-uuid", testUUID}, code: 2, stderrHas: "at least 32"},
+		{name: "mint with a malformed key", env: map[string]string{KeyEnv: "ask_live_" + keyBody[:20] + " " + keyBody[20:]}, args: []string{"mint", "-uuid", testUUID}, code: 2, stderrHas: "whitespace at position 29"},
 		{name: "key as a flag is refused", args: []string{"mint", "-key", testKey, "-uuid", testUUID}, code: 2, stderrHas: "-key"},
 		{name: "key as an argument is refused", args: []string{"mint", "-uuid", testUUID, testKey}, code: 2, stderrHas: "no arguments"},
 		{name: "verify valid token", env: withKey, args: []string{"verify", "-now", "1700000100", testToken}, code: 0,

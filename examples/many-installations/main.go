@@ -60,7 +60,7 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 	fmt.Fprintf(w, "Reference server at %s (in this process)\n", srv.URL())
 
 	// The developer key lists the installations; uninstalled ones come too.
-	dev, err := scribe.NewClient(srv.URL(), append([]scribe.Option{scribe.WithDeveloperKey(demo.Developers[0].Key.Reveal())}, opts...)...)
+	dev, err := scribe.NewClient(srv.URL(), append([]scribe.Option{scribe.WithDeveloperKey(demo.Developers[0].Key)}, opts...)...)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go"
-	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
@@ -56,7 +55,7 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 	// 1. The developer key manages the developer's plugins.
 	fmt.Fprintf(w, "\nAs developer %s %s, with developer key %v:\n", dev.User.FirstName, dev.User.LastName, dev.Key)
 	fmt.Fprintln(w, "  GET /plugins")
-	devClient, err := scribe.NewClient(srv.URL(), append([]scribe.Option{scribe.WithDeveloperKey(dev.Key.Reveal())}, opts...)...)
+	devClient, err := scribe.NewClient(srv.URL(), append([]scribe.Option{scribe.WithDeveloperKey(dev.Key)}, opts...)...)
 	if err != nil {
 		return err
 	}
@@ -105,12 +104,9 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 
 	// 2. An installation client acts for one installation: it mints the
 	// installation JWT from the secret key, reuses it for about 55 minutes
-	// and replaces it before it expires.
-	key, err := auth.ParseSecretKey(sk.Value.Reveal())
-	if err != nil {
-		return err
-	}
-	ic, err := scribe.NewInstallationClient(srv.URL(), key, inst.UUID, opts...)
+	// and replaces it before it expires. sk.Value is already an
+	// auth.SecretKey, decoded and checked with the response.
+	ic, err := scribe.NewInstallationClient(srv.URL(), sk.Value, inst.UUID, opts...)
 	if err != nil {
 		return err
 	}

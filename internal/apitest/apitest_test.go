@@ -385,12 +385,14 @@ func TestTransport(t *testing.T) {
 // A secret in a non-conforming response must not reach the test log.
 func TestTransportRedactsSecrets(t *testing.T) {
 	t.Parallel()
-	key := map[string]any{"id": 1, "description": "", "plugin_id": 100, "value": "ask_live_tooShortToBeReal",
+	// A control character makes the key non-conforming (any printable,
+	// non-space ASCII after the prefix conforms).
+	key := map[string]any{"id": 1, "description": "", "plugin_id": 100, "value": "ask_live_tooShortToBeReal\a",
 		"created_on": "2026-11-21T09:30:00Z", "updated_on": "2026-11-21T09:30:00Z"}
 	got := roundTrip(t, request{method: http.MethodPost, path: "/plugins/100/secret_keys"}, response{200, okHeaders(), key})
 	joined := strings.Join(got, "\n")
 	if !strings.Contains(joined, "/value") {
-		t.Fatalf("the short secret key was not reported:\n%s", joined)
+		t.Fatalf("the malformed secret key was not reported:\n%s", joined)
 	}
 	if strings.Contains(joined, "tooShortToBeReal") {
 		t.Errorf("the report shows the secret material:\n%s", joined)
