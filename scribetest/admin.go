@@ -108,7 +108,7 @@ func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusBadRequest, err)
 		return
 	}
-	adminJSON(w, http.StatusCreated, in)
+	adminJSON(w, http.StatusOK, in)
 }
 
 func (s *Server) adminUninstall(w http.ResponseWriter, r *http.Request) {
@@ -159,7 +159,7 @@ func (s *Server) adminCreateTranscript(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusBadRequest, err)
 		return
 	}
-	adminJSON(w, http.StatusCreated, t)
+	adminJSON(w, http.StatusOK, t)
 }
 
 func (s *Server) adminUpdateTranscript(w http.ResponseWriter, r *http.Request) {
@@ -216,7 +216,7 @@ func (s *Server) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusBadRequest, err)
 		return
 	}
-	adminJSON(w, http.StatusCreated, webhookWire(hook)) // with its signing secret, as GET /plugins/{id}/webhooks
+	adminJSON(w, http.StatusOK, webhookWire(hook)) // with its signing secret, as GET /plugins/{id}/webhooks
 }
 
 // adminAttempt and adminPending are the JSON forms of DeliveryAttempt and

@@ -176,7 +176,7 @@ func (s *Server) createPlugin(c *call) result {
 	if err != nil { // the developer was authenticated a moment ago
 		return fail(newProblem(http.StatusInternalServerError, scribe.CodeInternalError, "creating the plugin failed; report the request id"))
 	}
-	return created(newPlugin)
+	return ok(newPlugin)
 }
 
 // validateRequestLengths checks the limits a request body has beyond the
@@ -211,7 +211,7 @@ func (s *Server) createSecretKey(c *call) result {
 	if err != nil {
 		return fail(newProblem(http.StatusInternalServerError, scribe.CodeInternalError, "creating the secret key failed; report the request id"))
 	}
-	return created(secretKeyWire(k.PluginSecretKey))
+	return ok(secretKeyWire(k.PluginSecretKey))
 }
 
 // newSecretKey creates a fresh ask_live_ key for a plugin.

@@ -335,29 +335,29 @@ func TestTransport(t *testing.T) {
 		{name: "a conforming create passes",
 			req: request{method: http.MethodPost, path: "/plugins", body: `{"name":"CRM sync","permissions":{"user":"read"}}`,
 				header: map[string]string{"Idempotency-Key": "k1"}},
-			resp: response{201, okHeaders(), plugin()}},
+			resp: response{200, okHeaders(), plugin()}},
 		{name: "a create body with an unknown member fails",
 			req:  request{method: http.MethodPost, path: "/plugins", body: `{"name":"CRM sync","permision":{}}`},
-			resp: response{201, okHeaders(), plugin()},
+			resp: response{200, okHeaders(), plugin()},
 			want: []string{`request body has an error`}},
 		{name: "a create body without a name fails",
 			req:  request{method: http.MethodPost, path: "/plugins", body: `{"description":"x"}`},
-			resp: response{201, okHeaders(), plugin()},
+			resp: response{200, okHeaders(), plugin()},
 			want: []string{`"name" is missing`}},
 		{name: "an Idempotency-Key over 255 characters fails",
 			req: request{method: http.MethodPost, path: "/plugins", body: `{"name":"x"}`,
 				header: map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}},
-			resp: response{201, okHeaders(), plugin()},
+			resp: response{200, okHeaders(), plugin()},
 			want: []string{`parameter "Idempotency-Key" in header`}},
 		{name: "a secret key created without a body passes",
 			req: request{method: http.MethodPost, path: "/plugins/100/secret_keys"},
-			resp: response{201, okHeaders(), map[string]any{"id": 1, "description": "", "plugin_id": 100,
+			resp: response{200, okHeaders(), map[string]any{"id": 1, "description": "", "plugin_id": 100,
 				"value":      "ask_live_" + strings.Repeat("A", 43),
 				"created_on": "2026-11-21T09:30:00Z", "updated_on": "2026-11-21T09:30:00Z"}}},
-		{name: "200 where the create declares 201 fails",
+		{name: "201 where the create declares 200 fails",
 			req:  request{method: http.MethodPost, path: "/plugins", body: `{"name":"x"}`},
-			resp: response{200, okHeaders(), plugin()},
-			want: []string{`status 200 is not declared`}},
+			resp: response{201, okHeaders(), plugin()},
+			want: []string{`status 201 is not declared`}},
 		{name: "409 on a create passes",
 			req:  request{method: http.MethodPost, path: "/plugins", body: `{"name":"x"}`, header: map[string]string{"Idempotency-Key": "k1"}},
 			resp: response{409, problemHeaders(), problem(409, "idempotency_key_reused", "req_1")}},
@@ -387,7 +387,7 @@ func TestTransportRedactsSecrets(t *testing.T) {
 	t.Parallel()
 	key := map[string]any{"id": 1, "description": "", "plugin_id": 100, "value": "ask_live_tooShortToBeReal",
 		"created_on": "2026-11-21T09:30:00Z", "updated_on": "2026-11-21T09:30:00Z"}
-	got := roundTrip(t, request{method: http.MethodPost, path: "/plugins/100/secret_keys"}, response{201, okHeaders(), key})
+	got := roundTrip(t, request{method: http.MethodPost, path: "/plugins/100/secret_keys"}, response{200, okHeaders(), key})
 	joined := strings.Join(got, "\n")
 	if !strings.Contains(joined, "/value") {
 		t.Fatalf("the short secret key was not reported:\n%s", joined)
@@ -407,7 +407,7 @@ func TestTransportRestoresBodies(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		received = string(b)
-		response{201, okHeaders(), want}.serve(w)
+		response{200, okHeaders(), want}.serve(w)
 	}))
 	defer srv.Close()
 	rec := &recorder{TB: t}
