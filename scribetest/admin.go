@@ -49,6 +49,10 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, AdminPathPrefix) {
+			if p := checkRequestSize(r); p != nil {
+				adminError(w, p.status, errors.New(p.detail))
+				return
+			}
 			mux.ServeHTTP(w, r)
 			return
 		}

@@ -63,8 +63,8 @@ type FiredFault struct {
 	Fault Fault
 	// Time is when it fired, by the server's clock.
 	Time time.Time
-	// Method and Path are the request's, Path with the base path as in
-	// Request.
+	// Method and Path are the request's, Path with the base path, bounded
+	// as in Request.
 	Method string
 	Path   string
 	// RequestID is the request's Request-Id, as the request log has it.
@@ -265,7 +265,7 @@ func (q *faultQueue) take(r *http.Request, basePath string, now time.Time, reque
 				q.n.Store(int64(len(q.pending)))
 			}
 		}
-		q.fired.push(FiredFault{Fault: pf.f, Time: now, Method: r.Method, Path: r.URL.Path, RequestID: requestID})
+		q.fired.push(FiredFault{Fault: pf.f, Time: now, Method: truncate(r.Method, maxLoggedMethod), Path: truncate(r.URL.Path, maxLoggedURLPart), RequestID: requestID})
 		return pf.f, true
 	}
 	return Fault{}, false
