@@ -188,9 +188,10 @@ func idSet[T any](name string, ids []int64, existing *collection[T]) (map[int64]
 	seen := map[int64]bool{}
 	for i, id := range ids {
 		path := fmt.Sprintf("%s[%d].id", name, i)
+		if err := checkChosenID(id); err != nil {
+			return nil, fixtureError(path, "%v", err)
+		}
 		switch {
-		case id < 0:
-			return nil, fixtureError(path, "ids are positive, got %d", id)
 		case id == 0:
 			continue // generated
 		case seen[id]:
@@ -332,12 +333,12 @@ func (l *fixtureLoad) check(st *store) error {
 		switch {
 		case !userExists(t.UserID):
 			return fixtureError(path+".user_id", "no user with id %d", t.UserID)
-		case t.Job.ID < 0:
-			return fixtureError(path+".job.id", "ids are positive, got %d", t.Job.ID)
+		case checkChosenID(t.Job.ID) != nil:
+			return fixtureError(path+".job.id", "%v", checkChosenID(t.Job.ID))
 		case t.Job.Lines < 0:
 			return fixtureError(path+".job.lines", "must be 0 or more, got %d", t.Job.Lines)
-		case t.Audio.ID < 0:
-			return fixtureError(path+".audio.id", "ids are positive, got %d", t.Audio.ID)
+		case checkChosenID(t.Audio.ID) != nil:
+			return fixtureError(path+".audio.id", "%v", checkChosenID(t.Audio.ID))
 		case t.Audio.LengthInSeconds < 0:
 			return fixtureError(path+".audio.length_in_seconds", "must be 0 or more, got %d", t.Audio.LengthInSeconds)
 		}

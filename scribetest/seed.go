@@ -10,7 +10,8 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// UserParams describes a user to create. A zero ID asks for a fresh one.
+// UserParams describes a user to create. A zero ID asks for a fresh one; a
+// chosen one is at most 2^53-1, as for every resource (docs/server.md).
 type UserParams struct {
 	ID           int64
 	FirstName    string
@@ -65,14 +66,28 @@ func userFrom(p UserParams) scribe.User {
 	return scribe.User{ID: p.ID, FirstName: p.FirstName, LastName: p.LastName, EmailAddress: p.EmailAddress}
 }
 
+// chosenID checks an id a seeding call was given (0: assign one).
+func chosenID(call, field string, id int64) error {
+	if err := checkChosenID(id); err != nil {
+		return fmt.Errorf("scribetest: %s: %s %w", call, field, err)
+	}
+	return nil
+}
+
 // CreateUser creates a platform user (one who installs plugins and owns
-// transcripts).
+// transcripts). A chosen ID is at most 2^53-1.
 func (s *Server) CreateUser(p UserParams) (scribe.User, error) {
+	if err := chosenID("CreateUser", "ID", p.ID); err != nil {
+		return scribe.User{}, err
+	}
 	return s.st.addUser(userFrom(p), "")
 }
 
 // CreateDeveloper creates a user with a fresh developer key.
 func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
+	if err := chosenID("CreateDeveloper", "ID", p.ID); err != nil {
+		return Developer{}, err
+	}
 	key, err := auth.NewDeveloperKey()
 	if err != nil {
 		return Developer{}, err
@@ -91,6 +106,9 @@ func (s *Server) Users() []scribe.User { return s.st.allUsers() }
 // what POST /plugins checks (a name of 1 to 100 characters, permissions
 // "none" or "read", an http(s) logo URI).
 func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin, error) {
+	if err := chosenID("CreatePlugin", "ID", p.ID); err != nil {
+		return scribe.Plugin{}, err
+	}
 	pl := scribe.Plugin{
 		ID:               p.ID,
 		Name:             p.Name,
@@ -169,6 +187,14 @@ func (s *Server) Installations(pluginID int64) []scribe.PluginInstallation {
 // transcript.created to the plugins with transcript permission the user has
 // installed.
 func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Transcript, error) {
+	for _, c := range []struct {
+		field string
+		id    int64
+	}{{"ID", p.ID}, {"Job.ID", p.Job.ID}, {"Audio.ID", p.Audio.ID}} {
+		if err := chosenID("CreateTranscript", c.field, c.id); err != nil {
+			return scribe.Transcript{}, err
+		}
+	}
 	meta, err := encodeMetadata(p.Metadata)
 	if err != nil {
 		return scribe.Transcript{}, err

@@ -19,6 +19,25 @@ type fieldError struct {
 
 func (e *fieldError) Error() string { return e.Field + ": " + e.Reason }
 
+// maxChosenID is the largest id a caller may choose for a new resource, in
+// fixtures or a seeding call: 2^53-1, the largest integer a JSON reader
+// that reads numbers as doubles (JavaScript's, jq) keeps exact. Ids the
+// server assigns follow the largest one taken, so they stay far from the
+// top of int64: reaching it would take 2^63-2^53 creations. An id near
+// math.MaxInt64 would make the next assigned id wrap to a negative one.
+const maxChosenID = 1<<53 - 1
+
+// checkChosenID checks an id a caller chose (0 asks for an assigned one).
+func checkChosenID(id int64) error {
+	switch {
+	case id < 0:
+		return fmt.Errorf("ids are positive, got %d", id)
+	case id > maxChosenID:
+		return fmt.Errorf("must be at most %d (2^53-1), got %d", int64(maxChosenID), id)
+	}
+	return nil
+}
+
 // maxPluginName is the longest plugin name, in characters (CONTRACT §2).
 const maxPluginName = 100
 
