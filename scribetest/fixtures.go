@@ -4,9 +4,11 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"maps"
+	"reflect"
+	"slices"
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -18,20 +20,12 @@ import (
 // reference needs (a plugin's user_id, ...); omitted ids, timestamps and
 // secrets are generated.
 
-type fixtureDoc struct {
-	Users         []json.RawMessage `json:"users"`
-	Plugins       []json.RawMessage `json:"plugins"`
-	SecretKeys    []json.RawMessage `json:"secret_keys"`
-	Installations []json.RawMessage `json:"installations"`
-	Transcripts   []json.RawMessage `json:"transcripts"`
-	Webhooks      []json.RawMessage `json:"webhooks"`
-}
-
 type fixtureUser struct {
-	ID           int64  `json:"id"`
-	FirstName    string `json:"first_name"`
-	LastName     string `json:"last_name"`
-	EmailAddress string `json:"email_address"`
+	ID        int64  `json:"id"`
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+	// EmailAddress, when omitted, is generated from the id.
+	EmailAddress *string `json:"email_address"`
 	// DeveloperKey makes the user a developer; "" asks for a generated key.
 	DeveloperKey *string `json:"developer_key"`
 }
@@ -47,7 +41,7 @@ type fixturePlugin struct {
 	} `json:"permissions"`
 	Published        bool      `json:"published"`
 	Disabled         bool      `json:"disabled"`
-	CRMIntegrationID *int64    `json:"crm_integration_id"`
+	CRMIntegrationID *int64    `json:"crm_integration_id" null:"ok"`
 	LogoURI          string    `json:"logo_uri"`
 	CreatedOn        time.Time `json:"created_on"`
 	UpdatedOn        time.Time `json:"updated_on"`
@@ -64,7 +58,7 @@ type fixtureInstallation struct {
 	UserID    int64      `json:"user_id"`
 	CreatedOn time.Time  `json:"created_on"`
 	UpdatedOn time.Time  `json:"updated_on"`
-	DeletedOn *time.Time `json:"deleted_on"`
+	DeletedOn *time.Time `json:"deleted_on" null:"ok"`
 }
 
 type fixtureTranscript struct {
@@ -108,22 +102,18 @@ func fixtureError(path, format string, args ...any) error {
 
 // LoadFixtures adds the resources of the fixture document read from r
 // (CONTRACT §8) and returns them with their credentials. The document is
-// checked whole before anything is added: an unknown member, a bad value or
-// a dangling reference is an error naming the member, such as
-// "fixtures: plugins[0].user_id: no user with id 9", and leaves the server
-// as it was. Ids may not clash with resources already on the server.
-// Loading emits no events: fixtures are the state the server starts from.
+// checked whole before anything is added: an unknown member, a null where
+// the resource has none, a bad value or a dangling reference is an error
+// naming the member, such as "fixtures: plugins[0].user_id: no user with
+// id 9", and leaves the server as it was. Ids may not clash with resources
+// already on the server. Loading emits no events: fixtures are the state
+// the server starts from.
+//
+// The document is read as a stream, one resource at a time, so a file of a
+// million transcripts is never held whole in memory (docs/performance.md).
 func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return Fixtures{}, fmt.Errorf("fixtures: reading: %w", err)
-	}
-	var doc fixtureDoc
-	if err := strictUnmarshal(data, &doc); err != nil {
-		return Fixtures{}, fmt.Errorf("fixtures: %w", err)
-	}
 	var l fixtureLoad
-	if err := l.decode(&doc); err != nil {
+	if err := l.read(r); err != nil {
 		return Fixtures{}, err
 	}
 	s.st.mu.Lock()
@@ -148,38 +138,238 @@ type fixtureLoad struct {
 	signingKey []string            // per webhook
 }
 
-func decodeSection[T any](name string, raws []json.RawMessage) ([]T, error) {
-	out := make([]T, len(raws))
-	for i, raw := range raws {
-		if err := strictUnmarshal(raw, &out[i]); err != nil {
-			if fe, ok := err.(*fieldError); ok {
-				return nil, fixtureError(fmt.Sprintf("%s[%d].%s", name, i, fe.Field), "%s", fe.Reason)
-			}
-			return nil, fixtureError(fmt.Sprintf("%s[%d]", name, i), "%v", err)
-		}
+// sections maps each section of the document to a decoder of its elements.
+func (l *fixtureLoad) sections() map[string]func(raw []byte) error {
+	return map[string]func([]byte) error{
+		"users":         sectionDecoder("users", &l.users),
+		"plugins":       sectionDecoder("plugins", &l.plugins),
+		"secret_keys":   sectionDecoder("secret_keys", &l.secretKeys),
+		"installations": sectionDecoder("installations", &l.installations),
+		"transcripts":   sectionDecoder("transcripts", &l.transcripts),
+		"webhooks":      sectionDecoder("webhooks", &l.webhooks),
 	}
-	return out, nil
 }
 
-func (l *fixtureLoad) decode(doc *fixtureDoc) error {
-	var err error
-	if l.users, err = decodeSection[fixtureUser]("users", doc.Users); err != nil {
-		return err
+// sectionDecoder returns a function that checks and decodes one element of
+// section name, appending it to dst: one pass for the strict checks, one
+// json.Unmarshal, no copy of the element.
+func sectionDecoder[T any](name string, dst *[]T) func([]byte) error {
+	sh := shapeOf(reflect.TypeFor[T]())
+	return func(raw []byte) error {
+		i := len(*dst)
+		var zero T
+		*dst = append(*dst, zero)
+		err := checkAndDecode(raw, sh, &(*dst)[i])
+		if err == nil {
+			return nil
+		}
+		if _, ok := errors.AsType[*json.SyntaxError](err); ok {
+			return fmt.Errorf("fixtures: not valid JSON in %s[%d]: %w", name, i, err)
+		}
+		if fe, ok := err.(*fieldError); ok {
+			return fixtureError(fmt.Sprintf("%s[%d].%s", name, i, fe.Field), "%s", fe.Reason)
+		}
+		return fixtureError(fmt.Sprintf("%s[%d]", name, i), "%v", err)
 	}
-	if l.plugins, err = decodeSection[fixturePlugin]("plugins", doc.Plugins); err != nil {
-		return err
+}
+
+// read decodes the document from r in one streaming pass: the document's
+// own object and arrays are followed here, and each resource is checked and
+// decoded by its section's decoder as soon as its bytes are read.
+func (l *fixtureLoad) read(r io.Reader) error {
+	js := &jsonStream{r: r, buf: make([]byte, 0, 64<<10)}
+	err := l.readDoc(js)
+	if js.err != nil {
+		return fmt.Errorf("fixtures: reading: %w", js.err)
 	}
-	if l.secretKeys, err = decodeSection[fixtureSecretKey]("secret_keys", doc.SecretKeys); err != nil {
-		return err
-	}
-	if l.installations, err = decodeSection[fixtureInstallation]("installations", doc.Installations); err != nil {
-		return err
-	}
-	if l.transcripts, err = decodeSection[fixtureTranscript]("transcripts", doc.Transcripts); err != nil {
-		return err
-	}
-	l.webhooks, err = decodeSection[fixtureWebhook]("webhooks", doc.Webhooks)
 	return err
+}
+
+func (l *fixtureLoad) readDoc(js *jsonStream) error {
+	sections := l.sections()
+	seen := map[string]bool{}
+	c, ok := js.peek()
+	switch {
+	case !ok:
+		return errors.New("fixtures: not valid JSON: the document is empty")
+	case c != '{':
+		return errors.New("fixtures: the document must be a JSON object of sections (users, plugins, ...)")
+	}
+	js.pos++
+	for first := true; ; first = false {
+		c, ok = js.peek()
+		switch {
+		case !ok:
+			return errUnexpectedEnd
+		case c == '}' && first:
+			js.pos++
+			return js.end()
+		case c != '"':
+			return js.unexpected("a section name")
+		}
+		raw, err := js.value()
+		if err != nil {
+			return err
+		}
+		var name string
+		if err := json.Unmarshal(raw, &name); err != nil {
+			return fmt.Errorf("fixtures: not valid JSON: %w", err)
+		}
+		decode, known := sections[name]
+		switch {
+		case !known:
+			return fixtureError(name, "unknown member")
+		case seen[name]:
+			return fixtureError(name, "appears twice; give each section once")
+		}
+		seen[name] = true
+		if c, ok = js.peek(); !ok {
+			return errUnexpectedEnd
+		} else if c != ':' {
+			return js.unexpected("':'")
+		}
+		js.pos++
+		if err := js.array(name, decode); err != nil {
+			return err
+		}
+		c, ok = js.peek()
+		switch {
+		case !ok:
+			return errUnexpectedEnd
+		case c == ',':
+			js.pos++
+		case c == '}':
+			js.pos++
+			return js.end()
+		default:
+			return js.unexpected("',' or '}'")
+		}
+	}
+}
+
+var errUnexpectedEnd = errors.New("fixtures: not valid JSON: unexpected end of JSON input")
+
+// jsonStream reads a JSON document through a buffer that grows to hold the
+// largest single value, so memory follows the largest resource, not the
+// document.
+type jsonStream struct {
+	r   io.Reader
+	buf []byte
+	pos int
+	eof bool
+	err error // a read error other than io.EOF
+}
+
+// more reads more bytes, keeping buf[pos:]; false when there are none.
+func (js *jsonStream) more() bool {
+	if js.eof {
+		return false
+	}
+	n := copy(js.buf, js.buf[js.pos:])
+	js.buf, js.pos = js.buf[:n], 0
+	if len(js.buf) == cap(js.buf) {
+		js.buf = slices.Grow(js.buf, cap(js.buf))
+	}
+	for {
+		m, err := js.r.Read(js.buf[len(js.buf):cap(js.buf)])
+		js.buf = js.buf[:len(js.buf)+m]
+		if err != nil {
+			js.eof = true
+			if err != io.EOF {
+				js.err = err
+			}
+			return m > 0
+		}
+		if m > 0 {
+			return true
+		}
+	}
+}
+
+// peek returns the next byte that is not whitespace, without consuming it.
+func (js *jsonStream) peek() (byte, bool) {
+	for {
+		js.pos = skipSpace(js.buf, js.pos)
+		if js.pos < len(js.buf) {
+			return js.buf[js.pos], true
+		}
+		if !js.more() {
+			return 0, false
+		}
+	}
+}
+
+// value returns the bytes of the value at pos (after peek), valid until the
+// next read, and consumes them.
+func (js *jsonStream) value() ([]byte, error) {
+	for {
+		end, err := skipValue(js.buf, js.pos)
+		switch {
+		case err == nil:
+			v := js.buf[js.pos:end]
+			js.pos = end
+			return v, nil
+		case err == errShort && js.more():
+			continue
+		case err == errShort:
+			return nil, errUnexpectedEnd
+		}
+		return nil, js.unexpected("a value")
+	}
+}
+
+// array reads the array of section name, handing each element to decode.
+func (js *jsonStream) array(name string, decode func([]byte) error) error {
+	c, ok := js.peek()
+	switch {
+	case !ok:
+		return errUnexpectedEnd
+	case c == 'n':
+		return fixtureError(name, "must be an array, not null")
+	case c != '[':
+		return fixtureError(name, "must be an array")
+	}
+	js.pos++
+	for first := true; ; first = false {
+		if c, ok = js.peek(); !ok {
+			return errUnexpectedEnd
+		}
+		if c == ']' && first {
+			js.pos++
+			return nil
+		}
+		raw, err := js.value()
+		if err != nil {
+			return err
+		}
+		if err := decode(raw); err != nil {
+			return err
+		}
+		c, ok = js.peek()
+		switch {
+		case !ok:
+			return errUnexpectedEnd
+		case c == ',':
+			js.pos++
+		case c == ']':
+			js.pos++
+			return nil
+		default:
+			return js.unexpected("',' or ']'")
+		}
+	}
+}
+
+// end checks that nothing but whitespace follows the document.
+func (js *jsonStream) end() error {
+	if _, ok := js.peek(); ok {
+		return errors.New("fixtures: not valid JSON: unexpected data after the document")
+	}
+	return nil
+}
+
+func (js *jsonStream) unexpected(want string) error {
+	return fmt.Errorf("fixtures: not valid JSON: unexpected %q where %s belongs", js.buf[js.pos], want)
 }
 
 // idSet checks the explicit ids of one section: positive, unique in the
@@ -223,6 +413,11 @@ func (l *fixtureLoad) check(st *store) error {
 	keyHashes := map[[32]byte]bool{}
 	l.devKeys = make([]auth.DeveloperKey, len(l.users))
 	for i, u := range l.users {
+		if u.EmailAddress != nil {
+			if err := validateEmail(*u.EmailAddress); err != nil {
+				return fixtureError(fmt.Sprintf("users[%d].email_address", i), "%v", err)
+			}
+		}
 		if u.DeveloperKey == nil {
 			continue
 		}
@@ -408,7 +603,14 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 	reserve(&st.transcripts.last, ids(l.transcripts, func(t fixtureTranscript) int64 { return t.ID }))
 	reserve(&st.webhooks.last, ids(l.webhooks, func(w fixtureWebhook) int64 { return w.ID }))
 
-	var out Fixtures
+	out := Fixtures{
+		Users:         make([]scribe.User, 0, len(l.users)),
+		Plugins:       make([]scribe.Plugin, 0, len(l.plugins)),
+		SecretKeys:    make([]SecretKey, 0, len(l.secretKeys)),
+		Installations: make([]scribe.PluginInstallation, 0, len(l.installations)),
+		Transcripts:   make([]scribe.Transcript, 0, len(l.transcripts)),
+		Webhooks:      make([]scribe.Webhook, 0, len(l.webhooks)),
+	}
 	fail := func(err error) (Fixtures, error) {
 		return Fixtures{}, fmt.Errorf("fixtures: a checked document failed to load (a bug in scribetest): %w", err)
 	}
@@ -417,7 +619,16 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		if !l.devKeys[i].IsZero() {
 			key = l.devKeys[i].Reveal()
 		}
-		u, err := st.addUserLocked(scribe.User{ID: fu.ID, FirstName: fu.FirstName, LastName: fu.LastName, EmailAddress: fu.EmailAddress}, key)
+		id, email := fu.ID, ""
+		if fu.EmailAddress != nil {
+			email = *fu.EmailAddress
+		} else {
+			if id == 0 {
+				id = st.users.last + 1 // the id the store would assign
+			}
+			email = generatedEmail(id)
+		}
+		u, err := st.addUserLocked(scribe.User{ID: id, FirstName: fu.FirstName, LastName: fu.LastName, EmailAddress: email}, key)
 		if err != nil {
 			return fail(err)
 		}
@@ -456,11 +667,18 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 	for _, ft := range l.transcripts {
 		t, _, err := st.addTranscriptLocked(scribe.Transcript{
 			ID: ft.ID, Headline: ft.Headline, Text: ft.Text, Type: ft.Type, CreatedOn: ft.CreatedOn.UTC(),
-			Metadata: maps.Clone(ft.Metadata), User: scribe.TranscriptUser{ID: ft.UserID}, Job: ft.Job,
+			Metadata: ft.Metadata, User: scribe.TranscriptUser{ID: ft.UserID}, Job: ft.Job,
 			Audio: scribe.TranscriptAudio{ID: ft.Audio.ID, LengthInSeconds: ft.Audio.LengthInSeconds, CreatedOn: ft.Audio.CreatedOn.UTC()},
 		})
 		if err != nil {
 			return fail(err)
+		}
+		// The store keeps a copy of the metadata; the decoded map is the
+		// caller's now, so the returned transcript takes it rather than a
+		// third copy (at a million transcripts the maps are most of the
+		// memory).
+		if ft.Metadata != nil {
+			t.Metadata = ft.Metadata
 		}
 		out.Transcripts = append(out.Transcripts, t)
 	}

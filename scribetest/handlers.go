@@ -124,7 +124,8 @@ func (s *Server) getPlugin(c *call) result {
 }
 
 // createPluginBody is the body of POST /plugins. Pointers tell an omitted
-// (or null) member from an empty one.
+// member from an empty one; null is refused (400) except where tagged
+// `null:"ok"` (strict.go).
 type createPluginBody struct {
 	Name        *string `json:"name"`
 	Description string  `json:"description"`
@@ -133,7 +134,7 @@ type createPluginBody struct {
 		Transcript *scribe.Permission `json:"transcript"`
 	} `json:"permissions"`
 	LogoURI          string `json:"logo_uri"`
-	CRMIntegrationID *int64 `json:"crm_integration_id"`
+	CRMIntegrationID *int64 `json:"crm_integration_id" null:"ok"` // null: no CRM integration
 }
 
 // Lengths api/openapi.yaml sets on request members.

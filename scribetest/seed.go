@@ -75,24 +75,43 @@ func chosenID(call, field string, id int64) error {
 }
 
 // CreateUser creates a platform user (one who installs plugins and owns
-// transcripts). A chosen ID is at most 2^53-1.
+// transcripts). A chosen ID is at most 2^53-1; an EmailAddress must be a
+// bare e-mail address, and an empty one is generated from the id
+// ("user<id>@example.com").
 func (s *Server) CreateUser(p UserParams) (scribe.User, error) {
-	if err := chosenID("CreateUser", "ID", p.ID); err != nil {
-		return scribe.User{}, err
-	}
-	return s.st.addUser(userFrom(p), "")
+	return s.addUser("CreateUser", p, "")
 }
 
-// CreateDeveloper creates a user with a fresh developer key.
-func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
-	if err := chosenID("CreateDeveloper", "ID", p.ID); err != nil {
-		return Developer{}, err
+// addUser checks p and adds the user, a developer when devKey is not empty.
+func (s *Server) addUser(call string, p UserParams, devKey string) (scribe.User, error) {
+	if err := chosenID(call, "ID", p.ID); err != nil {
+		return scribe.User{}, err
 	}
+	u := userFrom(p)
+	if u.EmailAddress != "" {
+		if err := validateEmail(u.EmailAddress); err != nil {
+			return scribe.User{}, fmt.Errorf("scribetest: %s: EmailAddress %w", call, err)
+		}
+	}
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	if u.EmailAddress == "" {
+		if u.ID == 0 {
+			u.ID = s.st.users.last + 1 // the id the store would assign
+		}
+		u.EmailAddress = generatedEmail(u.ID)
+	}
+	return s.st.addUserLocked(u, devKey)
+}
+
+// CreateDeveloper creates a user with a fresh developer key; p is checked
+// as by CreateUser.
+func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
 	key, err := auth.NewDeveloperKey()
 	if err != nil {
 		return Developer{}, err
 	}
-	u, err := s.st.addUser(userFrom(p), key.Reveal())
+	u, err := s.addUser("CreateDeveloper", p, key.Reveal())
 	if err != nil {
 		return Developer{}, err
 	}

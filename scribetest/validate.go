@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/mail"
 	"net/url"
 	"unicode/utf8"
 
@@ -69,6 +70,33 @@ func validatePermission(field string, p scribe.Permission) error {
 	}
 	return nil
 }
+
+// maxEmail is the longest e-mail address (RFC 5321 §4.5.3.1.3's path of
+// 256 octets, less its angle brackets).
+const maxEmail = 254
+
+// validateEmail checks an email_address against the document's format:
+// email: a bare addr-spec (RFC 5322, as net/mail parses it) of printable
+// ASCII, such as ada@example.com; no display name, no angle brackets, not
+// empty.
+func validateEmail(s string) error {
+	if len(s) > maxEmail {
+		return fmt.Errorf("must be an e-mail address of at most %d characters, got %d", maxEmail, len(s))
+	}
+	for i := range len(s) {
+		if c := s[i]; c <= ' ' || c > '~' {
+			return fmt.Errorf("must be an e-mail address such as ada@example.com (printable ASCII, no spaces), got %q", s)
+		}
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name != "" || a.Address != s {
+		return fmt.Errorf("must be an e-mail address such as ada@example.com, got %q", s)
+	}
+	return nil
+}
+
+// generatedEmail is the address of a user created without one.
+func generatedEmail(id int64) string { return fmt.Sprintf("user%d@example.com", id) }
 
 // validateHTTPURL accepts an absolute http or https URL with a host.
 func validateHTTPURL(s string) error {

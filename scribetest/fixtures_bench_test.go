@@ -1,0 +1,217 @@
+package scribetest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Fixture loading at scale (issue 12 item 4). The baseline is one streaming
+// json.Decoder pass over the same file into the same structs, without the
+// checks: what any loader must at least pay. docs/performance.md,
+// "scribetest: fixtures", records the figures and the commands.
+
+// writeFixtureFile writes a fixture document of n transcripts of 100 users
+// (one a developer with a plugin) to a file in dir and returns its path.
+func writeFixtureFile(tb testing.TB, dir string, n int) string {
+	tb.Helper()
+	path := filepath.Join(dir, fmt.Sprintf("fixtures-%d.json", n))
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprint(w, `{"users": [`)
+	const users = 100
+	for u := 1; u <= users; u++ {
+		if u > 1 {
+			w.WriteString(",\n")
+		}
+		fmt.Fprintf(w, `{"id": %d, "first_name": "First%d", "last_name": "Last%d", "email_address": "user%d@example.com"`, u, u, u, u)
+		if u == 1 {
+			w.WriteString(`, "developer_key": "dk_live_fixture_bench"`)
+		}
+		w.WriteString("}")
+	}
+	w.WriteString("],\n" + `"plugins": [{"id": 1, "user_id": 1, "name": "Bench", "permissions": {"user": "read", "transcript": "read"}, "crm_integration_id": null}],` + "\n")
+	w.WriteString(`"transcripts": [`)
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			w.WriteString(",\n")
+		}
+		ts := at.Add(time.Duration(i) * time.Second).Format(time.RFC3339)
+		fmt.Fprintf(w, `{"id": %d, "user_id": %d, "headline": "Call %d", "text": "Speaker one said hello and speaker two answered; they agreed on item %d.", "type": "phone_call", "metadata": {"source": "bench"}, "job": {"id": %d, "lines": %d}, "audio": {"id": %d, "length_in_seconds": %d, "created_on": "%s"}, "created_on": "%s"}`,
+			i, 1+i%users, i, i, i, 1+i%40, i, 30+i%600, ts, ts)
+	}
+	w.WriteString("]}\n")
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// bareFixtureDoc is what the baseline decodes into: the fixture structs,
+// with no check of unknown members, nulls or references.
+type bareFixtureDoc struct {
+	Users       []fixtureUser       `json:"users"`
+	Plugins     []fixturePlugin     `json:"plugins"`
+	Transcripts []fixtureTranscript `json:"transcripts"`
+}
+
+func bareDecode(tb testing.TB, path string) bareFixtureDoc {
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var doc bareFixtureDoc
+	if err := json.NewDecoder(f).Decode(&doc); err != nil {
+		tb.Fatal(err)
+	}
+	return doc
+}
+
+func loadFixtureFile(tb testing.TB, path string) *Server {
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	s, err := NewUnstartedServer()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fx, err := s.LoadFixtures(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(fx.Transcripts) == 0 {
+		tb.Fatal("no transcripts loaded")
+	}
+	return s
+}
+
+func fixtureBenchSize() int {
+	if n, err := strconv.Atoi(os.Getenv("SCRIBE_FIXTURE_N")); err == nil && n > 0 {
+		return n
+	}
+	return 100_000
+}
+
+// BenchmarkFixtureLoad loads a file of 10^5 transcripts (SCRIBE_FIXTURE_N
+// sets another size) with LoadFixtures, and decodes the same file once with
+// a bare json.Decoder, alternating in every iteration so that both see the
+// same machine; it reports each one's time and their ratio
+// (load/decode-ratio, over all iterations; median-ratio, the median of the
+// iterations' ratios, steadier on a busy machine), the figure issue 12
+// targets at 2 or less.
+func BenchmarkFixtureLoad(b *testing.B) {
+	n := fixtureBenchSize()
+	path := writeFixtureFile(b, b.TempDir(), n)
+	var decode, load time.Duration
+	var ratios []float64
+	for b.Loop() {
+		t0 := time.Now()
+		doc := bareDecode(b, path)
+		t1 := time.Now()
+		s := loadFixtureFile(b, path)
+		t2 := time.Now()
+		if len(doc.Transcripts) != n {
+			b.Fatalf("decoded %d transcripts", len(doc.Transcripts))
+		}
+		runtime.KeepAlive(s)
+		decode += t1.Sub(t0)
+		load += t2.Sub(t1)
+		ratios = append(ratios, float64(t2.Sub(t1))/float64(t1.Sub(t0)))
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(float64(decode.Milliseconds())/float64(b.N), "decode-ms/op")
+	b.ReportMetric(float64(load.Milliseconds())/float64(b.N), "load-ms/op")
+	b.ReportMetric(float64(load)/float64(decode), "load/decode-ratio")
+	b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
+}
+
+// TestFixtureLoadPeakRSS measures peak memory at scale; it runs only when
+// SCRIBE_FIXTURE_RSS is set to the number of transcripts, as it takes a
+// minute and gigabytes at 10^6. Each mode runs in a fresh process (this
+// test binary, re-run) so its VmHWM is its own: a bare json.Decoder pass,
+// and LoadFixtures. It logs each peak, the heap LoadFixtures keeps after a
+// GC (the decoded data, as the store holds it), and the ratios.
+func TestFixtureLoadPeakRSS(t *testing.T) {
+	if mode := os.Getenv("SCRIBE_FIXTURE_RSS_MODE"); mode != "" {
+		fixtureRSSChild(t, mode, os.Getenv("SCRIBE_FIXTURE_RSS_FILE"))
+		return
+	}
+	n, err := strconv.Atoi(os.Getenv("SCRIBE_FIXTURE_RSS"))
+	if err != nil || n <= 0 {
+		t.Skip("set SCRIBE_FIXTURE_RSS=<transcripts> to measure peak memory of a fixture load")
+	}
+	path := writeFixtureFile(t, t.TempDir(), n)
+	st, _ := os.Stat(path)
+	run := func(mode string) map[string]float64 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFixtureLoadPeakRSS$", "-test.v")
+		cmd.Env = append(os.Environ(), "SCRIBE_FIXTURE_RSS_MODE="+mode, "SCRIBE_FIXTURE_RSS_FILE="+path)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, out)
+		}
+		m := map[string]float64{}
+		for line := range strings.Lines(string(out)) {
+			if _, kv, ok := strings.Cut(line, "RSS-RESULT "); ok {
+				for f := range strings.FieldsSeq(kv) {
+					k, v, _ := strings.Cut(f, "=")
+					m[k], _ = strconv.ParseFloat(v, 64)
+				}
+			}
+		}
+		return m
+	}
+	dec, load := run("decode"), run("load")
+	t.Logf("file %d MiB, %d transcripts", st.Size()>>20, n)
+	t.Logf("bare json.Decoder: %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", dec["seconds"], dec["peak_mib"], dec["live_mib"])
+	t.Logf("LoadFixtures:      %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", load["seconds"], load["peak_mib"], load["live_mib"])
+	t.Logf("time ratio %.2f; peak RSS / bare decode's peak %.2f; peak RSS / decoded data kept %.2f",
+		load["seconds"]/dec["seconds"], load["peak_mib"]/dec["peak_mib"], load["peak_mib"]/load["live_mib"])
+}
+
+func fixtureRSSChild(t *testing.T, mode, path string) {
+	start := time.Now()
+	var keep any
+	switch mode {
+	case "decode":
+		keep = bareDecode(t, path)
+	case "load":
+		keep = loadFixtureFile(t, path)
+	default:
+		t.Fatalf("unknown mode %q", mode)
+	}
+	secs := time.Since(start).Seconds()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	runtime.KeepAlive(keep)
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status: peak RSS is measured on Linux only")
+	}
+	var peakKB float64
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			peakKB, _ = strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+		}
+	}
+	fmt.Printf("RSS-RESULT seconds=%.3f peak_mib=%.1f live_mib=%.1f\n", secs, peakKB/1024, float64(ms.HeapAlloc)/(1<<20))
+}
