@@ -98,6 +98,12 @@ func checkAndDecode(data []byte, sh *shape, v any) error {
 	if err := sh.check(data); err != nil {
 		return err
 	}
+	return decodeChecked(data, v)
+}
+
+// decodeChecked decodes data, which has passed its shape's checks, into v,
+// naming the member of a wrong type.
+func decodeChecked(data []byte, v any) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
 			return &fieldError{te.Field, "must be " + jsonKind(te.Type) + ", got " + te.Value}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"reflect"
 	"slices"
 	"time"
@@ -126,12 +127,12 @@ func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
 
 // fixtureLoad is a decoded document on its way into the store.
 type fixtureLoad struct {
-	users         []fixtureUser
-	plugins       []fixturePlugin
-	secretKeys    []fixtureSecretKey
-	installations []fixtureInstallation
-	transcripts   []fixtureTranscript
-	webhooks      []fixtureWebhook
+	users         segments[fixtureUser]
+	plugins       segments[fixturePlugin]
+	secretKeys    segments[fixtureSecretKey]
+	installations segments[fixtureInstallation]
+	transcripts   segments[fixtureTranscript]
+	webhooks      segments[fixtureWebhook]
 
 	devKeys    []auth.DeveloperKey // per user; zero for a non-developer
 	keys       []auth.SecretKey    // per secret key
@@ -139,8 +140,8 @@ type fixtureLoad struct {
 }
 
 // sections maps each section of the document to a decoder of its elements.
-func (l *fixtureLoad) sections() map[string]func(raw []byte) error {
-	return map[string]func([]byte) error{
+func (l *fixtureLoad) sections() map[string]sectionFunc {
+	return map[string]sectionFunc{
 		"users":         sectionDecoder("users", &l.users),
 		"plugins":       sectionDecoder("plugins", &l.plugins),
 		"secret_keys":   sectionDecoder("secret_keys", &l.secretKeys),
@@ -150,27 +151,75 @@ func (l *fixtureLoad) sections() map[string]func(raw []byte) error {
 	}
 }
 
+// segments is a list that grows by fixed-size segments: appending never
+// copies what it holds, so a section of a million resources grows without
+// the transient double of a slice's reallocation.
+type segments[T any] struct {
+	segs [][]T
+	n    int
+}
+
+const segmentLen = 4096
+
+// next appends a zero element and returns it.
+func (l *segments[T]) next() *T {
+	if l.n%segmentLen == 0 {
+		l.segs = append(l.segs, make([]T, segmentLen))
+	}
+	e := &l.segs[l.n/segmentLen][l.n%segmentLen]
+	l.n++
+	return e
+}
+
+func (l *segments[T]) len() int { return l.n }
+
+// all yields the elements in order with their index.
+func (l *segments[T]) all() iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		for i := range l.n {
+			if !yield(i, l.segs[i/segmentLen][i%segmentLen]) {
+				return
+			}
+		}
+	}
+}
+
 // sectionDecoder returns a function that checks and decodes one element of
 // section name, appending it to dst: one pass for the strict checks, one
 // json.Unmarshal, no copy of the element.
-func sectionDecoder[T any](name string, dst *[]T) func([]byte) error {
+func sectionDecoder[T any](name string, dst *segments[T]) sectionFunc {
 	sh := shapeOf(reflect.TypeFor[T]())
-	return func(raw []byte) error {
-		i := len(*dst)
-		var zero T
-		*dst = append(*dst, zero)
-		err := checkAndDecode(raw, sh, &(*dst)[i])
+	return sectionFunc{sh, func(raw []byte, checked bool) error {
+		i := dst.len()
+		var err error
+		if checked {
+			err = decodeChecked(raw, dst.next())
+		} else {
+			err = checkAndDecode(raw, sh, dst.next())
+		}
 		if err == nil {
 			return nil
 		}
 		if _, ok := errors.AsType[*json.SyntaxError](err); ok {
 			return fmt.Errorf("fixtures: not valid JSON in %s[%d]: %w", name, i, err)
 		}
-		if fe, ok := err.(*fieldError); ok {
-			return fixtureError(fmt.Sprintf("%s[%d].%s", name, i, fe.Field), "%s", fe.Reason)
-		}
-		return fixtureError(fmt.Sprintf("%s[%d]", name, i), "%v", err)
+		return elementError(name, i, err)
+	}}
+}
+
+// sectionFunc decodes the elements of one section. decode's raw is one
+// element; checked says sh's strict checks have passed on it already.
+type sectionFunc struct {
+	sh     *shape
+	decode func(raw []byte, checked bool) error
+}
+
+// elementError names element i of section name in a decoding error.
+func elementError(name string, i int, err error) error {
+	if fe, ok := err.(*fieldError); ok {
+		return fixtureError(fmt.Sprintf("%s[%d].%s", name, i, fe.Field), "%s", fe.Reason)
 	}
+	return fixtureError(fmt.Sprintf("%s[%d]", name, i), "%v", err)
 }
 
 // read decodes the document from r in one streaming pass: the document's
@@ -215,7 +264,7 @@ func (l *fixtureLoad) readDoc(js *jsonStream) error {
 		if err := json.Unmarshal(raw, &name); err != nil {
 			return fmt.Errorf("fixtures: not valid JSON: %w", err)
 		}
-		decode, known := sections[name]
+		sec, known := sections[name]
 		switch {
 		case !known:
 			return fixtureError(name, "unknown member")
@@ -229,7 +278,7 @@ func (l *fixtureLoad) readDoc(js *jsonStream) error {
 			return js.unexpected("':'")
 		}
 		js.pos++
-		if err := js.array(name, decode); err != nil {
+		if err := js.array(name, sec); err != nil {
 			return err
 		}
 		c, ok = js.peek()
@@ -318,8 +367,37 @@ func (js *jsonStream) value() ([]byte, error) {
 	}
 }
 
-// array reads the array of section name, handing each element to decode.
-func (js *jsonStream) array(name string, decode func([]byte) error) error {
+// element returns the bytes of the element at pos (after peek), valid
+// until the next read, walking them with sh's strict checks as it finds
+// their end: one pass does both. checked is false when the walk stopped at
+// bytes that are not JSON; the element is then delimited by structure
+// alone, and decoding it reports the syntax error.
+func (js *jsonStream) element(sh *shape) (raw []byte, checked bool, err error) {
+	if js.buf[js.pos] == 'n' { // null: check refuses it, naming the element
+		raw, err = js.value()
+		return raw, false, err
+	}
+	for {
+		end, err := sh.walk(js.buf, js.pos)
+		switch {
+		case err == nil:
+			raw := js.buf[js.pos:end]
+			js.pos = end
+			return raw, true, nil
+		case err == errShort && js.more():
+			continue
+		case err == errShort:
+			return nil, false, errUnexpectedEnd
+		case err == errMalformed:
+			raw, err := js.value()
+			return raw, false, err
+		}
+		return nil, false, err // a *fieldError
+	}
+}
+
+// array reads the array of section name, handing each element to sec.
+func (js *jsonStream) array(name string, sec sectionFunc) error {
 	c, ok := js.peek()
 	switch {
 	case !ok:
@@ -330,19 +408,22 @@ func (js *jsonStream) array(name string, decode func([]byte) error) error {
 		return fixtureError(name, "must be an array")
 	}
 	js.pos++
-	for first := true; ; first = false {
+	for i := 0; ; i++ {
 		if c, ok = js.peek(); !ok {
 			return errUnexpectedEnd
 		}
-		if c == ']' && first {
+		if c == ']' && i == 0 {
 			js.pos++
 			return nil
 		}
-		raw, err := js.value()
+		raw, checked, err := js.element(sec.sh)
+		if _, ok := err.(*fieldError); ok {
+			return elementError(name, i, err)
+		}
 		if err != nil {
 			return err
 		}
-		if err := decode(raw); err != nil {
+		if err := sec.decode(raw, checked); err != nil {
 			return err
 		}
 		c, ok = js.peek()
@@ -377,26 +458,26 @@ func (js *jsonStream) unexpected(want string) error {
 func idSet[T any](name string, ids []int64, existing *collection[T]) (map[int64]bool, error) {
 	seen := map[int64]bool{}
 	for i, id := range ids {
-		path := fmt.Sprintf("%s[%d].id", name, i)
+		path := func() string { return fmt.Sprintf("%s[%d].id", name, i) }
 		if err := checkChosenID(id); err != nil {
-			return nil, fixtureError(path, "%v", err)
+			return nil, fixtureError(path(), "%v", err)
 		}
 		switch {
 		case id == 0:
 			continue // generated
 		case seen[id]:
-			return nil, fixtureError(path, "id %d appears twice", id)
+			return nil, fixtureError(path(), "id %d appears twice", id)
 		case existing.taken(id):
-			return nil, fixtureError(path, "id %d is already taken on the server", id)
+			return nil, fixtureError(path(), "id %d is already taken on the server", id)
 		}
 		seen[id] = true
 	}
 	return seen, nil
 }
 
-func ids[T any](items []T, id func(T) int64) []int64 {
-	out := make([]int64, len(items))
-	for i, it := range items {
+func ids[T any](items *segments[T], id func(T) int64) []int64 {
+	out := make([]int64, items.len())
+	for i, it := range items.all() {
 		out[i] = id(it)
 	}
 	return out
@@ -405,14 +486,14 @@ func ids[T any](items []T, id func(T) int64) []int64 {
 // check validates the whole document against itself and the store (held
 // locked by the caller), without changing anything.
 func (l *fixtureLoad) check(st *store) error {
-	userIDs, err := idSet("users", ids(l.users, func(u fixtureUser) int64 { return u.ID }), &st.users)
+	userIDs, err := idSet("users", ids(&l.users, func(u fixtureUser) int64 { return u.ID }), &st.users)
 	if err != nil {
 		return err
 	}
 	developers := map[int64]bool{}
 	keyHashes := map[[32]byte]bool{}
-	l.devKeys = make([]auth.DeveloperKey, len(l.users))
-	for i, u := range l.users {
+	l.devKeys = make([]auth.DeveloperKey, l.users.len())
+	for i, u := range l.users.all() {
 		if u.EmailAddress != nil {
 			if err := validateEmail(*u.EmailAddress); err != nil {
 				return fixtureError(fmt.Sprintf("users[%d].email_address", i), "%v", err)
@@ -448,12 +529,12 @@ func (l *fixtureLoad) check(st *store) error {
 	userExists := func(id int64) bool { return userIDs[id] || st.users.taken(id) }
 	isDeveloper := func(id int64) bool { return developers[id] || (st.users.taken(id) && st.users.rows[id].developer) }
 
-	pluginIDs, err := idSet("plugins", ids(l.plugins, func(p fixturePlugin) int64 { return p.ID }), &st.plugins)
+	pluginIDs, err := idSet("plugins", ids(&l.plugins, func(p fixturePlugin) int64 { return p.ID }), &st.plugins)
 	if err != nil {
 		return err
 	}
 	pluginExists := func(id int64) bool { return pluginIDs[id] || st.plugins.taken(id) }
-	for i, p := range l.plugins {
+	for i, p := range l.plugins.all() {
 		path := fmt.Sprintf("plugins[%d]", i)
 		switch {
 		case p.UserID == 0:
@@ -469,11 +550,11 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 
-	if _, err := idSet("secret_keys", ids(l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }), &st.secretKeys); err != nil {
+	if _, err := idSet("secret_keys", ids(&l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }), &st.secretKeys); err != nil {
 		return err
 	}
-	l.keys = make([]auth.SecretKey, len(l.secretKeys))
-	for i, k := range l.secretKeys {
+	l.keys = make([]auth.SecretKey, l.secretKeys.len())
+	for i, k := range l.secretKeys.all() {
 		path := fmt.Sprintf("secret_keys[%d]", i)
 		if !pluginExists(k.PluginID) {
 			return fixtureError(path+".plugin_id", "no plugin with id %d", k.PluginID)
@@ -487,63 +568,63 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 
-	if _, err := idSet("installations", ids(l.installations, func(in fixtureInstallation) int64 { return in.ID }), &st.installs); err != nil {
+	if _, err := idSet("installations", ids(&l.installations, func(in fixtureInstallation) int64 { return in.ID }), &st.installs); err != nil {
 		return err
 	}
 	uuids := map[string]bool{}
 	type pair struct{ plugin, user int64 }
 	active := map[pair]bool{}
-	for i, in := range l.installations {
-		path := fmt.Sprintf("installations[%d]", i)
+	for i, in := range l.installations.all() {
+		path := func(member string) string { return fmt.Sprintf("installations[%d]%s", i, member) }
 		switch {
 		case !pluginExists(in.PluginID):
-			return fixtureError(path+".plugin_id", "no plugin with id %d", in.PluginID)
+			return fixtureError(path(".plugin_id"), "no plugin with id %d", in.PluginID)
 		case !userExists(in.UserID):
-			return fixtureError(path+".user_id", "no user with id %d", in.UserID)
+			return fixtureError(path(".user_id"), "no user with id %d", in.UserID)
 		}
 		if in.UUID != "" {
 			_, taken := st.uuids[in.UUID]
 			switch {
 			case !validUUID(in.UUID):
-				return fixtureError(path+".uuid", "%q is not a lower-case RFC 4122 uuid (8-4-4-4-12 hex digits)", in.UUID)
+				return fixtureError(path(".uuid"), "%q is not a lower-case RFC 4122 uuid (8-4-4-4-12 hex digits)", in.UUID)
 			case taken || uuids[in.UUID]:
-				return fixtureError(path+".uuid", "uuid %s appears twice", in.UUID)
+				return fixtureError(path(".uuid"), "uuid %s appears twice", in.UUID)
 			}
 			uuids[in.UUID] = true
 		}
 		if in.DeletedOn == nil {
 			k := pair{in.PluginID, in.UserID}
 			if _, dup := st.activeInstallationLocked(in.PluginID, in.UserID); dup || active[k] {
-				return fixtureError(path, "user %d already has plugin %d installed; set deleted_on on all but one", in.UserID, in.PluginID)
+				return fixtureError(path(""), "user %d already has plugin %d installed; set deleted_on on all but one", in.UserID, in.PluginID)
 			}
 			active[k] = true
 		}
 	}
 
-	if _, err := idSet("transcripts", ids(l.transcripts, func(t fixtureTranscript) int64 { return t.ID }), &st.transcripts); err != nil {
+	if _, err := idSet("transcripts", ids(&l.transcripts, func(t fixtureTranscript) int64 { return t.ID }), &st.transcripts); err != nil {
 		return err
 	}
-	for i, t := range l.transcripts {
-		path := fmt.Sprintf("transcripts[%d]", i)
+	for i, t := range l.transcripts.all() {
+		path := func(member string) string { return fmt.Sprintf("transcripts[%d]%s", i, member) }
 		switch {
 		case !userExists(t.UserID):
-			return fixtureError(path+".user_id", "no user with id %d", t.UserID)
+			return fixtureError(path(".user_id"), "no user with id %d", t.UserID)
 		case checkChosenID(t.Job.ID) != nil:
-			return fixtureError(path+".job.id", "%v", checkChosenID(t.Job.ID))
+			return fixtureError(path(".job.id"), "%v", checkChosenID(t.Job.ID))
 		case t.Job.Lines < 0:
-			return fixtureError(path+".job.lines", "must be 0 or more, got %d", t.Job.Lines)
+			return fixtureError(path(".job.lines"), "must be 0 or more, got %d", t.Job.Lines)
 		case checkChosenID(t.Audio.ID) != nil:
-			return fixtureError(path+".audio.id", "%v", checkChosenID(t.Audio.ID))
+			return fixtureError(path(".audio.id"), "%v", checkChosenID(t.Audio.ID))
 		case t.Audio.LengthInSeconds < 0:
-			return fixtureError(path+".audio.length_in_seconds", "must be 0 or more, got %d", t.Audio.LengthInSeconds)
+			return fixtureError(path(".audio.length_in_seconds"), "must be 0 or more, got %d", t.Audio.LengthInSeconds)
 		}
 	}
 
-	if _, err := idSet("webhooks", ids(l.webhooks, func(w fixtureWebhook) int64 { return w.ID }), &st.webhooks); err != nil {
+	if _, err := idSet("webhooks", ids(&l.webhooks, func(w fixtureWebhook) int64 { return w.ID }), &st.webhooks); err != nil {
 		return err
 	}
-	l.signingKey = make([]string, len(l.webhooks))
-	for i, w := range l.webhooks {
+	l.signingKey = make([]string, l.webhooks.len())
+	for i, w := range l.webhooks.all() {
 		path := fmt.Sprintf("webhooks[%d]", i)
 		if !pluginExists(w.PluginID) {
 			return fixtureError(path+".plugin_id", "no plugin with id %d", w.PluginID)
@@ -596,25 +677,25 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 			*last = max(*last, id)
 		}
 	}
-	reserve(&st.users.last, ids(l.users, func(u fixtureUser) int64 { return u.ID }))
-	reserve(&st.plugins.last, ids(l.plugins, func(p fixturePlugin) int64 { return p.ID }))
-	reserve(&st.secretKeys.last, ids(l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }))
-	reserve(&st.installs.last, ids(l.installations, func(in fixtureInstallation) int64 { return in.ID }))
-	reserve(&st.transcripts.last, ids(l.transcripts, func(t fixtureTranscript) int64 { return t.ID }))
-	reserve(&st.webhooks.last, ids(l.webhooks, func(w fixtureWebhook) int64 { return w.ID }))
+	reserve(&st.users.last, ids(&l.users, func(u fixtureUser) int64 { return u.ID }))
+	reserve(&st.plugins.last, ids(&l.plugins, func(p fixturePlugin) int64 { return p.ID }))
+	reserve(&st.secretKeys.last, ids(&l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }))
+	reserve(&st.installs.last, ids(&l.installations, func(in fixtureInstallation) int64 { return in.ID }))
+	reserve(&st.transcripts.last, ids(&l.transcripts, func(t fixtureTranscript) int64 { return t.ID }))
+	reserve(&st.webhooks.last, ids(&l.webhooks, func(w fixtureWebhook) int64 { return w.ID }))
 
 	out := Fixtures{
-		Users:         make([]scribe.User, 0, len(l.users)),
-		Plugins:       make([]scribe.Plugin, 0, len(l.plugins)),
-		SecretKeys:    make([]SecretKey, 0, len(l.secretKeys)),
-		Installations: make([]scribe.PluginInstallation, 0, len(l.installations)),
-		Transcripts:   make([]scribe.Transcript, 0, len(l.transcripts)),
-		Webhooks:      make([]scribe.Webhook, 0, len(l.webhooks)),
+		Users:         make([]scribe.User, 0, l.users.len()),
+		Plugins:       make([]scribe.Plugin, 0, l.plugins.len()),
+		SecretKeys:    make([]SecretKey, 0, l.secretKeys.len()),
+		Installations: make([]scribe.PluginInstallation, 0, l.installations.len()),
+		Transcripts:   make([]scribe.Transcript, 0, l.transcripts.len()),
+		Webhooks:      make([]scribe.Webhook, 0, l.webhooks.len()),
 	}
 	fail := func(err error) (Fixtures, error) {
 		return Fixtures{}, fmt.Errorf("fixtures: a checked document failed to load (a bug in scribetest): %w", err)
 	}
-	for i, fu := range l.users {
+	for i, fu := range l.users.all() {
 		key := ""
 		if !l.devKeys[i].IsZero() {
 			key = l.devKeys[i].Reveal()
@@ -637,14 +718,14 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 			out.Developers = append(out.Developers, Developer{User: u, Key: l.devKeys[i]})
 		}
 	}
-	for _, fp := range l.plugins {
+	for _, fp := range l.plugins.all() {
 		p, err := st.addPluginLocked(l.plugin(fp))
 		if err != nil {
 			return fail(err)
 		}
 		out.Plugins = append(out.Plugins, p)
 	}
-	for i, fk := range l.secretKeys {
+	for i, fk := range l.secretKeys.all() {
 		k, err := st.addSecretKeyLocked(scribe.PluginSecretKey{
 			ID: fk.ID, Description: fk.Description, Value: scribe.NewSecret(l.keys[i].Reveal()), PluginID: fk.PluginID,
 			CreatedOn: fk.CreatedOn.UTC(), UpdatedOn: fk.UpdatedOn.UTC(),
@@ -654,7 +735,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		}
 		out.SecretKeys = append(out.SecretKeys, SecretKey{PluginSecretKey: k, Key: l.keys[i]})
 	}
-	for _, fi := range l.installations {
+	for _, fi := range l.installations.all() {
 		in, _, err := st.installLocked(scribe.PluginInstallation{
 			ID: fi.ID, UUID: fi.UUID, PluginID: fi.PluginID, UserID: fi.UserID,
 			CreatedOn: fi.CreatedOn.UTC(), UpdatedOn: fi.UpdatedOn.UTC(), DeletedOn: utcPtr(fi.DeletedOn),
@@ -664,7 +745,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		}
 		out.Installations = append(out.Installations, in)
 	}
-	for _, ft := range l.transcripts {
+	for _, ft := range l.transcripts.all() {
 		t, _, err := st.addTranscriptLocked(scribe.Transcript{
 			ID: ft.ID, Headline: ft.Headline, Text: ft.Text, Type: ft.Type, CreatedOn: ft.CreatedOn.UTC(),
 			Metadata: ft.Metadata, User: scribe.TranscriptUser{ID: ft.UserID}, Job: ft.Job,
@@ -682,7 +763,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		}
 		out.Transcripts = append(out.Transcripts, t)
 	}
-	for i, fw := range l.webhooks {
+	for i, fw := range l.webhooks.all() {
 		w, err := st.addWebhookLocked(scribe.Webhook{
 			ID: fw.ID, PluginID: fw.PluginID, URI: fw.URI, SigningSecret: scribe.NewSecret(l.signingKey[i]),
 			CreatedOn: fw.CreatedOn.UTC(), UpdatedOn: fw.UpdatedOn.UTC(),

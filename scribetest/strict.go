@@ -147,11 +147,20 @@ func (sh *shape) check(data []byte) error {
 // errMalformed stops a walk over bytes that are not JSON.
 var errMalformed = errors.New("malformed JSON")
 
+// malformedAt is the error of a walk that cannot go on at data[i]: errShort
+// if the bytes end there (a stream reads more), else errMalformed.
+func malformedAt(data []byte, i int) error {
+	if i >= len(data) {
+		return errShort
+	}
+	return errMalformed
+}
+
 // walk checks the value at data[i:] (not whitespace, not null) and returns
 // the index after it.
 func (sh *shape) walk(data []byte, i int) (int, error) {
 	if i >= len(data) {
-		return i, errMalformed
+		return i, malformedAt(data, i)
 	}
 	switch {
 	case (sh.kind == shapeStruct || sh.kind == shapeMap) && data[i] == '{':
@@ -171,7 +180,7 @@ func (sh *shape) walkObject(data []byte, i int) (int, error) {
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
-			return i, errMalformed
+			return i, malformedAt(data, i)
 		}
 		end, err := skipString(data, i)
 		if err != nil {
@@ -183,11 +192,11 @@ func (sh *shape) walkObject(data []byte, i int) (int, error) {
 		}
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return i, errMalformed
+			return i, malformedAt(data, i)
 		}
 		i = skipSpace(data, i+1)
 		if i >= len(data) {
-			return i, errMalformed
+			return i, malformedAt(data, i)
 		}
 		vsh, nullable := sh.elem, false
 		if sh.kind == shapeStruct {
@@ -206,13 +215,13 @@ func (sh *shape) walkObject(data []byte, i int) (int, error) {
 		i = skipSpace(data, i)
 		switch {
 		case i >= len(data):
-			return i, errMalformed
+			return i, malformedAt(data, i)
 		case data[i] == ',':
 			i = skipSpace(data, i+1)
 		case data[i] == '}':
 			return i + 1, nil
 		default:
-			return i, errMalformed
+			return i, malformedAt(data, i)
 		}
 	}
 }
@@ -225,7 +234,7 @@ func (sh *shape) walkArray(data []byte, i int) (int, error) {
 	}
 	for n := 0; ; n++ {
 		if i >= len(data) {
-			return i, errMalformed
+			return i, malformedAt(data, i)
 		}
 		if data[i] == 'n' && sh.elem.kind != shapeFree {
 			return i, &fieldError{"[" + strconv.Itoa(n) + "]", "must be " + jsonKind(sh.elem.typ) + ", not null"}
@@ -237,13 +246,13 @@ func (sh *shape) walkArray(data []byte, i int) (int, error) {
 		i = skipSpace(data, i)
 		switch {
 		case i >= len(data):
-			return i, errMalformed
+			return i, malformedAt(data, i)
 		case data[i] == ',':
 			i = skipSpace(data, i+1)
 		case data[i] == ']':
 			return i + 1, nil
 		default:
-			return i, errMalformed
+			return i, malformedAt(data, i)
 		}
 	}
 }
