@@ -184,6 +184,24 @@ func (l *segments[T]) all() iter.Seq2[int, T] {
 	}
 }
 
+// drain yields the elements like all, and lets go of each segment once
+// its elements are yielded, so that apply's copies replace the decoded
+// ones instead of adding to them. The list is empty afterwards.
+func (l *segments[T]) drain() iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		defer func() { l.segs, l.n = nil, 0 }()
+		for i := range l.n {
+			seg := l.segs[i/segmentLen]
+			if !yield(i, seg[i%segmentLen]) {
+				return
+			}
+			if (i+1)%segmentLen == 0 {
+				l.segs[i/segmentLen] = nil
+			}
+		}
+	}
+}
+
 // sectionDecoder returns a function that checks and decodes one element of
 // section name, appending it to dst: one pass for the strict checks, one
 // json.Unmarshal, no copy of the element.
@@ -735,7 +753,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		}
 		out.SecretKeys = append(out.SecretKeys, SecretKey{PluginSecretKey: k, Key: l.keys[i]})
 	}
-	for _, fi := range l.installations.all() {
+	for _, fi := range l.installations.drain() {
 		in, _, err := st.installLocked(scribe.PluginInstallation{
 			ID: fi.ID, UUID: fi.UUID, PluginID: fi.PluginID, UserID: fi.UserID,
 			CreatedOn: fi.CreatedOn.UTC(), UpdatedOn: fi.UpdatedOn.UTC(), DeletedOn: utcPtr(fi.DeletedOn),
@@ -745,7 +763,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		}
 		out.Installations = append(out.Installations, in)
 	}
-	for _, ft := range l.transcripts.all() {
+	for _, ft := range l.transcripts.drain() {
 		t, _, err := st.addTranscriptLocked(scribe.Transcript{
 			ID: ft.ID, Headline: ft.Headline, Text: ft.Text, Type: ft.Type, CreatedOn: ft.CreatedOn.UTC(),
 			Metadata: ft.Metadata, User: scribe.TranscriptUser{ID: ft.UserID}, Job: ft.Job,

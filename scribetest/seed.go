@@ -92,15 +92,16 @@ func (s *Server) addUser(call string, p UserParams, devKey string) (scribe.User,
 		if err := validateEmail(u.EmailAddress); err != nil {
 			return scribe.User{}, fmt.Errorf("scribetest: %s: EmailAddress %w", call, err)
 		}
+		return s.st.addUser(u, devKey)
 	}
+	// The generated address names the id, so the id is settled under the
+	// same lock as the insert.
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
-	if u.EmailAddress == "" {
-		if u.ID == 0 {
-			u.ID = s.st.users.last + 1 // the id the store would assign
-		}
-		u.EmailAddress = generatedEmail(u.ID)
+	if u.ID == 0 {
+		u.ID = s.st.users.last + 1 // the id the store would assign
 	}
+	u.EmailAddress = generatedEmail(u.ID)
 	return s.st.addUserLocked(u, devKey)
 }
 
