@@ -187,7 +187,7 @@ func TestResponseStatuses(t *testing.T) {
 		sort.Strings(got)
 		// Every success is 200, the creates included (issue 10: the service
 		// description says all success responses are 200 with a JSON body).
-		want := []string{"200", "401", "403", "429", "500", "502", "503", "504"}
+		want := []string{"200", "401", "403", "414", "429", "431", "500", "502", "503", "504"}
 		if op.Method == http.MethodPost {
 			want = append(want, "409", "413", "415")
 		}
@@ -218,7 +218,9 @@ func TestResponseShapes(t *testing.T) {
 		404: {"not_found"},
 		409: {"idempotency_key_reused", "idempotency_key_in_use"},
 		413: {"request_too_large"},
+		414: {"uri_too_long"},
 		415: {"unsupported_media_type"},
+		431: {"headers_too_large"},
 		429: {"rate_limited"},
 		500: {"internal_error"},
 		502: {"bad_gateway"},

@@ -50,6 +50,10 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, AdminPathPrefix) {
+			if p := checkRequestSize(r); p != nil {
+				adminError(w, p.status, errors.New(p.detail))
+				return
+			}
 			mux.ServeHTTP(w, r)
 			return
 		}
@@ -113,7 +117,7 @@ func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusBadRequest, err)
 		return
 	}
-	adminJSON(w, http.StatusCreated, in)
+	adminJSON(w, http.StatusOK, in)
 }
 
 func (s *Server) adminUninstall(w http.ResponseWriter, r *http.Request) {
@@ -164,7 +168,7 @@ func (s *Server) adminCreateTranscript(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusBadRequest, err)
 		return
 	}
-	adminJSON(w, http.StatusCreated, t)
+	adminJSON(w, http.StatusOK, t)
 }
 
 func (s *Server) adminUpdateTranscript(w http.ResponseWriter, r *http.Request) {
@@ -221,7 +225,7 @@ func (s *Server) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusBadRequest, err)
 		return
 	}
-	adminJSON(w, http.StatusCreated, webhookWire(hook)) // with its signing secret, as GET /plugins/{id}/webhooks
+	adminJSON(w, http.StatusOK, webhookWire(hook)) // with its signing secret, as GET /plugins/{id}/webhooks
 }
 
 // adminAttempt and adminPending are the JSON forms of DeliveryAttempt and

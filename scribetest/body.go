@@ -76,8 +76,9 @@ func decodeBody(body []byte, v any) *problem {
 }
 
 // strictUnmarshal decodes data into v, refusing what encoding/json lets
-// through: members v does not know (at any depth, matched by exact name) and
-// anything after the value. Its errors name the member as a path such as
+// through: members v does not know (at any depth, matched by exact name), a
+// null where v's field is not tagged `null:"ok"` (strict.go), and anything
+// after the value. Its errors name the member as a path such as
 // "permissions.user".
 func strictUnmarshal(data []byte, v any) error {
 	if !json.Valid(data) {
@@ -88,9 +89,21 @@ func strictUnmarshal(data []byte, v any) error {
 		}
 		return errors.New("not valid JSON: unexpected data after the value")
 	}
-	if err := unknownMember(data, reflect.TypeOf(v), ""); err != nil {
+	return checkAndDecode(data, shapeOf(reflect.TypeOf(v)), v)
+}
+
+// checkAndDecode runs sh's strict checks on data, which holds one JSON
+// value, then decodes it into v, naming the member of a wrong type.
+func checkAndDecode(data []byte, sh *shape, v any) error {
+	if err := sh.check(data); err != nil {
 		return err
 	}
+	return decodeChecked(data, v)
+}
+
+// decodeChecked decodes data, which has passed its shape's checks, into v,
+// naming the member of a wrong type.
+func decodeChecked(data []byte, v any) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
 			return &fieldError{te.Field, "must be " + jsonKind(te.Type) + ", got " + te.Value}
@@ -98,7 +111,7 @@ func strictUnmarshal(data []byte, v any) error {
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 			return fmt.Errorf("must be %s, got %s", jsonKind(te.Type), te.Value)
 		}
-		return err
+		return err // a *json.SyntaxError: strictUnmarshal has ruled it out
 	}
 	return nil
 }
@@ -127,105 +140,6 @@ func jsonKind(t reflect.Type) string {
 		return "an array"
 	}
 	return "an object"
-}
-
-// unknownMember walks data alongside type t and returns a *fieldError for
-// the first object member (in document order) that t has no field for.
-// Values of the wrong type are left to json.Unmarshal to report.
-func unknownMember(data []byte, t reflect.Type, path string) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch {
-	case t == timeType || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()):
-		return nil
-	case t.Kind() == reflect.Struct:
-		members, ok := objectMembers(data)
-		if !ok {
-			return nil
-		}
-		fields := jsonFields(t)
-		for _, m := range members {
-			p := joinPath(path, m.name)
-			ft, known := fields[m.name]
-			if !known {
-				return &fieldError{p, "unknown member"}
-			}
-			if err := unknownMember(m.value, ft, p); err != nil {
-				return err
-			}
-		}
-	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
-		var items []json.RawMessage
-		if json.Unmarshal(data, &items) != nil {
-			return nil
-		}
-		for i, item := range items {
-			if err := unknownMember(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-type member struct {
-	name  string
-	value json.RawMessage
-}
-
-// objectMembers returns the members of a JSON object in document order;
-// ok is false if data is not an object.
-func objectMembers(data []byte) (members []member, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		name, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		members = append(members, member{name, v})
-	}
-	return members, true
-}
-
-// jsonFields maps the JSON member names of struct type t to their types.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	fields := map[string]reflect.Type{}
-	for f := range t.Fields() {
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			if f.Anonymous && f.Type.Kind() == reflect.Struct {
-				for k, v := range jsonFields(f.Type) {
-					fields[k] = v
-				}
-				continue
-			}
-			name = f.Name
-		}
-		fields[name] = f.Type
-	}
-	return fields
-}
-
-func joinPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }
 
 // checkQuery refuses a repeated parameter the operation takes, and a

@@ -179,7 +179,7 @@ func ExampleServer_FailNext() {
 	// created plugin 1 ; plugins on the server: 1
 	// POST /plugins 503 service_unavailable
 	// POST /plugins 503 service_unavailable
-	// POST /plugins 201
+	// POST /plugins 200
 	// 503 service_unavailable
 	// 5 faults fired
 }

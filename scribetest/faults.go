@@ -63,7 +63,7 @@ type FiredFault struct {
 	Fault Fault
 	// Time is when it fired, by the server's clock.
 	Time time.Time
-	// Method is the request's HTTP method.
+	// Method is the request's HTTP method, bounded as in Request.
 	Method string
 	// Path is the request's URL path, base path included, as in
 	// Request.Path.
@@ -266,7 +266,7 @@ func (q *faultQueue) take(r *http.Request, basePath string, now time.Time, reque
 				q.n.Store(int64(len(q.pending)))
 			}
 		}
-		q.fired.push(FiredFault{Fault: pf.f, Time: now, Method: r.Method, Path: r.URL.Path, RequestID: requestID})
+		q.fired.push(FiredFault{Fault: pf.f, Time: now, Method: truncate(r.Method, maxLoggedMethod), Path: truncate(r.URL.Path, maxLoggedURLPart), RequestID: requestID})
 		return pf.f, true
 	}
 	return Fault{}, false

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"maps"
+	"iter"
+	"reflect"
+	"slices"
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -18,20 +21,12 @@ import (
 // reference needs (a plugin's user_id, ...); omitted ids, timestamps and
 // secrets are generated.
 
-type fixtureDoc struct {
-	Users         []json.RawMessage `json:"users"`
-	Plugins       []json.RawMessage `json:"plugins"`
-	SecretKeys    []json.RawMessage `json:"secret_keys"`
-	Installations []json.RawMessage `json:"installations"`
-	Transcripts   []json.RawMessage `json:"transcripts"`
-	Webhooks      []json.RawMessage `json:"webhooks"`
-}
-
 type fixtureUser struct {
-	ID           int64  `json:"id"`
-	FirstName    string `json:"first_name"`
-	LastName     string `json:"last_name"`
-	EmailAddress string `json:"email_address"`
+	ID        int64  `json:"id"`
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+	// EmailAddress, when omitted, is generated from the id.
+	EmailAddress *string `json:"email_address"`
 	// DeveloperKey makes the user a developer; "" asks for a generated key.
 	DeveloperKey *string `json:"developer_key"`
 }
@@ -47,7 +42,7 @@ type fixturePlugin struct {
 	} `json:"permissions"`
 	Published        bool      `json:"published"`
 	Disabled         bool      `json:"disabled"`
-	CRMIntegrationID *int64    `json:"crm_integration_id"`
+	CRMIntegrationID *int64    `json:"crm_integration_id" null:"ok"`
 	LogoURI          string    `json:"logo_uri"`
 	CreatedOn        time.Time `json:"created_on"`
 	UpdatedOn        time.Time `json:"updated_on"`
@@ -64,7 +59,7 @@ type fixtureInstallation struct {
 	UserID    int64      `json:"user_id"`
 	CreatedOn time.Time  `json:"created_on"`
 	UpdatedOn time.Time  `json:"updated_on"`
-	DeletedOn *time.Time `json:"deleted_on"`
+	DeletedOn *time.Time `json:"deleted_on" null:"ok"`
 }
 
 type fixtureTranscript struct {
@@ -121,22 +116,18 @@ func fixtureError(path, format string, args ...any) error {
 
 // LoadFixtures adds the resources of the fixture document read from r
 // (CONTRACT §8) and returns them with their credentials. The document is
-// checked whole before anything is added: an unknown member, a bad value or
-// a dangling reference is an error naming the member, such as
-// "fixtures: plugins[0].user_id: no user with id 9", and leaves the server
-// as it was. Ids may not clash with resources already on the server.
-// Loading emits no events: fixtures are the state the server starts from.
+// checked whole before anything is added: an unknown member, a null where
+// the resource has none, a bad value or a dangling reference is an error
+// naming the member, such as "fixtures: plugins[0].user_id: no user with
+// id 9", and leaves the server as it was. Ids may not clash with resources
+// already on the server. Loading emits no events: fixtures are the state
+// the server starts from.
+//
+// The document is read as a stream, one resource at a time, so a file of a
+// million transcripts is never held whole in memory (docs/performance.md).
 func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return Fixtures{}, fmt.Errorf("fixtures: reading: %w", err)
-	}
-	var doc fixtureDoc
-	if err := strictUnmarshal(data, &doc); err != nil {
-		return Fixtures{}, fmt.Errorf("fixtures: %w", err)
-	}
 	var l fixtureLoad
-	if err := l.decode(&doc); err != nil {
+	if err := l.read(r); err != nil {
 		return Fixtures{}, err
 	}
 	s.st.mu.Lock()
@@ -149,50 +140,348 @@ func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
 
 // fixtureLoad is a decoded document on its way into the store.
 type fixtureLoad struct {
-	users         []fixtureUser
-	plugins       []fixturePlugin
-	secretKeys    []fixtureSecretKey
-	installations []fixtureInstallation
-	transcripts   []fixtureTranscript
-	webhooks      []fixtureWebhook
+	users         segments[fixtureUser]
+	plugins       segments[fixturePlugin]
+	secretKeys    segments[fixtureSecretKey]
+	installations segments[fixtureInstallation]
+	transcripts   segments[fixtureTranscript]
+	webhooks      segments[fixtureWebhook]
 
 	devKeys    []auth.DeveloperKey // per user; zero for a non-developer
 	keys       []auth.SecretKey    // per secret key
 	signingKey []webhook.Secret    // per webhook
 }
 
-func decodeSection[T any](name string, raws []json.RawMessage) ([]T, error) {
-	out := make([]T, len(raws))
-	for i, raw := range raws {
-		if err := strictUnmarshal(raw, &out[i]); err != nil {
-			if fe, ok := err.(*fieldError); ok {
-				return nil, fixtureError(fmt.Sprintf("%s[%d].%s", name, i, fe.Field), "%s", fe.Reason)
-			}
-			return nil, fixtureError(fmt.Sprintf("%s[%d]", name, i), "%v", err)
-		}
+// sections maps each section of the document to a decoder of its elements.
+func (l *fixtureLoad) sections() map[string]sectionFunc {
+	return map[string]sectionFunc{
+		"users":         sectionDecoder("users", &l.users),
+		"plugins":       sectionDecoder("plugins", &l.plugins),
+		"secret_keys":   sectionDecoder("secret_keys", &l.secretKeys),
+		"installations": sectionDecoder("installations", &l.installations),
+		"transcripts":   sectionDecoder("transcripts", &l.transcripts),
+		"webhooks":      sectionDecoder("webhooks", &l.webhooks),
 	}
-	return out, nil
 }
 
-func (l *fixtureLoad) decode(doc *fixtureDoc) error {
-	var err error
-	if l.users, err = decodeSection[fixtureUser]("users", doc.Users); err != nil {
-		return err
+// segments is a list that grows by fixed-size segments: appending never
+// copies what it holds, so a section of a million resources grows without
+// the transient double of a slice's reallocation.
+type segments[T any] struct {
+	segs [][]T
+	n    int
+}
+
+const segmentLen = 4096
+
+// next appends a zero element and returns it.
+func (l *segments[T]) next() *T {
+	if l.n%segmentLen == 0 {
+		l.segs = append(l.segs, make([]T, segmentLen))
 	}
-	if l.plugins, err = decodeSection[fixturePlugin]("plugins", doc.Plugins); err != nil {
-		return err
+	e := &l.segs[l.n/segmentLen][l.n%segmentLen]
+	l.n++
+	return e
+}
+
+func (l *segments[T]) len() int { return l.n }
+
+// all yields the elements in order with their index.
+func (l *segments[T]) all() iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		for i := range l.n {
+			if !yield(i, l.segs[i/segmentLen][i%segmentLen]) {
+				return
+			}
+		}
 	}
-	if l.secretKeys, err = decodeSection[fixtureSecretKey]("secret_keys", doc.SecretKeys); err != nil {
-		return err
+}
+
+// drain yields the elements like all, and lets go of each segment once
+// its elements are yielded, so that apply's copies replace the decoded
+// ones instead of adding to them. The list is empty afterwards.
+func (l *segments[T]) drain() iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		defer func() { l.segs, l.n = nil, 0 }()
+		for i := range l.n {
+			seg := l.segs[i/segmentLen]
+			if !yield(i, seg[i%segmentLen]) {
+				return
+			}
+			if (i+1)%segmentLen == 0 {
+				l.segs[i/segmentLen] = nil
+			}
+		}
 	}
-	if l.installations, err = decodeSection[fixtureInstallation]("installations", doc.Installations); err != nil {
-		return err
+}
+
+// sectionDecoder returns a function that checks and decodes one element of
+// section name, appending it to dst: one pass for the strict checks, one
+// json.Unmarshal, no copy of the element.
+func sectionDecoder[T any](name string, dst *segments[T]) sectionFunc {
+	sh := shapeOf(reflect.TypeFor[T]())
+	return sectionFunc{sh, func(raw []byte, checked bool) error {
+		i := dst.len()
+		var err error
+		if checked {
+			err = decodeChecked(raw, dst.next())
+		} else {
+			err = checkAndDecode(raw, sh, dst.next())
+		}
+		if err == nil {
+			return nil
+		}
+		if _, ok := errors.AsType[*json.SyntaxError](err); ok {
+			return fmt.Errorf("fixtures: not valid JSON in %s[%d]: %w", name, i, err)
+		}
+		return elementError(name, i, err)
+	}}
+}
+
+// sectionFunc decodes the elements of one section. decode's raw is one
+// element; checked says sh's strict checks have passed on it already.
+type sectionFunc struct {
+	sh     *shape
+	decode func(raw []byte, checked bool) error
+}
+
+// elementError names element i of section name in a decoding error.
+func elementError(name string, i int, err error) error {
+	if fe, ok := err.(*fieldError); ok {
+		return fixtureError(fmt.Sprintf("%s[%d].%s", name, i, fe.Field), "%s", fe.Reason)
 	}
-	if l.transcripts, err = decodeSection[fixtureTranscript]("transcripts", doc.Transcripts); err != nil {
-		return err
+	return fixtureError(fmt.Sprintf("%s[%d]", name, i), "%v", err)
+}
+
+// read decodes the document from r in one streaming pass: the document's
+// own object and arrays are followed here, and each resource is checked and
+// decoded by its section's decoder as soon as its bytes are read.
+func (l *fixtureLoad) read(r io.Reader) error {
+	js := &jsonStream{r: r, buf: make([]byte, 0, 64<<10)}
+	err := l.readDoc(js)
+	if js.err != nil {
+		return fmt.Errorf("fixtures: reading: %w", js.err)
 	}
-	l.webhooks, err = decodeSection[fixtureWebhook]("webhooks", doc.Webhooks)
 	return err
+}
+
+func (l *fixtureLoad) readDoc(js *jsonStream) error {
+	sections := l.sections()
+	seen := map[string]bool{}
+	c, ok := js.peek()
+	switch {
+	case !ok:
+		return errors.New("fixtures: not valid JSON: the document is empty")
+	case c != '{':
+		return errors.New("fixtures: the document must be a JSON object of sections (users, plugins, ...)")
+	}
+	js.pos++
+	for first := true; ; first = false {
+		c, ok = js.peek()
+		switch {
+		case !ok:
+			return errUnexpectedEnd
+		case c == '}' && first:
+			js.pos++
+			return js.end()
+		case c != '"':
+			return js.unexpected("a section name")
+		}
+		raw, err := js.value()
+		if err != nil {
+			return err
+		}
+		var name string
+		if err := json.Unmarshal(raw, &name); err != nil {
+			return fmt.Errorf("fixtures: not valid JSON: %w", err)
+		}
+		sec, known := sections[name]
+		switch {
+		case !known:
+			return fixtureError(name, "unknown member")
+		case seen[name]:
+			return fixtureError(name, "appears twice; give each section once")
+		}
+		seen[name] = true
+		if c, ok = js.peek(); !ok {
+			return errUnexpectedEnd
+		} else if c != ':' {
+			return js.unexpected("':'")
+		}
+		js.pos++
+		if err := js.array(name, sec); err != nil {
+			return err
+		}
+		c, ok = js.peek()
+		switch {
+		case !ok:
+			return errUnexpectedEnd
+		case c == ',':
+			js.pos++
+		case c == '}':
+			js.pos++
+			return js.end()
+		default:
+			return js.unexpected("',' or '}'")
+		}
+	}
+}
+
+var errUnexpectedEnd = errors.New("fixtures: not valid JSON: unexpected end of JSON input")
+
+// jsonStream reads a JSON document through a buffer that grows to hold the
+// largest single value, so memory follows the largest resource, not the
+// document.
+type jsonStream struct {
+	r   io.Reader
+	buf []byte
+	pos int
+	eof bool
+	err error // a read error other than io.EOF
+}
+
+// more reads more bytes, keeping buf[pos:]; false when there are none.
+func (js *jsonStream) more() bool {
+	if js.eof {
+		return false
+	}
+	n := copy(js.buf, js.buf[js.pos:])
+	js.buf, js.pos = js.buf[:n], 0
+	if len(js.buf) == cap(js.buf) {
+		js.buf = slices.Grow(js.buf, cap(js.buf))
+	}
+	for {
+		m, err := js.r.Read(js.buf[len(js.buf):cap(js.buf)])
+		js.buf = js.buf[:len(js.buf)+m]
+		if err != nil {
+			js.eof = true
+			if err != io.EOF {
+				js.err = err
+			}
+			return m > 0
+		}
+		if m > 0 {
+			return true
+		}
+	}
+}
+
+// peek returns the next byte that is not whitespace, without consuming it.
+func (js *jsonStream) peek() (byte, bool) {
+	for {
+		js.pos = skipSpace(js.buf, js.pos)
+		if js.pos < len(js.buf) {
+			return js.buf[js.pos], true
+		}
+		if !js.more() {
+			return 0, false
+		}
+	}
+}
+
+// value returns the bytes of the value at pos (after peek), valid until the
+// next read, and consumes them.
+func (js *jsonStream) value() ([]byte, error) {
+	for {
+		end, err := skipValue(js.buf, js.pos)
+		switch {
+		case err == nil:
+			v := js.buf[js.pos:end]
+			js.pos = end
+			return v, nil
+		case err == errShort && js.more():
+			continue
+		case err == errShort:
+			return nil, errUnexpectedEnd
+		}
+		return nil, js.unexpected("a value")
+	}
+}
+
+// element returns the bytes of the element at pos (after peek), valid
+// until the next read, walking them with sh's strict checks as it finds
+// their end: one pass does both. checked is false when the walk stopped at
+// bytes that are not JSON; the element is then delimited by structure
+// alone, and decoding it reports the syntax error.
+func (js *jsonStream) element(sh *shape) (raw []byte, checked bool, err error) {
+	if js.buf[js.pos] == 'n' { // null: check refuses it, naming the element
+		raw, err = js.value()
+		return raw, false, err
+	}
+	for {
+		end, err := sh.walk(js.buf, js.pos)
+		switch {
+		case err == nil:
+			raw := js.buf[js.pos:end]
+			js.pos = end
+			return raw, true, nil
+		case err == errShort && js.more():
+			continue
+		case err == errShort:
+			return nil, false, errUnexpectedEnd
+		case err == errMalformed:
+			raw, err := js.value()
+			return raw, false, err
+		}
+		return nil, false, err // a *fieldError
+	}
+}
+
+// array reads the array of section name, handing each element to sec.
+func (js *jsonStream) array(name string, sec sectionFunc) error {
+	c, ok := js.peek()
+	switch {
+	case !ok:
+		return errUnexpectedEnd
+	case c == 'n':
+		return fixtureError(name, "must be an array, not null")
+	case c != '[':
+		return fixtureError(name, "must be an array")
+	}
+	js.pos++
+	for i := 0; ; i++ {
+		if c, ok = js.peek(); !ok {
+			return errUnexpectedEnd
+		}
+		if c == ']' && i == 0 {
+			js.pos++
+			return nil
+		}
+		raw, checked, err := js.element(sec.sh)
+		if _, ok := err.(*fieldError); ok {
+			return elementError(name, i, err)
+		}
+		if err != nil {
+			return err
+		}
+		if err := sec.decode(raw, checked); err != nil {
+			return err
+		}
+		c, ok = js.peek()
+		switch {
+		case !ok:
+			return errUnexpectedEnd
+		case c == ',':
+			js.pos++
+		case c == ']':
+			js.pos++
+			return nil
+		default:
+			return js.unexpected("',' or ']'")
+		}
+	}
+}
+
+// end checks that nothing but whitespace follows the document.
+func (js *jsonStream) end() error {
+	if _, ok := js.peek(); ok {
+		return errors.New("fixtures: not valid JSON: unexpected data after the document")
+	}
+	return nil
+}
+
+func (js *jsonStream) unexpected(want string) error {
+	return fmt.Errorf("fixtures: not valid JSON: unexpected %q where %s belongs", js.buf[js.pos], want)
 }
 
 // idSet checks the explicit ids of one section: positive, unique in the
@@ -200,25 +489,26 @@ func (l *fixtureLoad) decode(doc *fixtureDoc) error {
 func idSet[T any](name string, ids []int64, existing *collection[T]) (map[int64]bool, error) {
 	seen := map[int64]bool{}
 	for i, id := range ids {
-		path := fmt.Sprintf("%s[%d].id", name, i)
+		path := func() string { return fmt.Sprintf("%s[%d].id", name, i) }
+		if err := checkChosenID(id); err != nil {
+			return nil, fixtureError(path(), "%v", err)
+		}
 		switch {
-		case id < 0:
-			return nil, fixtureError(path, "ids are positive, got %d", id)
 		case id == 0:
 			continue // generated
 		case seen[id]:
-			return nil, fixtureError(path, "id %d appears twice", id)
+			return nil, fixtureError(path(), "id %d appears twice", id)
 		case existing.taken(id):
-			return nil, fixtureError(path, "id %d is already taken on the server", id)
+			return nil, fixtureError(path(), "id %d is already taken on the server", id)
 		}
 		seen[id] = true
 	}
 	return seen, nil
 }
 
-func ids[T any](items []T, id func(T) int64) []int64 {
-	out := make([]int64, len(items))
-	for i, it := range items {
+func ids[T any](items *segments[T], id func(T) int64) []int64 {
+	out := make([]int64, items.len())
+	for i, it := range items.all() {
 		out[i] = id(it)
 	}
 	return out
@@ -227,14 +517,19 @@ func ids[T any](items []T, id func(T) int64) []int64 {
 // check validates the whole document against itself and the store (held
 // locked by the caller), without changing anything.
 func (l *fixtureLoad) check(st *store) error {
-	userIDs, err := idSet("users", ids(l.users, func(u fixtureUser) int64 { return u.ID }), &st.users)
+	userIDs, err := idSet("users", ids(&l.users, func(u fixtureUser) int64 { return u.ID }), &st.users)
 	if err != nil {
 		return err
 	}
 	developers := map[int64]bool{}
 	keyHashes := map[[32]byte]bool{}
-	l.devKeys = make([]auth.DeveloperKey, len(l.users))
-	for i, u := range l.users {
+	l.devKeys = make([]auth.DeveloperKey, l.users.len())
+	for i, u := range l.users.all() {
+		if u.EmailAddress != nil {
+			if err := validateEmail(*u.EmailAddress); err != nil {
+				return fixtureError(fmt.Sprintf("users[%d].email_address", i), "%v", err)
+			}
+		}
 		if u.DeveloperKey == nil {
 			continue
 		}
@@ -265,12 +560,12 @@ func (l *fixtureLoad) check(st *store) error {
 	userExists := func(id int64) bool { return userIDs[id] || st.users.taken(id) }
 	isDeveloper := func(id int64) bool { return developers[id] || (st.users.taken(id) && st.users.rows[id].developer) }
 
-	pluginIDs, err := idSet("plugins", ids(l.plugins, func(p fixturePlugin) int64 { return p.ID }), &st.plugins)
+	pluginIDs, err := idSet("plugins", ids(&l.plugins, func(p fixturePlugin) int64 { return p.ID }), &st.plugins)
 	if err != nil {
 		return err
 	}
 	pluginExists := func(id int64) bool { return pluginIDs[id] || st.plugins.taken(id) }
-	for i, p := range l.plugins {
+	for i, p := range l.plugins.all() {
 		path := fmt.Sprintf("plugins[%d]", i)
 		switch {
 		case p.UserID == 0:
@@ -286,11 +581,11 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 
-	if _, err := idSet("secret_keys", ids(l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }), &st.secretKeys); err != nil {
+	if _, err := idSet("secret_keys", ids(&l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }), &st.secretKeys); err != nil {
 		return err
 	}
-	l.keys = make([]auth.SecretKey, len(l.secretKeys))
-	for i, k := range l.secretKeys {
+	l.keys = make([]auth.SecretKey, l.secretKeys.len())
+	for i, k := range l.secretKeys.all() {
 		path := fmt.Sprintf("secret_keys[%d]", i)
 		if !pluginExists(k.PluginID) {
 			return fixtureError(path+".plugin_id", "no plugin with id %d", k.PluginID)
@@ -304,63 +599,63 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 
-	if _, err := idSet("installations", ids(l.installations, func(in fixtureInstallation) int64 { return in.ID }), &st.installs); err != nil {
+	if _, err := idSet("installations", ids(&l.installations, func(in fixtureInstallation) int64 { return in.ID }), &st.installs); err != nil {
 		return err
 	}
 	uuids := map[string]bool{}
 	type pair struct{ plugin, user int64 }
 	active := map[pair]bool{}
-	for i, in := range l.installations {
-		path := fmt.Sprintf("installations[%d]", i)
+	for i, in := range l.installations.all() {
+		path := func(member string) string { return fmt.Sprintf("installations[%d]%s", i, member) }
 		switch {
 		case !pluginExists(in.PluginID):
-			return fixtureError(path+".plugin_id", "no plugin with id %d", in.PluginID)
+			return fixtureError(path(".plugin_id"), "no plugin with id %d", in.PluginID)
 		case !userExists(in.UserID):
-			return fixtureError(path+".user_id", "no user with id %d", in.UserID)
+			return fixtureError(path(".user_id"), "no user with id %d", in.UserID)
 		}
 		if in.UUID != "" {
 			_, taken := st.uuids[in.UUID]
 			switch {
 			case !validUUID(in.UUID):
-				return fixtureError(path+".uuid", "%q is not a lower-case RFC 4122 uuid (8-4-4-4-12 hex digits)", in.UUID)
+				return fixtureError(path(".uuid"), "%q is not a lower-case RFC 4122 uuid (8-4-4-4-12 hex digits)", in.UUID)
 			case taken || uuids[in.UUID]:
-				return fixtureError(path+".uuid", "uuid %s appears twice", in.UUID)
+				return fixtureError(path(".uuid"), "uuid %s appears twice", in.UUID)
 			}
 			uuids[in.UUID] = true
 		}
 		if in.DeletedOn == nil {
 			k := pair{in.PluginID, in.UserID}
 			if _, dup := st.activeInstallationLocked(in.PluginID, in.UserID); dup || active[k] {
-				return fixtureError(path, "user %d already has plugin %d installed; set deleted_on on all but one", in.UserID, in.PluginID)
+				return fixtureError(path(""), "user %d already has plugin %d installed; set deleted_on on all but one", in.UserID, in.PluginID)
 			}
 			active[k] = true
 		}
 	}
 
-	if _, err := idSet("transcripts", ids(l.transcripts, func(t fixtureTranscript) int64 { return t.ID }), &st.transcripts); err != nil {
+	if _, err := idSet("transcripts", ids(&l.transcripts, func(t fixtureTranscript) int64 { return t.ID }), &st.transcripts); err != nil {
 		return err
 	}
-	for i, t := range l.transcripts {
-		path := fmt.Sprintf("transcripts[%d]", i)
+	for i, t := range l.transcripts.all() {
+		path := func(member string) string { return fmt.Sprintf("transcripts[%d]%s", i, member) }
 		switch {
 		case !userExists(t.UserID):
-			return fixtureError(path+".user_id", "no user with id %d", t.UserID)
-		case t.Job.ID < 0:
-			return fixtureError(path+".job.id", "ids are positive, got %d", t.Job.ID)
+			return fixtureError(path(".user_id"), "no user with id %d", t.UserID)
+		case checkChosenID(t.Job.ID) != nil:
+			return fixtureError(path(".job.id"), "%v", checkChosenID(t.Job.ID))
 		case t.Job.Lines < 0:
-			return fixtureError(path+".job.lines", "must be 0 or more, got %d", t.Job.Lines)
-		case t.Audio.ID < 0:
-			return fixtureError(path+".audio.id", "ids are positive, got %d", t.Audio.ID)
+			return fixtureError(path(".job.lines"), "must be 0 or more, got %d", t.Job.Lines)
+		case checkChosenID(t.Audio.ID) != nil:
+			return fixtureError(path(".audio.id"), "%v", checkChosenID(t.Audio.ID))
 		case t.Audio.LengthInSeconds < 0:
-			return fixtureError(path+".audio.length_in_seconds", "must be 0 or more, got %d", t.Audio.LengthInSeconds)
+			return fixtureError(path(".audio.length_in_seconds"), "must be 0 or more, got %d", t.Audio.LengthInSeconds)
 		}
 	}
 
-	if _, err := idSet("webhooks", ids(l.webhooks, func(w fixtureWebhook) int64 { return w.ID }), &st.webhooks); err != nil {
+	if _, err := idSet("webhooks", ids(&l.webhooks, func(w fixtureWebhook) int64 { return w.ID }), &st.webhooks); err != nil {
 		return err
 	}
-	l.signingKey = make([]webhook.Secret, len(l.webhooks))
-	for i, w := range l.webhooks {
+	l.signingKey = make([]webhook.Secret, l.webhooks.len())
+	for i, w := range l.webhooks.all() {
 		path := fmt.Sprintf("webhooks[%d]", i)
 		if !pluginExists(w.PluginID) {
 			return fixtureError(path+".plugin_id", "no plugin with id %d", w.PluginID)
@@ -413,23 +708,39 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 			*last = max(*last, id)
 		}
 	}
-	reserve(&st.users.last, ids(l.users, func(u fixtureUser) int64 { return u.ID }))
-	reserve(&st.plugins.last, ids(l.plugins, func(p fixturePlugin) int64 { return p.ID }))
-	reserve(&st.secretKeys.last, ids(l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }))
-	reserve(&st.installs.last, ids(l.installations, func(in fixtureInstallation) int64 { return in.ID }))
-	reserve(&st.transcripts.last, ids(l.transcripts, func(t fixtureTranscript) int64 { return t.ID }))
-	reserve(&st.webhooks.last, ids(l.webhooks, func(w fixtureWebhook) int64 { return w.ID }))
+	reserve(&st.users.last, ids(&l.users, func(u fixtureUser) int64 { return u.ID }))
+	reserve(&st.plugins.last, ids(&l.plugins, func(p fixturePlugin) int64 { return p.ID }))
+	reserve(&st.secretKeys.last, ids(&l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }))
+	reserve(&st.installs.last, ids(&l.installations, func(in fixtureInstallation) int64 { return in.ID }))
+	reserve(&st.transcripts.last, ids(&l.transcripts, func(t fixtureTranscript) int64 { return t.ID }))
+	reserve(&st.webhooks.last, ids(&l.webhooks, func(w fixtureWebhook) int64 { return w.ID }))
 
-	var out Fixtures
+	out := Fixtures{
+		Users:         make([]scribe.User, 0, l.users.len()),
+		Plugins:       make([]scribe.Plugin, 0, l.plugins.len()),
+		SecretKeys:    make([]SecretKey, 0, l.secretKeys.len()),
+		Installations: make([]scribe.PluginInstallation, 0, l.installations.len()),
+		Transcripts:   make([]scribe.Transcript, 0, l.transcripts.len()),
+		Webhooks:      make([]scribe.Webhook, 0, l.webhooks.len()),
+	}
 	fail := func(err error) (Fixtures, error) {
 		return Fixtures{}, fmt.Errorf("fixtures: a checked document failed to load (a bug in scribetest): %w", err)
 	}
-	for i, fu := range l.users {
+	for i, fu := range l.users.all() {
 		key := ""
 		if !l.devKeys[i].IsZero() {
 			key = l.devKeys[i].Reveal()
 		}
-		u, err := st.addUserLocked(scribe.User{ID: fu.ID, FirstName: fu.FirstName, LastName: fu.LastName, EmailAddress: fu.EmailAddress}, key)
+		id, email := fu.ID, ""
+		if fu.EmailAddress != nil {
+			email = *fu.EmailAddress
+		} else {
+			if id == 0 {
+				id = st.users.last + 1 // the id the store would assign
+			}
+			email = generatedEmail(id)
+		}
+		u, err := st.addUserLocked(scribe.User{ID: id, FirstName: fu.FirstName, LastName: fu.LastName, EmailAddress: email}, key)
 		if err != nil {
 			return fail(err)
 		}
@@ -438,14 +749,14 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 			out.Developers = append(out.Developers, Developer{User: u, Key: l.devKeys[i]})
 		}
 	}
-	for _, fp := range l.plugins {
+	for _, fp := range l.plugins.all() {
 		p, err := st.addPluginLocked(l.plugin(fp))
 		if err != nil {
 			return fail(err)
 		}
 		out.Plugins = append(out.Plugins, p)
 	}
-	for i, fk := range l.secretKeys {
+	for i, fk := range l.secretKeys.all() {
 		k, err := st.addSecretKeyLocked(scribe.PluginSecretKey{
 			ID: fk.ID, Description: fk.Description, Value: l.keys[i], PluginID: fk.PluginID,
 			CreatedOn: fk.CreatedOn.UTC(), UpdatedOn: fk.UpdatedOn.UTC(),
@@ -455,7 +766,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		}
 		out.SecretKeys = append(out.SecretKeys, SecretKey{PluginSecretKey: k, Key: l.keys[i]})
 	}
-	for _, fi := range l.installations {
+	for _, fi := range l.installations.drain() {
 		in, _, err := st.installLocked(scribe.PluginInstallation{
 			ID: fi.ID, UUID: fi.UUID, PluginID: fi.PluginID, UserID: fi.UserID,
 			CreatedOn: fi.CreatedOn.UTC(), UpdatedOn: fi.UpdatedOn.UTC(), DeletedOn: utcPtr(fi.DeletedOn),
@@ -465,18 +776,25 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		}
 		out.Installations = append(out.Installations, in)
 	}
-	for _, ft := range l.transcripts {
+	for _, ft := range l.transcripts.drain() {
 		t, _, err := st.addTranscriptLocked(scribe.Transcript{
 			ID: ft.ID, Headline: ft.Headline, Text: ft.Text, Type: ft.Type, CreatedOn: ft.CreatedOn.UTC(),
-			Metadata: maps.Clone(ft.Metadata), User: scribe.TranscriptUser{ID: ft.UserID}, Job: ft.Job,
+			Metadata: ft.Metadata, User: scribe.TranscriptUser{ID: ft.UserID}, Job: ft.Job,
 			Audio: scribe.TranscriptAudio{ID: ft.Audio.ID, LengthInSeconds: ft.Audio.LengthInSeconds, CreatedOn: ft.Audio.CreatedOn.UTC()},
 		})
 		if err != nil {
 			return fail(err)
 		}
+		// The store keeps a copy of the metadata; the decoded map is the
+		// caller's now, so the returned transcript takes it rather than a
+		// third copy (at a million transcripts the maps are most of the
+		// memory).
+		if ft.Metadata != nil {
+			t.Metadata = ft.Metadata
+		}
 		out.Transcripts = append(out.Transcripts, t)
 	}
-	for i, fw := range l.webhooks {
+	for i, fw := range l.webhooks.all() {
 		w, err := st.addWebhookLocked(scribe.Webhook{
 			ID: fw.ID, PluginID: fw.PluginID, URI: fw.URI, SigningSecret: l.signingKey[i],
 			CreatedOn: fw.CreatedOn.UTC(), UpdatedOn: fw.UpdatedOn.UTC(),

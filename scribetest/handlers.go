@@ -125,7 +125,8 @@ func (s *Server) getPlugin(c *call) result {
 }
 
 // createPluginBody is the body of POST /plugins. Pointers tell an omitted
-// (or null) member from an empty one.
+// member from an empty one; null is refused (400) except where tagged
+// `null:"ok"` (strict.go).
 type createPluginBody struct {
 	Name        *string `json:"name"`
 	Description string  `json:"description"`
@@ -134,7 +135,7 @@ type createPluginBody struct {
 		Transcript *scribe.Permission `json:"transcript"`
 	} `json:"permissions"`
 	LogoURI          string `json:"logo_uri"`
-	CRMIntegrationID *int64 `json:"crm_integration_id"`
+	CRMIntegrationID *int64 `json:"crm_integration_id" null:"ok"` // null: no CRM integration
 }
 
 // Lengths api/openapi.yaml sets on request members.
@@ -177,7 +178,7 @@ func (s *Server) createPlugin(c *call) result {
 	if err != nil { // the developer was authenticated a moment ago
 		return fail(newProblem(http.StatusInternalServerError, scribe.CodeInternalError, "creating the plugin failed; report the request id"))
 	}
-	return created(newPlugin)
+	return ok(newPlugin)
 }
 
 // validateRequestLengths checks the limits a request body has beyond the
@@ -212,7 +213,7 @@ func (s *Server) createSecretKey(c *call) result {
 	if err != nil {
 		return fail(newProblem(http.StatusInternalServerError, scribe.CodeInternalError, "creating the secret key failed; report the request id"))
 	}
-	return created(secretKeyWire(k.PluginSecretKey))
+	return ok(secretKeyWire(k.PluginSecretKey))
 }
 
 // newSecretKey creates a fresh ask_live_ key for a plugin.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -132,7 +133,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) 
 	var fp [32]byte
 	h.Sum(fp[:0])
 
-	k := idemKey{scope: c.caller.scope(), key: key}
+	k := idemKey{scope: c.caller.scope(), key: strings.Clone(key)} // not pinning the header line
 	replay, p := s.idem.begin(k, fp, s.clock.Now())
 	switch {
 	case p != nil:

@@ -23,8 +23,8 @@ func TestIdempotencyReplay(t *testing.T) {
 	e.clock.Advance(time.Minute) // a replay must not restamp anything
 	second, secondBody := e.do(t, rq)
 
-	if first.StatusCode != 201 || second.StatusCode != 201 {
-		t.Fatalf("statuses %d and %d, want 201 twice", first.StatusCode, second.StatusCode)
+	if first.StatusCode != 200 || second.StatusCode != 200 {
+		t.Fatalf("statuses %d and %d, want 200 twice", first.StatusCode, second.StatusCode)
 	}
 	if !bytes.Equal(firstBody, secondBody) {
 		t.Errorf("replayed body differs:\n%s\n%s", firstBody, secondBody)
@@ -48,7 +48,7 @@ func TestIdempotencyConflicts(t *testing.T) {
 	post := func(token, key, body string) (*http.Response, []byte) {
 		return e.do(t, req{method: "POST", path: "/plugins", token: token, body: body, header: map[string]string{"Idempotency-Key": key}})
 	}
-	if resp, _ := post(dev, "k", `{"name":"A"}`); resp.StatusCode != 201 {
+	if resp, _ := post(dev, "k", `{"name":"A"}`); resp.StatusCode != 200 {
 		t.Fatalf("first: %d", resp.StatusCode)
 	}
 
@@ -66,8 +66,8 @@ func TestIdempotencyConflicts(t *testing.T) {
 	})
 	t.Run("keys are scoped per developer", func(t *testing.T) {
 		resp, body := post(e.devB.Key.Reveal(), "k", `{"name":"B"}`)
-		if resp.StatusCode != 201 {
-			t.Fatalf("another developer's same key: %d %s, want 201", resp.StatusCode, body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("another developer's same key: %d %s, want 200", resp.StatusCode, body)
 		}
 	})
 	t.Run("a key is forgotten after 24 hours", func(t *testing.T) {
@@ -81,8 +81,8 @@ func TestIdempotencyConflicts(t *testing.T) {
 		}
 		e.clock.Advance(time.Second)
 		before := pluginCount(e)
-		if resp, _ := e.do(t, rq); resp.StatusCode != 201 || resp.Header.Get("Idempotent-Replayed") != "" {
-			t.Fatalf("after 24 hours: %d, replayed %q; want a fresh 201", resp.StatusCode, resp.Header.Get("Idempotent-Replayed"))
+		if resp, _ := e.do(t, rq); resp.StatusCode != 200 || resp.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("after 24 hours: %d, replayed %q; want a fresh 200", resp.StatusCode, resp.Header.Get("Idempotent-Replayed"))
 		}
 		if pluginCount(e) != before+1 {
 			t.Error("after 24 hours the work was not done again")
@@ -127,7 +127,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case resp.StatusCode == 201:
+			case resp.StatusCode == 200:
 				created = append(created, body)
 			case resp.StatusCode == 409 && problemOf(t, resp, body).Code == "idempotency_key_in_use":
 				inUse++
@@ -143,7 +143,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 	}
 	for _, b := range created[1:] {
 		if !bytes.Equal(b, created[0]) {
-			t.Errorf("two 201 bodies differ:\n%s\n%s", created[0], b)
+			t.Errorf("two 200 bodies differ:\n%s\n%s", created[0], b)
 		}
 	}
 	if len(created)+inUse != n {

@@ -77,8 +77,61 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 			info.status = sw.status
 			s.log.add(r, info, at)
 		}()
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))
+		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+		if p := checkRequestSize(r); p != nil {
+			writeProblem(sw, r, p)
+			return
+		}
+		next.ServeHTTP(sw, r)
 	})
+}
+
+// Limits on the request head, checked before anything else looks at the
+// request (docs/server.md, "Hostile requests"). They sit well below the
+// http.Server's MaxHeaderBytes (maxHeadBytes), so that what exceeds them is
+// answered here, as problem+json, and not by net/http's plain-text 431.
+const (
+	// maxURLBytes bounds the request target (path and query): the 8000
+	// octets RFC 9110 §4.1 asks every server to support, rounded up.
+	maxURLBytes = 8 << 10
+	// maxHeaderBytes bounds the header fields, names and values together:
+	// room for an 8 KiB installation JWT (CONTRACT §4) several times over.
+	maxHeaderBytes = 32 << 10
+	// maxHeadBytes is the http.Server's MaxHeaderBytes: net/http answers a
+	// head larger than this (plus its 4 KiB of slack) with its own
+	// plain-text 431 before any handler runs, and closes the connection.
+	maxHeadBytes = 1 << 20
+)
+
+// Problem codes of the two head limits; the service adds them to the codes
+// of CONTRACT §5 ("new codes may be added").
+const (
+	codeURITooLong      = "uri_too_long"
+	codeHeadersTooLarge = "headers_too_large"
+)
+
+// checkRequestSize answers 414 for a request target over maxURLBytes and 431
+// for header fields over maxHeaderBytes.
+func checkRequestSize(r *http.Request) *problem {
+	target := len(r.RequestURI)
+	if target == 0 { // a request built in a test, not read from the wire
+		target = len(r.URL.RequestURI())
+	}
+	if target > maxURLBytes {
+		return newProblem(http.StatusRequestURITooLong, codeURITooLong,
+			fmt.Sprintf("the request target (path and query) is %d bytes; at most %d are accepted", target, maxURLBytes))
+	}
+	n := len(r.Host)
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + len(": \r\n")
+		}
+	}
+	if n > maxHeaderBytes {
+		return newProblem(http.StatusRequestHeaderFieldsTooLarge, codeHeadersTooLarge,
+			fmt.Sprintf("the header fields are %d bytes; at most %d are accepted", n, maxHeaderBytes))
+	}
+	return nil
 }
 
 // recoverer turns a panic into a 500 internal_error problem, so that even a

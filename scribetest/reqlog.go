@@ -2,12 +2,17 @@ package scribetest
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Request is one request the server answered, as its request log keeps it.
-// It holds no credential.
+// It holds no credential. Every field is bounded, so that the log stays
+// small whatever clients send: Method is cut to 32 bytes, Path and Query to
+// 512 bytes each, IdempotencyKey to its limit of 255; a cut value ends with
+// TruncatedMarker.
 type Request struct {
 	// Time is when the request arrived, by the server's clock.
 	Time time.Time
@@ -39,13 +44,39 @@ type requestLog struct {
 
 func newRequestLog() *requestLog { return &requestLog{} }
 
+// Bounds of the fields the request log and the fault record keep per
+// request: their worst case, times maxRecords, is a few megabytes.
+const (
+	maxLoggedMethod  = 32
+	maxLoggedURLPart = 512
+)
+
+// TruncatedMarker ends a value the server kept cut short (see Request).
+const TruncatedMarker = "…[truncated]"
+
+// truncate returns a copy of s if it has at most n bytes, else of its
+// longest prefix of at most n bytes that ends on a UTF-8 boundary, followed
+// by TruncatedMarker. It always copies: the request's method, path and query
+// are substrings of its request line, and keeping even "GET" as such would
+// pin the whole line, however long, for as long as the record lives.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.Clone(s[:cut]) + TruncatedMarker
+}
+
 func (l *requestLog) add(r *http.Request, info *reqInfo, at time.Time) {
 	rec := Request{
 		Time:           at,
-		Method:         r.Method,
-		Path:           r.URL.Path,
-		Query:          r.URL.RawQuery,
-		IdempotencyKey: r.Header.Get("Idempotency-Key"),
+		Method:         truncate(r.Method, maxLoggedMethod),
+		Path:           truncate(r.URL.Path, maxLoggedURLPart),
+		Query:          truncate(r.URL.RawQuery, maxLoggedURLPart),
+		IdempotencyKey: truncate(r.Header.Get("Idempotency-Key"), maxIdempotencyKey),
 		RequestID:      info.id,
 		Status:         info.status,
 		Code:           info.code,

@@ -34,9 +34,9 @@ type result struct {
 	p      *problem
 }
 
-func ok(body any) result      { return result{status: http.StatusOK, body: body} }
-func created(body any) result { return result{status: http.StatusCreated, body: body} }
-func fail(p *problem) result  { return result{p: p} }
+// ok is every success: the contract answers 200, creates included.
+func ok(body any) result     { return result{status: http.StatusOK, body: body} }
+func fail(p *problem) result { return result{p: p} }
 
 // pageQuery is the query a list operation takes.
 var pageQuery = []string{"limit", "after_id"}

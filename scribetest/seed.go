@@ -10,7 +10,10 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// UserParams describes a user to create. A zero ID asks for a fresh one.
+// UserParams describes a user to create. A zero ID asks for a fresh one; a
+// chosen one is at most 2^53-1, as for every resource (docs/server.md). An
+// empty EmailAddress is generated as "user<id>@example.com"; a given one
+// must be a bare e-mail address, as the document's format: email says.
 type UserParams struct {
 	// ID is the user's id; zero asks for the next free one, and an id
 	// already taken is an error wrapping ErrConflict.
@@ -104,19 +107,53 @@ func userFrom(p UserParams) scribe.User {
 	return scribe.User{ID: p.ID, FirstName: p.FirstName, LastName: p.LastName, EmailAddress: p.EmailAddress}
 }
 
-// CreateUser creates a platform user (one who installs plugins and owns
-// transcripts).
-func (s *Server) CreateUser(p UserParams) (scribe.User, error) {
-	return s.st.addUser(userFrom(p), "")
+// chosenID checks an id a seeding call was given (0: assign one).
+func chosenID(call, field string, id int64) error {
+	if err := checkChosenID(id); err != nil {
+		return fmt.Errorf("scribetest: %s: %s %w", call, field, err)
+	}
+	return nil
 }
 
-// CreateDeveloper creates a user with a fresh developer key.
+// CreateUser creates a platform user (one who installs plugins and owns
+// transcripts). A chosen ID is at most 2^53-1; an EmailAddress must be a
+// bare e-mail address, and an empty one is generated from the id
+// ("user<id>@example.com").
+func (s *Server) CreateUser(p UserParams) (scribe.User, error) {
+	return s.addUser("CreateUser", p, "")
+}
+
+// addUser checks p and adds the user, a developer when devKey is not empty.
+func (s *Server) addUser(call string, p UserParams, devKey string) (scribe.User, error) {
+	if err := chosenID(call, "ID", p.ID); err != nil {
+		return scribe.User{}, err
+	}
+	u := userFrom(p)
+	if u.EmailAddress != "" {
+		if err := validateEmail(u.EmailAddress); err != nil {
+			return scribe.User{}, fmt.Errorf("scribetest: %s: EmailAddress %w", call, err)
+		}
+		return s.st.addUser(u, devKey)
+	}
+	// The generated address names the id, so the id is settled under the
+	// same lock as the insert.
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	if u.ID == 0 {
+		u.ID = s.st.users.last + 1 // the id the store would assign
+	}
+	u.EmailAddress = generatedEmail(u.ID)
+	return s.st.addUserLocked(u, devKey)
+}
+
+// CreateDeveloper creates a user with a fresh developer key; p is checked
+// as by CreateUser.
 func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
 	key, err := auth.NewDeveloperKey()
 	if err != nil {
 		return Developer{}, err
 	}
-	u, err := s.st.addUser(userFrom(p), key.Reveal())
+	u, err := s.addUser("CreateDeveloper", p, key.Reveal())
 	if err != nil {
 		return Developer{}, err
 	}
@@ -130,6 +167,9 @@ func (s *Server) Users() []scribe.User { return s.st.allUsers() }
 // what POST /plugins checks (a name of 1 to 100 characters, permissions
 // "none" or "read", an http(s) logo URI).
 func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin, error) {
+	if err := chosenID("CreatePlugin", "ID", p.ID); err != nil {
+		return scribe.Plugin{}, err
+	}
 	pl := scribe.Plugin{
 		ID:               p.ID,
 		Name:             p.Name,
@@ -208,6 +248,14 @@ func (s *Server) Installations(pluginID int64) []scribe.PluginInstallation {
 // transcript.created to the plugins with transcript permission the user has
 // installed.
 func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Transcript, error) {
+	for _, c := range []struct {
+		field string
+		id    int64
+	}{{"ID", p.ID}, {"Job.ID", p.Job.ID}, {"Audio.ID", p.Audio.ID}} {
+		if err := chosenID("CreateTranscript", c.field, c.id); err != nil {
+			return scribe.Transcript{}, err
+		}
+	}
 	meta, err := encodeMetadata(p.Metadata)
 	if err != nil {
 		return scribe.Transcript{}, err

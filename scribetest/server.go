@@ -206,6 +206,7 @@ func (s *Server) Start() error {
 	s.hs = &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    maxHeadBytes, // above the 414/431 limits of checkRequestSize
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	s.url = "http://" + ln.Addr().String() + s.basePath

@@ -42,6 +42,10 @@ func TestRules(t *testing.T) {
 		{"POST-only path lists POST in Allow", req{method: "GET", path: p("/plugins/%d/secret_keys", e.plugin.ID), token: dev}, 405, scribe.CodeMethodNotAllowed, map[string]string{"Allow": "POST"}},
 		{"405 comes before authentication", req{method: "PUT", path: "/transcripts/1"}, 405, scribe.CodeMethodNotAllowed, map[string]string{"Allow": "GET, HEAD"}},
 
+		// Head limits (docs/server.md, "Hostile requests"): answered before authentication.
+		{"a request target over 8 KiB is 414", req{method: "GET", path: "/transcripts?x=" + strings.Repeat("a", 8<<10), token: jwt}, 414, "uri_too_long", nil},
+		{"header fields over 32 KiB are 431", req{method: "GET", path: "/transcripts", token: jwt, header: map[string]string{"X-Filler": strings.Repeat("a", 32<<10)}}, 431, "headers_too_large", nil},
+
 		// Authentication (RFC 6750 challenges).
 		{"no Authorization header", req{method: "GET", path: "/transcripts"}, 401, scribe.CodeMissingToken, map[string]string{"WWW-Authenticate": "Bearer"}},
 		{"Basic scheme counts as no token", req{method: "GET", path: "/transcripts", header: map[string]string{"Authorization": "Basic YTpi"}}, 401, scribe.CodeMissingToken, map[string]string{"WWW-Authenticate": "Bearer"}},
@@ -77,6 +81,10 @@ func TestRules(t *testing.T) {
 		{"id zero", req{method: "GET", path: "/plugins/0", token: dev}, 400, scribe.CodeInvalidParameter, nil},
 		{"id negative", req{method: "GET", path: "/plugins/-1", token: dev}, 400, scribe.CodeInvalidParameter, nil},
 		{"id beyond int64", req{method: "GET", path: "/plugins/9223372036854775808", token: dev}, 400, scribe.CodeInvalidParameter, nil},
+		{"transcript id beyond int64", req{method: "GET", path: "/transcripts/9223372036854775808", token: jwt}, 400, scribe.CodeInvalidParameter, nil},
+		{"secret key path id beyond int64", req{method: "POST", path: "/plugins/99999999999999999999/secret_keys", token: dev}, 400, scribe.CodeInvalidParameter, nil},
+		{"id at int64's maximum is just absent", req{method: "GET", path: "/plugins/9223372036854775807", token: dev}, 404, scribe.CodeNotFound, nil},
+		{"transcript id at int64's maximum is just absent", req{method: "GET", path: "/transcripts/9223372036854775807", token: jwt}, 404, scribe.CodeNotFound, nil},
 
 		// Pagination parameters.
 		{"limit 1", req{method: "GET", path: "/transcripts?limit=1", token: jwt}, 200, "", nil},
@@ -90,14 +98,17 @@ func TestRules(t *testing.T) {
 		{"after_id negative", req{method: "GET", path: "/transcripts?after_id=-1", token: jwt}, 400, scribe.CodeInvalidParameter, nil},
 		{"after_id fractional", req{method: "GET", path: "/transcripts?after_id=1.5", token: jwt}, 400, scribe.CodeInvalidParameter, nil},
 		{"after_id 0", req{method: "GET", path: "/transcripts?after_id=0", token: jwt}, 200, "", nil},
+		{"after_id at int64's maximum", req{method: "GET", path: "/plugins?after_id=9223372036854775807", token: dev}, 200, "", nil},
+		{"after_id beyond int64", req{method: "GET", path: "/transcripts?after_id=9223372036854775808", token: jwt}, 400, scribe.CodeInvalidParameter, nil},
+		{"after_id far beyond int64", req{method: "GET", path: "/plugins?after_id=" + strings.Repeat("9", 40), token: dev}, 400, scribe.CodeInvalidParameter, nil},
 		{"unknown query parameter is ignored", req{method: "GET", path: "/users/me?verbose=1", token: jwt}, 200, "", nil},
 
 		// Bodies.
-		{"create a plugin", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"New"}`}, 201, "", nil},
+		{"create a plugin", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"New"}`}, 200, "", nil},
 		{"Content-Type text/plain", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x"}`, header: map[string]string{"Content-Type": "text/plain"}}, 415, scribe.CodeUnsupportedMediaType, nil},
 		{"body without Content-Type", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x"}`, header: map[string]string{"Content-Type": ""}}, 415, scribe.CodeUnsupportedMediaType, nil},
 		{"charset other than utf-8", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x"}`, header: map[string]string{"Content-Type": "application/json; charset=latin1"}}, 415, scribe.CodeUnsupportedMediaType, nil},
-		{"charset utf-8 is fine", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x"}`, header: map[string]string{"Content-Type": "application/json; charset=UTF-8"}}, 201, "", nil},
+		{"charset utf-8 is fine", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x"}`, header: map[string]string{"Content-Type": "application/json; charset=UTF-8"}}, 200, "", nil},
 		{"body over 1 MiB", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x","description":"` + strings.Repeat("a", 1<<20) + `"}`}, 413, scribe.CodeRequestTooLarge, nil},
 		{"body not JSON", req{method: "POST", path: "/plugins", token: dev, body: `name=x`}, 400, scribe.CodeValidationFailed, nil},
 		{"body a JSON array", req{method: "POST", path: "/plugins", token: dev, body: `[{"name":"x"}]`}, 400, scribe.CodeValidationFailed, nil},
@@ -108,19 +119,19 @@ func TestRules(t *testing.T) {
 		{"name missing", req{method: "POST", path: "/plugins", token: dev, body: `{}`}, 400, scribe.CodeValidationFailed, nil},
 		{"empty body is a missing name", req{method: "POST", path: "/plugins", token: dev, header: map[string]string{"Content-Type": "application/json"}}, 400, scribe.CodeValidationFailed, nil},
 		{"name empty", req{method: "POST", path: "/plugins", token: dev, body: `{"name":""}`}, 400, scribe.CodeValidationFailed, nil},
-		{"name of 100 characters", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"` + strings.Repeat("é", 100) + `"}`}, 201, "", nil},
+		{"name of 100 characters", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"` + strings.Repeat("é", 100) + `"}`}, 200, "", nil},
 		{"name of 101 characters", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"` + strings.Repeat("a", 101) + `"}`}, 400, scribe.CodeValidationFailed, nil},
 		{"name of the wrong type", req{method: "POST", path: "/plugins", token: dev, body: `{"name":5}`}, 400, scribe.CodeValidationFailed, nil},
 		{"permission not none or read", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x","permissions":{"user":"write"}}`}, 400, scribe.CodeValidationFailed, nil},
 		{"logo_uri not http", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x","logo_uri":"ftp://x/y.png"}`}, 400, scribe.CodeValidationFailed, nil},
 		{"crm_integration_id zero", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x","crm_integration_id":0}`}, 400, scribe.CodeValidationFailed, nil},
 		{"description over 1000 characters", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"x","description":"` + strings.Repeat("a", 1001) + `"}`}, 400, scribe.CodeValidationFailed, nil},
-		{"secret key with an empty body", req{method: "POST", path: p("/plugins/%d/secret_keys", e.plugin.ID), token: dev}, 201, "", nil},
-		{"secret key with a description", req{method: "POST", path: p("/plugins/%d/secret_keys", e.plugin.ID), token: dev, body: `{"description":"rotation"}`}, 201, "", nil},
+		{"secret key with an empty body", req{method: "POST", path: p("/plugins/%d/secret_keys", e.plugin.ID), token: dev}, 200, "", nil},
+		{"secret key with a description", req{method: "POST", path: p("/plugins/%d/secret_keys", e.plugin.ID), token: dev, body: `{"description":"rotation"}`}, 200, "", nil},
 		{"secret key with an unknown member", req{method: "POST", path: p("/plugins/%d/secret_keys", e.plugin.ID), token: dev, body: `{"value":"ask_live_mine"}`}, 400, scribe.CodeValidationFailed, nil},
 
 		// Idempotency-Key limits.
-		{"Idempotency-Key of 255 characters", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"k"}`, header: map[string]string{"Idempotency-Key": strings.Repeat("k", 255)}}, 201, "", nil},
+		{"Idempotency-Key of 255 characters", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"k"}`, header: map[string]string{"Idempotency-Key": strings.Repeat("k", 255)}}, 200, "", nil},
 		{"Idempotency-Key of 256 characters", req{method: "POST", path: "/plugins", token: dev, body: `{"name":"k"}`, header: map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}}, 400, scribe.CodeInvalidParameter, nil},
 	}
 	for _, tt := range tests {
@@ -210,7 +221,7 @@ func TestResponses(t *testing.T) {
 	})
 	t.Run("POST /plugins creates an unpublished, enabled plugin with none/none", func(t *testing.T) {
 		resp, body := e.do(t, req{method: "POST", path: "/plugins", token: dev, body: `{"name":"Fresh","description":"d","logo_uri":"https://x.example/l.png"}`})
-		if resp.StatusCode != 201 {
+		if resp.StatusCode != 200 {
 			t.Fatalf("status %d: %s", resp.StatusCode, body)
 		}
 		got := decode[scribe.Plugin](t, body)

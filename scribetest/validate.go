@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/mail"
 	"net/url"
 	"unicode/utf8"
 
@@ -18,6 +19,25 @@ type fieldError struct {
 }
 
 func (e *fieldError) Error() string { return e.Field + ": " + e.Reason }
+
+// maxChosenID is the largest id a caller may choose for a new resource, in
+// fixtures or a seeding call: 2^53-1, the largest integer a JSON reader
+// that reads numbers as doubles (JavaScript's, jq) keeps exact. Ids the
+// server assigns follow the largest one taken, so they stay far from the
+// top of int64: reaching it would take 2^63-2^53 creations. An id near
+// math.MaxInt64 would make the next assigned id wrap to a negative one.
+const maxChosenID = 1<<53 - 1
+
+// checkChosenID checks an id a caller chose (0 asks for an assigned one).
+func checkChosenID(id int64) error {
+	switch {
+	case id < 0:
+		return fmt.Errorf("ids are positive, got %d", id)
+	case id > maxChosenID:
+		return fmt.Errorf("must be at most %d (2^53-1), got %d", int64(maxChosenID), id)
+	}
+	return nil
+}
 
 // maxPluginName is the longest plugin name, in characters (CONTRACT §2).
 const maxPluginName = 100
@@ -50,6 +70,33 @@ func validatePermission(field string, p scribe.Permission) error {
 	}
 	return nil
 }
+
+// maxEmail is the longest e-mail address (RFC 5321 §4.5.3.1.3's path of
+// 256 octets, less its angle brackets).
+const maxEmail = 254
+
+// validateEmail checks an email_address against the document's format:
+// email: a bare addr-spec (RFC 5322, as net/mail parses it) of printable
+// ASCII, such as ada@example.com; no display name, no angle brackets, not
+// empty.
+func validateEmail(s string) error {
+	if len(s) > maxEmail {
+		return fmt.Errorf("must be an e-mail address of at most %d characters, got %d", maxEmail, len(s))
+	}
+	for i := range len(s) {
+		if c := s[i]; c <= ' ' || c > '~' {
+			return fmt.Errorf("must be an e-mail address such as ada@example.com (printable ASCII, no spaces), got %q", s)
+		}
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name != "" || a.Address != s {
+		return fmt.Errorf("must be an e-mail address such as ada@example.com, got %q", s)
+	}
+	return nil
+}
+
+// generatedEmail is the address of a user created without one.
+func generatedEmail(id int64) string { return fmt.Sprintf("user%d@example.com", id) }
 
 // validateHTTPURL accepts an absolute http or https URL with a host.
 func validateHTTPURL(s string) error {

@@ -1,0 +1,120 @@
+package scribetest_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/scribehq/scribe-go/scribetest"
+)
+
+// streamDoc is a fixture document of n transcripts, larger than the
+// loader's 64 KiB read buffer once n passes a few hundred; extra goes into
+// the last transcript.
+func streamDoc(n int, extra string) string {
+	var b strings.Builder
+	b.WriteString(`{"users": [{"id": 1}], "transcripts": [`)
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(",\n")
+		}
+		more := ""
+		if i == n {
+			more = extra
+		}
+		fmt.Fprintf(&b, `{"id": %d, "user_id": 1, "headline": "h\"%d\\", "text": "%s", "metadata": {"k": [1, {"x": "}"}]}, "job": {"lines": %d}%s}`,
+			i, i, strings.Repeat("é", i%50), i%7, more)
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// TestFixtureStreamBoundaries: the loader reads the document in chunks;
+// whatever the chunks (one byte at a time, or the reader's own sizes), it
+// loads the same resources, and finds an error in the last resource with
+// the same message.
+func TestFixtureStreamBoundaries(t *testing.T) {
+	t.Parallel()
+	doc := streamDoc(3000, "")
+	if len(doc) < 3*64<<10 {
+		t.Fatalf("the document is %d bytes, want several read buffers", len(doc))
+	}
+	clock := scribetest.NewFakeClock(t0)
+	whole := scribetest.NewTestServer(t, scribetest.WithClock(clock))
+	want, err := whole.LoadFixtures(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytewise := scribetest.NewTestServer(t, scribetest.WithClock(clock))
+	got, err := bytewise.LoadFixtures(iotest.OneByteReader(strings.NewReader(doc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Transcripts) != 3000 || got.Transcripts[2999].Headline != `h"3000\` {
+		t.Fatalf("loaded %d transcripts, the last with headline %q", len(got.Transcripts), got.Transcripts[len(got.Transcripts)-1].Headline)
+	}
+	if diff := cmp.Diff(want.Transcripts, got.Transcripts); diff != "" {
+		t.Errorf("byte by byte, the transcripts differ (-whole +bytewise):\n%s", diff)
+	}
+
+	for _, tt := range []struct{ extra, want string }{
+		{`, "jobb": 1`, "fixtures: transcripts[2999].jobb: unknown member"},
+		{`, "audio": {"length_in_seconds": 1, "format": "mp3"}`, "fixtures: transcripts[2999].audio.format: unknown member"},
+		{`, "type": null`, "fixtures: transcripts[2999].type: must be a string, not null"},
+		{`, "type": 5`, "fixtures: transcripts[2999].type: must be a string, got number"},
+	} {
+		s := scribetest.NewTestServer(t)
+		_, err := s.LoadFixtures(iotest.HalfReader(strings.NewReader(streamDoc(3000, tt.extra))))
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("with %s: error %v, want one beginning %q", tt.extra, err, tt.want)
+		}
+		if n := len(s.Users()); n != 0 {
+			t.Errorf("with %s: a refused document left %d users", tt.extra, n)
+		}
+	}
+}
+
+// TestFixtureMalformedDocuments: a document that is not JSON, or not the
+// fixture document's shape, is refused with what is wrong and where.
+func TestFixtureMalformedDocuments(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ doc, want string }{
+		{``, "fixtures: not valid JSON: the document is empty"},
+		{`   `, "fixtures: not valid JSON: the document is empty"},
+		{`[]`, "fixtures: the document must be a JSON object"},
+		{`{"users": [`, "fixtures: not valid JSON: unexpected end of JSON input"},
+		{`{"users": [{"id": 1}`, "fixtures: not valid JSON: unexpected end of JSON input"},
+		{`{"users": [{"id": 1}] `, "fixtures: not valid JSON: unexpected end of JSON input"},
+		{`{"users": [{"id": 1} {"id": 2}]}`, `fixtures: not valid JSON: unexpected '{' where ',' or ']' belongs`},
+		{`{"users": [{"id": 1}]} {}`, "fixtures: not valid JSON: unexpected data after the document"},
+		{`{"users": [{"id": 1,}]}`, "fixtures: not valid JSON in users[0]: invalid character '}'"},
+		{`{"users": [{"id": 01}]}`, "fixtures: not valid JSON in users[0]: invalid character '1'"},
+		{`{"users": [{"id": tru}]}`, "fixtures: not valid JSON in users[0]: invalid character '}'"},
+		{`{"users": {}}`, "fixtures: users: must be an array"},
+		{`{"users": [], "users": []}`, "fixtures: users: appears twice"},
+		{`{"users" [] }`, `fixtures: not valid JSON: unexpected '[' where ':' belongs`},
+		{`{"us\u0065rs": [{"id": 5}]}`, ""},
+		{`{"users": [{"first_n\u0061me": "A", "firstname": "B"}]}`, "fixtures: users[0].firstname: unknown member"},
+		{`{"users": [5]}`, "fixtures: users[0]: must be an object, got number"},
+	}
+	for _, tt := range tests {
+		s := scribetest.NewTestServer(t)
+		_, err := s.LoadFixtures(strings.NewReader(tt.doc))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v, want it loaded", tt.doc, err)
+		case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+			t.Errorf("%s: error %v, want one beginning %q", tt.doc, err, tt.want)
+		}
+	}
+	s := scribetest.NewTestServer(t)
+	broken := errors.New("disk on fire")
+	_, err := s.LoadFixtures(iotest.TimeoutReader(iotest.ErrReader(broken)))
+	if !errors.Is(err, broken) || !strings.HasPrefix(err.Error(), "fixtures: reading: ") {
+		t.Errorf("a failing reader: %v, want fixtures: reading: wrapping its error", err)
+	}
+}
