@@ -228,6 +228,36 @@ func (e GatewayTimeoutStatus) Valid() bool {
 	}
 }
 
+// Defines values for HeaderFieldsTooLargeCode.
+const (
+	HeaderFieldsTooLargeCodeHeadersTooLarge HeaderFieldsTooLargeCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the HeaderFieldsTooLargeCode enum.
+func (e HeaderFieldsTooLargeCode) Valid() bool {
+	switch e {
+	case HeaderFieldsTooLargeCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HeaderFieldsTooLargeStatus.
+const (
+	HeaderFieldsTooLargeStatusN431 HeaderFieldsTooLargeStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the HeaderFieldsTooLargeStatus enum.
+func (e HeaderFieldsTooLargeStatus) Valid() bool {
+	switch e {
+	case HeaderFieldsTooLargeStatusN431:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InternalErrorCode.
 const (
 	InternalErrorCodeInternalError InternalErrorCode = "internal_error"
@@ -342,6 +372,36 @@ const (
 func (e TooManyRequestsStatus) Valid() bool {
 	switch e {
 	case TooManyRequestsStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for URITooLongCode.
+const (
+	URITooLongCodeUriTooLong URITooLongCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the URITooLongCode enum.
+func (e URITooLongCode) Valid() bool {
+	switch e {
+	case URITooLongCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for URITooLongStatus.
+const (
+	URITooLongStatusN414 URITooLongStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the URITooLongStatus enum.
+func (e URITooLongStatus) Valid() bool {
+	switch e {
+	case URITooLongStatusN414:
 		return true
 	default:
 		return false
@@ -525,6 +585,36 @@ func (e ListPlugins403ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool
 	}
 }
 
+// Defines values for ListPlugins414ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	ListPlugins414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong ListPlugins414ApplicationProblemPlusJSONResponseBodyCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the ListPlugins414ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e ListPlugins414ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case ListPlugins414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPlugins414ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	ListPlugins414ApplicationProblemPlusJSONResponseBodyStatusN414 ListPlugins414ApplicationProblemPlusJSONResponseBodyStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the ListPlugins414ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e ListPlugins414ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case ListPlugins414ApplicationProblemPlusJSONResponseBodyStatusN414:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListPlugins429ApplicationProblemPlusJSONResponseBodyCode.
 const (
 	ListPlugins429ApplicationProblemPlusJSONResponseBodyCodeRateLimited ListPlugins429ApplicationProblemPlusJSONResponseBodyCode = "rate_limited"
@@ -549,6 +639,36 @@ const (
 func (e ListPlugins429ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	switch e {
 	case ListPlugins429ApplicationProblemPlusJSONResponseBodyStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPlugins431ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	ListPlugins431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge ListPlugins431ApplicationProblemPlusJSONResponseBodyCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the ListPlugins431ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e ListPlugins431ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case ListPlugins431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPlugins431ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	ListPlugins431ApplicationProblemPlusJSONResponseBodyStatusN431 ListPlugins431ApplicationProblemPlusJSONResponseBodyStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the ListPlugins431ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e ListPlugins431ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case ListPlugins431ApplicationProblemPlusJSONResponseBodyStatusN431:
 		return true
 	default:
 		return false
@@ -846,6 +966,36 @@ func (e CreatePlugin413ApplicationProblemPlusJSONResponseBodyStatus) Valid() boo
 	}
 }
 
+// Defines values for CreatePlugin414ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	CreatePlugin414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong CreatePlugin414ApplicationProblemPlusJSONResponseBodyCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the CreatePlugin414ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e CreatePlugin414ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case CreatePlugin414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePlugin414ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	CreatePlugin414ApplicationProblemPlusJSONResponseBodyStatusN414 CreatePlugin414ApplicationProblemPlusJSONResponseBodyStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the CreatePlugin414ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e CreatePlugin414ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case CreatePlugin414ApplicationProblemPlusJSONResponseBodyStatusN414:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreatePlugin415ApplicationProblemPlusJSONResponseBodyCode.
 const (
 	CreatePlugin415ApplicationProblemPlusJSONResponseBodyCodeUnsupportedMediaType CreatePlugin415ApplicationProblemPlusJSONResponseBodyCode = "unsupported_media_type"
@@ -900,6 +1050,36 @@ const (
 func (e CreatePlugin429ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	switch e {
 	case CreatePlugin429ApplicationProblemPlusJSONResponseBodyStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePlugin431ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	CreatePlugin431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge CreatePlugin431ApplicationProblemPlusJSONResponseBodyCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the CreatePlugin431ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e CreatePlugin431ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case CreatePlugin431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePlugin431ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	CreatePlugin431ApplicationProblemPlusJSONResponseBodyStatusN431 CreatePlugin431ApplicationProblemPlusJSONResponseBodyStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the CreatePlugin431ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e CreatePlugin431ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case CreatePlugin431ApplicationProblemPlusJSONResponseBodyStatusN431:
 		return true
 	default:
 		return false
@@ -1164,6 +1344,36 @@ func (e GetPlugin404ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	}
 }
 
+// Defines values for GetPlugin414ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	GetPlugin414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong GetPlugin414ApplicationProblemPlusJSONResponseBodyCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the GetPlugin414ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e GetPlugin414ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case GetPlugin414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPlugin414ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	GetPlugin414ApplicationProblemPlusJSONResponseBodyStatusN414 GetPlugin414ApplicationProblemPlusJSONResponseBodyStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the GetPlugin414ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e GetPlugin414ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case GetPlugin414ApplicationProblemPlusJSONResponseBodyStatusN414:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetPlugin429ApplicationProblemPlusJSONResponseBodyCode.
 const (
 	GetPlugin429ApplicationProblemPlusJSONResponseBodyCodeRateLimited GetPlugin429ApplicationProblemPlusJSONResponseBodyCode = "rate_limited"
@@ -1188,6 +1398,36 @@ const (
 func (e GetPlugin429ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	switch e {
 	case GetPlugin429ApplicationProblemPlusJSONResponseBodyStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPlugin431ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	GetPlugin431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge GetPlugin431ApplicationProblemPlusJSONResponseBodyCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the GetPlugin431ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e GetPlugin431ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case GetPlugin431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPlugin431ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	GetPlugin431ApplicationProblemPlusJSONResponseBodyStatusN431 GetPlugin431ApplicationProblemPlusJSONResponseBodyStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the GetPlugin431ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e GetPlugin431ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case GetPlugin431ApplicationProblemPlusJSONResponseBodyStatusN431:
 		return true
 	default:
 		return false
@@ -1452,6 +1692,36 @@ func (e ListPluginInstallations404ApplicationProblemPlusJSONResponseBodyStatus) 
 	}
 }
 
+// Defines values for ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyStatusN414 ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyStatusN414:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListPluginInstallations429ApplicationProblemPlusJSONResponseBodyCode.
 const (
 	ListPluginInstallations429ApplicationProblemPlusJSONResponseBodyCodeRateLimited ListPluginInstallations429ApplicationProblemPlusJSONResponseBodyCode = "rate_limited"
@@ -1476,6 +1746,36 @@ const (
 func (e ListPluginInstallations429ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	switch e {
 	case ListPluginInstallations429ApplicationProblemPlusJSONResponseBodyStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyStatusN431 ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyStatusN431:
 		return true
 	default:
 		return false
@@ -1803,6 +2103,36 @@ func (e CreatePluginSecretKey413ApplicationProblemPlusJSONResponseBodyStatus) Va
 	}
 }
 
+// Defines values for CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyStatusN414 CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyStatusN414:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreatePluginSecretKey415ApplicationProblemPlusJSONResponseBodyCode.
 const (
 	CreatePluginSecretKey415ApplicationProblemPlusJSONResponseBodyCodeUnsupportedMediaType CreatePluginSecretKey415ApplicationProblemPlusJSONResponseBodyCode = "unsupported_media_type"
@@ -1857,6 +2187,36 @@ const (
 func (e CreatePluginSecretKey429ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	switch e {
 	case CreatePluginSecretKey429ApplicationProblemPlusJSONResponseBodyStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyStatusN431 CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyStatusN431:
 		return true
 	default:
 		return false
@@ -2121,6 +2481,36 @@ func (e ListWebhooks404ApplicationProblemPlusJSONResponseBodyStatus) Valid() boo
 	}
 }
 
+// Defines values for ListWebhooks414ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	ListWebhooks414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong ListWebhooks414ApplicationProblemPlusJSONResponseBodyCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the ListWebhooks414ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e ListWebhooks414ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case ListWebhooks414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWebhooks414ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	ListWebhooks414ApplicationProblemPlusJSONResponseBodyStatusN414 ListWebhooks414ApplicationProblemPlusJSONResponseBodyStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the ListWebhooks414ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e ListWebhooks414ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case ListWebhooks414ApplicationProblemPlusJSONResponseBodyStatusN414:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListWebhooks429ApplicationProblemPlusJSONResponseBodyCode.
 const (
 	ListWebhooks429ApplicationProblemPlusJSONResponseBodyCodeRateLimited ListWebhooks429ApplicationProblemPlusJSONResponseBodyCode = "rate_limited"
@@ -2145,6 +2535,36 @@ const (
 func (e ListWebhooks429ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	switch e {
 	case ListWebhooks429ApplicationProblemPlusJSONResponseBodyStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWebhooks431ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	ListWebhooks431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge ListWebhooks431ApplicationProblemPlusJSONResponseBodyCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the ListWebhooks431ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e ListWebhooks431ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case ListWebhooks431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWebhooks431ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	ListWebhooks431ApplicationProblemPlusJSONResponseBodyStatusN431 ListWebhooks431ApplicationProblemPlusJSONResponseBodyStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the ListWebhooks431ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e ListWebhooks431ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case ListWebhooks431ApplicationProblemPlusJSONResponseBodyStatusN431:
 		return true
 	default:
 		return false
@@ -2379,6 +2799,36 @@ func (e ListTranscripts403ApplicationProblemPlusJSONResponseBodyStatus) Valid() 
 	}
 }
 
+// Defines values for ListTranscripts414ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	ListTranscripts414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong ListTranscripts414ApplicationProblemPlusJSONResponseBodyCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the ListTranscripts414ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e ListTranscripts414ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case ListTranscripts414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTranscripts414ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	ListTranscripts414ApplicationProblemPlusJSONResponseBodyStatusN414 ListTranscripts414ApplicationProblemPlusJSONResponseBodyStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the ListTranscripts414ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e ListTranscripts414ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case ListTranscripts414ApplicationProblemPlusJSONResponseBodyStatusN414:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListTranscripts429ApplicationProblemPlusJSONResponseBodyCode.
 const (
 	ListTranscripts429ApplicationProblemPlusJSONResponseBodyCodeRateLimited ListTranscripts429ApplicationProblemPlusJSONResponseBodyCode = "rate_limited"
@@ -2403,6 +2853,36 @@ const (
 func (e ListTranscripts429ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	switch e {
 	case ListTranscripts429ApplicationProblemPlusJSONResponseBodyStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTranscripts431ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	ListTranscripts431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge ListTranscripts431ApplicationProblemPlusJSONResponseBodyCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the ListTranscripts431ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e ListTranscripts431ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case ListTranscripts431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTranscripts431ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	ListTranscripts431ApplicationProblemPlusJSONResponseBodyStatusN431 ListTranscripts431ApplicationProblemPlusJSONResponseBodyStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the ListTranscripts431ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e ListTranscripts431ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case ListTranscripts431ApplicationProblemPlusJSONResponseBodyStatusN431:
 		return true
 	default:
 		return false
@@ -2667,6 +3147,36 @@ func (e GetTranscript404ApplicationProblemPlusJSONResponseBodyStatus) Valid() bo
 	}
 }
 
+// Defines values for GetTranscript414ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	GetTranscript414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong GetTranscript414ApplicationProblemPlusJSONResponseBodyCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the GetTranscript414ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e GetTranscript414ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case GetTranscript414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetTranscript414ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	GetTranscript414ApplicationProblemPlusJSONResponseBodyStatusN414 GetTranscript414ApplicationProblemPlusJSONResponseBodyStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the GetTranscript414ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e GetTranscript414ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case GetTranscript414ApplicationProblemPlusJSONResponseBodyStatusN414:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetTranscript429ApplicationProblemPlusJSONResponseBodyCode.
 const (
 	GetTranscript429ApplicationProblemPlusJSONResponseBodyCodeRateLimited GetTranscript429ApplicationProblemPlusJSONResponseBodyCode = "rate_limited"
@@ -2691,6 +3201,36 @@ const (
 func (e GetTranscript429ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	switch e {
 	case GetTranscript429ApplicationProblemPlusJSONResponseBodyStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetTranscript431ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	GetTranscript431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge GetTranscript431ApplicationProblemPlusJSONResponseBodyCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the GetTranscript431ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e GetTranscript431ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case GetTranscript431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetTranscript431ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	GetTranscript431ApplicationProblemPlusJSONResponseBodyStatusN431 GetTranscript431ApplicationProblemPlusJSONResponseBodyStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the GetTranscript431ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e GetTranscript431ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case GetTranscript431ApplicationProblemPlusJSONResponseBodyStatusN431:
 		return true
 	default:
 		return false
@@ -2892,6 +3432,36 @@ func (e GetMe403ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	}
 }
 
+// Defines values for GetMe414ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	GetMe414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong GetMe414ApplicationProblemPlusJSONResponseBodyCode = "uri_too_long"
+)
+
+// Valid indicates whether the value is a known member of the GetMe414ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e GetMe414ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case GetMe414ApplicationProblemPlusJSONResponseBodyCodeUriTooLong:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetMe414ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	GetMe414ApplicationProblemPlusJSONResponseBodyStatusN414 GetMe414ApplicationProblemPlusJSONResponseBodyStatus = 414
+)
+
+// Valid indicates whether the value is a known member of the GetMe414ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e GetMe414ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case GetMe414ApplicationProblemPlusJSONResponseBodyStatusN414:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetMe429ApplicationProblemPlusJSONResponseBodyCode.
 const (
 	GetMe429ApplicationProblemPlusJSONResponseBodyCodeRateLimited GetMe429ApplicationProblemPlusJSONResponseBodyCode = "rate_limited"
@@ -2916,6 +3486,36 @@ const (
 func (e GetMe429ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
 	switch e {
 	case GetMe429ApplicationProblemPlusJSONResponseBodyStatusN429:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetMe431ApplicationProblemPlusJSONResponseBodyCode.
+const (
+	GetMe431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge GetMe431ApplicationProblemPlusJSONResponseBodyCode = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the GetMe431ApplicationProblemPlusJSONResponseBodyCode enum.
+func (e GetMe431ApplicationProblemPlusJSONResponseBodyCode) Valid() bool {
+	switch e {
+	case GetMe431ApplicationProblemPlusJSONResponseBodyCodeHeadersTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetMe431ApplicationProblemPlusJSONResponseBodyStatus.
+const (
+	GetMe431ApplicationProblemPlusJSONResponseBodyStatusN431 GetMe431ApplicationProblemPlusJSONResponseBodyStatus = 431
+)
+
+// Valid indicates whether the value is a known member of the GetMe431ApplicationProblemPlusJSONResponseBodyStatus enum.
+func (e GetMe431ApplicationProblemPlusJSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case GetMe431ApplicationProblemPlusJSONResponseBodyStatusN431:
 		return true
 	default:
 		return false
@@ -3102,7 +3702,7 @@ func (e TranscriptUpdatedJSONBodyType) Valid() bool {
 	}
 }
 
-// CreatePluginRequest The body of createPlugin. Unknown members answer 400 `validation_failed`.
+// CreatePluginRequest The body of createPlugin. Unknown members, and null for any member but `crm_integration_id`, answer 400 `validation_failed`; omit a member to take its default.
 type CreatePluginRequest struct {
 	CrmIntegrationId *int64  `json:"crm_integration_id,omitempty"`
 	Description      *string `json:"description,omitempty"`
@@ -3121,7 +3721,7 @@ type CreatePluginRequest struct {
 	} `json:"permissions,omitempty"`
 }
 
-// CreatePluginSecretKeyRequest The optional body of createPluginSecretKey. Unknown members answer 400 `validation_failed`.
+// CreatePluginSecretKeyRequest The optional body of createPluginSecretKey. Unknown members, and a null `description`, answer 400 `validation_failed`.
 type CreatePluginSecretKeyRequest struct {
 	Description *string `json:"description,omitempty"`
 }
@@ -3235,7 +3835,7 @@ type PluginSecretKey struct {
 	// UpdatedOn An RFC 3339 date-time in UTC, such as `2026-11-21T09:30:00Z`. Clients accept any RFC 3339 form.
 	UpdatedOn Timestamp `json:"updated_on"`
 
-	// Value `ask_live_` followed by at least 32 random bytes in URL-safe base64. Shown only when the key is created.
+	// Value `ask_live_` followed by one or more printable, non-space ASCII characters; the service promises nothing more (the reference server issues `ask_live_` + 32 random bytes in URL-safe base64). Shown only when the key is created.
 	Value string `json:"value"`
 }
 
@@ -3245,7 +3845,8 @@ type Problem struct {
 	// missing_token, invalid_token, token_expired, installation_deleted,
 	// wrong_token_kind, plugin_disabled, permission_denied, not_found,
 	// method_not_allowed, idempotency_key_reused, idempotency_key_in_use,
-	// request_too_large, unsupported_media_type, rate_limited, internal_error,
+	// request_too_large, uri_too_long, headers_too_large, unsupported_media_type,
+	// rate_limited, internal_error,
 	// bad_gateway, service_unavailable, gateway_timeout. New codes may be added;
 	// clients treat an unknown code by its status.
 	Code string `json:"code"`
@@ -3525,6 +4126,30 @@ type GatewayTimeoutCode string
 // GatewayTimeoutStatus defines model for GatewayTimeout.Status.
 type GatewayTimeoutStatus int
 
+// HeaderFieldsTooLarge defines model for HeaderFieldsTooLarge.
+type HeaderFieldsTooLarge struct {
+	Code HeaderFieldsTooLargeCode `json:"code"`
+
+	// Detail What went wrong in this occurrence and what to do about it. Never contains a secret.
+	Detail string `json:"detail"`
+
+	// RequestId Equal to the response's `Request-Id` header.
+	RequestId string                     `json:"request_id"`
+	Status    HeaderFieldsTooLargeStatus `json:"status"`
+
+	// Title A short summary of the problem type.
+	Title string `json:"title"`
+
+	// Type A URI reference naming the problem type (`about:blank` or a documentation URI). Branch on `code`, not on this.
+	Type string `json:"type"`
+}
+
+// HeaderFieldsTooLargeCode defines model for HeaderFieldsTooLarge.Code.
+type HeaderFieldsTooLargeCode string
+
+// HeaderFieldsTooLargeStatus defines model for HeaderFieldsTooLarge.Status.
+type HeaderFieldsTooLargeStatus int
+
 // InternalError defines model for InternalError.
 type InternalError struct {
 	Code InternalErrorCode `json:"code"`
@@ -3621,6 +4246,30 @@ type TooManyRequestsCode string
 // TooManyRequestsStatus defines model for TooManyRequests.Status.
 type TooManyRequestsStatus int
 
+// URITooLong defines model for URITooLong.
+type URITooLong struct {
+	Code URITooLongCode `json:"code"`
+
+	// Detail What went wrong in this occurrence and what to do about it. Never contains a secret.
+	Detail string `json:"detail"`
+
+	// RequestId Equal to the response's `Request-Id` header.
+	RequestId string           `json:"request_id"`
+	Status    URITooLongStatus `json:"status"`
+
+	// Title A short summary of the problem type.
+	Title string `json:"title"`
+
+	// Type A URI reference naming the problem type (`about:blank` or a documentation URI). Branch on `code`, not on this.
+	Type string `json:"type"`
+}
+
+// URITooLongCode defines model for URITooLong.Code.
+type URITooLongCode string
+
+// URITooLongStatus defines model for URITooLong.Status.
+type URITooLongStatus int
+
 // Unauthorized defines model for Unauthorized.
 type Unauthorized struct {
 	Code UnauthorizedCode `json:"code"`
@@ -3698,11 +4347,23 @@ type ListPlugins403ApplicationProblemPlusJSONResponseBodyCode string
 // ListPlugins403ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListPlugins.
 type ListPlugins403ApplicationProblemPlusJSONResponseBodyStatus int
 
+// ListPlugins414ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListPlugins.
+type ListPlugins414ApplicationProblemPlusJSONResponseBodyCode string
+
+// ListPlugins414ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListPlugins.
+type ListPlugins414ApplicationProblemPlusJSONResponseBodyStatus int
+
 // ListPlugins429ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListPlugins.
 type ListPlugins429ApplicationProblemPlusJSONResponseBodyCode string
 
 // ListPlugins429ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListPlugins.
 type ListPlugins429ApplicationProblemPlusJSONResponseBodyStatus int
+
+// ListPlugins431ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListPlugins.
+type ListPlugins431ApplicationProblemPlusJSONResponseBodyCode string
+
+// ListPlugins431ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListPlugins.
+type ListPlugins431ApplicationProblemPlusJSONResponseBodyStatus int
 
 // ListPlugins500ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListPlugins.
 type ListPlugins500ApplicationProblemPlusJSONResponseBodyCode string
@@ -3769,6 +4430,12 @@ type CreatePlugin413ApplicationProblemPlusJSONResponseBodyCode string
 // CreatePlugin413ApplicationProblemPlusJSONResponseBodyStatus defines parameters for CreatePlugin.
 type CreatePlugin413ApplicationProblemPlusJSONResponseBodyStatus int
 
+// CreatePlugin414ApplicationProblemPlusJSONResponseBodyCode defines parameters for CreatePlugin.
+type CreatePlugin414ApplicationProblemPlusJSONResponseBodyCode string
+
+// CreatePlugin414ApplicationProblemPlusJSONResponseBodyStatus defines parameters for CreatePlugin.
+type CreatePlugin414ApplicationProblemPlusJSONResponseBodyStatus int
+
 // CreatePlugin415ApplicationProblemPlusJSONResponseBodyCode defines parameters for CreatePlugin.
 type CreatePlugin415ApplicationProblemPlusJSONResponseBodyCode string
 
@@ -3780,6 +4447,12 @@ type CreatePlugin429ApplicationProblemPlusJSONResponseBodyCode string
 
 // CreatePlugin429ApplicationProblemPlusJSONResponseBodyStatus defines parameters for CreatePlugin.
 type CreatePlugin429ApplicationProblemPlusJSONResponseBodyStatus int
+
+// CreatePlugin431ApplicationProblemPlusJSONResponseBodyCode defines parameters for CreatePlugin.
+type CreatePlugin431ApplicationProblemPlusJSONResponseBodyCode string
+
+// CreatePlugin431ApplicationProblemPlusJSONResponseBodyStatus defines parameters for CreatePlugin.
+type CreatePlugin431ApplicationProblemPlusJSONResponseBodyStatus int
 
 // CreatePlugin500ApplicationProblemPlusJSONResponseBodyCode defines parameters for CreatePlugin.
 type CreatePlugin500ApplicationProblemPlusJSONResponseBodyCode string
@@ -3829,11 +4502,23 @@ type GetPlugin404ApplicationProblemPlusJSONResponseBodyCode string
 // GetPlugin404ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetPlugin.
 type GetPlugin404ApplicationProblemPlusJSONResponseBodyStatus int
 
+// GetPlugin414ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetPlugin.
+type GetPlugin414ApplicationProblemPlusJSONResponseBodyCode string
+
+// GetPlugin414ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetPlugin.
+type GetPlugin414ApplicationProblemPlusJSONResponseBodyStatus int
+
 // GetPlugin429ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetPlugin.
 type GetPlugin429ApplicationProblemPlusJSONResponseBodyCode string
 
 // GetPlugin429ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetPlugin.
 type GetPlugin429ApplicationProblemPlusJSONResponseBodyStatus int
+
+// GetPlugin431ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetPlugin.
+type GetPlugin431ApplicationProblemPlusJSONResponseBodyCode string
+
+// GetPlugin431ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetPlugin.
+type GetPlugin431ApplicationProblemPlusJSONResponseBodyStatus int
 
 // GetPlugin500ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetPlugin.
 type GetPlugin500ApplicationProblemPlusJSONResponseBodyCode string
@@ -3894,11 +4579,23 @@ type ListPluginInstallations404ApplicationProblemPlusJSONResponseBodyCode string
 // ListPluginInstallations404ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListPluginInstallations.
 type ListPluginInstallations404ApplicationProblemPlusJSONResponseBodyStatus int
 
+// ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListPluginInstallations.
+type ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyCode string
+
+// ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListPluginInstallations.
+type ListPluginInstallations414ApplicationProblemPlusJSONResponseBodyStatus int
+
 // ListPluginInstallations429ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListPluginInstallations.
 type ListPluginInstallations429ApplicationProblemPlusJSONResponseBodyCode string
 
 // ListPluginInstallations429ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListPluginInstallations.
 type ListPluginInstallations429ApplicationProblemPlusJSONResponseBodyStatus int
+
+// ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListPluginInstallations.
+type ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyCode string
+
+// ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListPluginInstallations.
+type ListPluginInstallations431ApplicationProblemPlusJSONResponseBodyStatus int
 
 // ListPluginInstallations500ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListPluginInstallations.
 type ListPluginInstallations500ApplicationProblemPlusJSONResponseBodyCode string
@@ -3971,6 +4668,12 @@ type CreatePluginSecretKey413ApplicationProblemPlusJSONResponseBodyCode string
 // CreatePluginSecretKey413ApplicationProblemPlusJSONResponseBodyStatus defines parameters for CreatePluginSecretKey.
 type CreatePluginSecretKey413ApplicationProblemPlusJSONResponseBodyStatus int
 
+// CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyCode defines parameters for CreatePluginSecretKey.
+type CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyCode string
+
+// CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyStatus defines parameters for CreatePluginSecretKey.
+type CreatePluginSecretKey414ApplicationProblemPlusJSONResponseBodyStatus int
+
 // CreatePluginSecretKey415ApplicationProblemPlusJSONResponseBodyCode defines parameters for CreatePluginSecretKey.
 type CreatePluginSecretKey415ApplicationProblemPlusJSONResponseBodyCode string
 
@@ -3982,6 +4685,12 @@ type CreatePluginSecretKey429ApplicationProblemPlusJSONResponseBodyCode string
 
 // CreatePluginSecretKey429ApplicationProblemPlusJSONResponseBodyStatus defines parameters for CreatePluginSecretKey.
 type CreatePluginSecretKey429ApplicationProblemPlusJSONResponseBodyStatus int
+
+// CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyCode defines parameters for CreatePluginSecretKey.
+type CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyCode string
+
+// CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyStatus defines parameters for CreatePluginSecretKey.
+type CreatePluginSecretKey431ApplicationProblemPlusJSONResponseBodyStatus int
 
 // CreatePluginSecretKey500ApplicationProblemPlusJSONResponseBodyCode defines parameters for CreatePluginSecretKey.
 type CreatePluginSecretKey500ApplicationProblemPlusJSONResponseBodyCode string
@@ -4042,11 +4751,23 @@ type ListWebhooks404ApplicationProblemPlusJSONResponseBodyCode string
 // ListWebhooks404ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListWebhooks.
 type ListWebhooks404ApplicationProblemPlusJSONResponseBodyStatus int
 
+// ListWebhooks414ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListWebhooks.
+type ListWebhooks414ApplicationProblemPlusJSONResponseBodyCode string
+
+// ListWebhooks414ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListWebhooks.
+type ListWebhooks414ApplicationProblemPlusJSONResponseBodyStatus int
+
 // ListWebhooks429ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListWebhooks.
 type ListWebhooks429ApplicationProblemPlusJSONResponseBodyCode string
 
 // ListWebhooks429ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListWebhooks.
 type ListWebhooks429ApplicationProblemPlusJSONResponseBodyStatus int
+
+// ListWebhooks431ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListWebhooks.
+type ListWebhooks431ApplicationProblemPlusJSONResponseBodyCode string
+
+// ListWebhooks431ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListWebhooks.
+type ListWebhooks431ApplicationProblemPlusJSONResponseBodyStatus int
 
 // ListWebhooks500ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListWebhooks.
 type ListWebhooks500ApplicationProblemPlusJSONResponseBodyCode string
@@ -4101,11 +4822,23 @@ type ListTranscripts403ApplicationProblemPlusJSONResponseBodyCode string
 // ListTranscripts403ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListTranscripts.
 type ListTranscripts403ApplicationProblemPlusJSONResponseBodyStatus int
 
+// ListTranscripts414ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListTranscripts.
+type ListTranscripts414ApplicationProblemPlusJSONResponseBodyCode string
+
+// ListTranscripts414ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListTranscripts.
+type ListTranscripts414ApplicationProblemPlusJSONResponseBodyStatus int
+
 // ListTranscripts429ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListTranscripts.
 type ListTranscripts429ApplicationProblemPlusJSONResponseBodyCode string
 
 // ListTranscripts429ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListTranscripts.
 type ListTranscripts429ApplicationProblemPlusJSONResponseBodyStatus int
+
+// ListTranscripts431ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListTranscripts.
+type ListTranscripts431ApplicationProblemPlusJSONResponseBodyCode string
+
+// ListTranscripts431ApplicationProblemPlusJSONResponseBodyStatus defines parameters for ListTranscripts.
+type ListTranscripts431ApplicationProblemPlusJSONResponseBodyStatus int
 
 // ListTranscripts500ApplicationProblemPlusJSONResponseBodyCode defines parameters for ListTranscripts.
 type ListTranscripts500ApplicationProblemPlusJSONResponseBodyCode string
@@ -4155,11 +4888,23 @@ type GetTranscript404ApplicationProblemPlusJSONResponseBodyCode string
 // GetTranscript404ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetTranscript.
 type GetTranscript404ApplicationProblemPlusJSONResponseBodyStatus int
 
+// GetTranscript414ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetTranscript.
+type GetTranscript414ApplicationProblemPlusJSONResponseBodyCode string
+
+// GetTranscript414ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetTranscript.
+type GetTranscript414ApplicationProblemPlusJSONResponseBodyStatus int
+
 // GetTranscript429ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetTranscript.
 type GetTranscript429ApplicationProblemPlusJSONResponseBodyCode string
 
 // GetTranscript429ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetTranscript.
 type GetTranscript429ApplicationProblemPlusJSONResponseBodyStatus int
+
+// GetTranscript431ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetTranscript.
+type GetTranscript431ApplicationProblemPlusJSONResponseBodyCode string
+
+// GetTranscript431ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetTranscript.
+type GetTranscript431ApplicationProblemPlusJSONResponseBodyStatus int
 
 // GetTranscript500ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetTranscript.
 type GetTranscript500ApplicationProblemPlusJSONResponseBodyCode string
@@ -4197,11 +4942,23 @@ type GetMe403ApplicationProblemPlusJSONResponseBodyCode string
 // GetMe403ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetMe.
 type GetMe403ApplicationProblemPlusJSONResponseBodyStatus int
 
+// GetMe414ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetMe.
+type GetMe414ApplicationProblemPlusJSONResponseBodyCode string
+
+// GetMe414ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetMe.
+type GetMe414ApplicationProblemPlusJSONResponseBodyStatus int
+
 // GetMe429ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetMe.
 type GetMe429ApplicationProblemPlusJSONResponseBodyCode string
 
 // GetMe429ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetMe.
 type GetMe429ApplicationProblemPlusJSONResponseBodyStatus int
+
+// GetMe431ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetMe.
+type GetMe431ApplicationProblemPlusJSONResponseBodyCode string
+
+// GetMe431ApplicationProblemPlusJSONResponseBodyStatus defines parameters for GetMe.
+type GetMe431ApplicationProblemPlusJSONResponseBodyStatus int
 
 // GetMe500ApplicationProblemPlusJSONResponseBodyCode defines parameters for GetMe.
 type GetMe500ApplicationProblemPlusJSONResponseBodyCode string
@@ -5472,6 +6229,11 @@ type ListPluginsResponse403Headers struct {
 	RequestId string
 }
 
+// ListPluginsResponse414Headers the declared response headers of an HTTP 414 response for ListPlugins
+type ListPluginsResponse414Headers struct {
+	RequestId string
+}
+
 // ListPluginsResponse429Headers the declared response headers of an HTTP 429 response for ListPlugins
 type ListPluginsResponse429Headers struct {
 	RateLimitLimit     int
@@ -5479,6 +6241,11 @@ type ListPluginsResponse429Headers struct {
 	RateLimitReset     int
 	RequestId          string
 	RetryAfter         int
+}
+
+// ListPluginsResponse431Headers the declared response headers of an HTTP 431 response for ListPlugins
+type ListPluginsResponse431Headers struct {
+	RequestId string
 }
 
 // ListPluginsResponse500Headers the declared response headers of an HTTP 500 response for ListPlugins
@@ -5513,8 +6280,12 @@ type ListPluginsResponse struct {
 	ApplicationproblemJSON401 *Unauthorized
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderFieldsTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
@@ -5531,8 +6302,12 @@ type ListPluginsResponse struct {
 	Headers401 *ListPluginsResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *ListPluginsResponse403Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *ListPluginsResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPluginsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPluginsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPluginsResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -5563,9 +6338,19 @@ func (r ListPluginsResponse) GetApplicationproblemJSON403() *Forbidden {
 	return r.ApplicationproblemJSON403
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r ListPluginsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListPluginsResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r ListPluginsResponse) GetApplicationproblemJSON431() *HeaderFieldsTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -5652,6 +6437,11 @@ type CreatePluginResponse413Headers struct {
 	RequestId string
 }
 
+// CreatePluginResponse414Headers the declared response headers of an HTTP 414 response for CreatePlugin
+type CreatePluginResponse414Headers struct {
+	RequestId string
+}
+
 // CreatePluginResponse415Headers the declared response headers of an HTTP 415 response for CreatePlugin
 type CreatePluginResponse415Headers struct {
 	RequestId string
@@ -5664,6 +6454,11 @@ type CreatePluginResponse429Headers struct {
 	RateLimitReset     int
 	RequestId          string
 	RetryAfter         int
+}
+
+// CreatePluginResponse431Headers the declared response headers of an HTTP 431 response for CreatePlugin
+type CreatePluginResponse431Headers struct {
+	RequestId string
 }
 
 // CreatePluginResponse500Headers the declared response headers of an HTTP 500 response for CreatePlugin
@@ -5702,10 +6497,14 @@ type CreatePluginResponse struct {
 	ApplicationproblemJSON409 *Conflict
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderFieldsTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
@@ -5726,10 +6525,14 @@ type CreatePluginResponse struct {
 	Headers409 *CreatePluginResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePluginResponse413Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *CreatePluginResponse414Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreatePluginResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePluginResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePluginResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePluginResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -5770,6 +6573,11 @@ func (r CreatePluginResponse) GetApplicationproblemJSON413() *ContentTooLarge {
 	return r.ApplicationproblemJSON413
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r CreatePluginResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r CreatePluginResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
 	return r.ApplicationproblemJSON415
@@ -5778,6 +6586,11 @@ func (r CreatePluginResponse) GetApplicationproblemJSON415() *UnsupportedMediaTy
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r CreatePluginResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r CreatePluginResponse) GetApplicationproblemJSON431() *HeaderFieldsTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -5858,6 +6671,11 @@ type GetPluginResponse404Headers struct {
 	RequestId string
 }
 
+// GetPluginResponse414Headers the declared response headers of an HTTP 414 response for GetPlugin
+type GetPluginResponse414Headers struct {
+	RequestId string
+}
+
 // GetPluginResponse429Headers the declared response headers of an HTTP 429 response for GetPlugin
 type GetPluginResponse429Headers struct {
 	RateLimitLimit     int
@@ -5865,6 +6683,11 @@ type GetPluginResponse429Headers struct {
 	RateLimitReset     int
 	RequestId          string
 	RetryAfter         int
+}
+
+// GetPluginResponse431Headers the declared response headers of an HTTP 431 response for GetPlugin
+type GetPluginResponse431Headers struct {
+	RequestId string
 }
 
 // GetPluginResponse500Headers the declared response headers of an HTTP 500 response for GetPlugin
@@ -5901,8 +6724,12 @@ type GetPluginResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderFieldsTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
@@ -5921,8 +6748,12 @@ type GetPluginResponse struct {
 	Headers403 *GetPluginResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetPluginResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetPluginResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPluginResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetPluginResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPluginResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -5958,9 +6789,19 @@ func (r GetPluginResponse) GetApplicationproblemJSON404() *NotFound {
 	return r.ApplicationproblemJSON404
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetPluginResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetPluginResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetPluginResponse) GetApplicationproblemJSON431() *HeaderFieldsTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -6041,6 +6882,11 @@ type ListPluginInstallationsResponse404Headers struct {
 	RequestId string
 }
 
+// ListPluginInstallationsResponse414Headers the declared response headers of an HTTP 414 response for ListPluginInstallations
+type ListPluginInstallationsResponse414Headers struct {
+	RequestId string
+}
+
 // ListPluginInstallationsResponse429Headers the declared response headers of an HTTP 429 response for ListPluginInstallations
 type ListPluginInstallationsResponse429Headers struct {
 	RateLimitLimit     int
@@ -6048,6 +6894,11 @@ type ListPluginInstallationsResponse429Headers struct {
 	RateLimitReset     int
 	RequestId          string
 	RetryAfter         int
+}
+
+// ListPluginInstallationsResponse431Headers the declared response headers of an HTTP 431 response for ListPluginInstallations
+type ListPluginInstallationsResponse431Headers struct {
+	RequestId string
 }
 
 // ListPluginInstallationsResponse500Headers the declared response headers of an HTTP 500 response for ListPluginInstallations
@@ -6084,8 +6935,12 @@ type ListPluginInstallationsResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderFieldsTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
@@ -6104,8 +6959,12 @@ type ListPluginInstallationsResponse struct {
 	Headers403 *ListPluginInstallationsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListPluginInstallationsResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *ListPluginInstallationsResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPluginInstallationsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPluginInstallationsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPluginInstallationsResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -6141,9 +7000,19 @@ func (r ListPluginInstallationsResponse) GetApplicationproblemJSON404() *NotFoun
 	return r.ApplicationproblemJSON404
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r ListPluginInstallationsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListPluginInstallationsResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r ListPluginInstallationsResponse) GetApplicationproblemJSON431() *HeaderFieldsTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -6235,6 +7104,11 @@ type CreatePluginSecretKeyResponse413Headers struct {
 	RequestId string
 }
 
+// CreatePluginSecretKeyResponse414Headers the declared response headers of an HTTP 414 response for CreatePluginSecretKey
+type CreatePluginSecretKeyResponse414Headers struct {
+	RequestId string
+}
+
 // CreatePluginSecretKeyResponse415Headers the declared response headers of an HTTP 415 response for CreatePluginSecretKey
 type CreatePluginSecretKeyResponse415Headers struct {
 	RequestId string
@@ -6247,6 +7121,11 @@ type CreatePluginSecretKeyResponse429Headers struct {
 	RateLimitReset     int
 	RequestId          string
 	RetryAfter         int
+}
+
+// CreatePluginSecretKeyResponse431Headers the declared response headers of an HTTP 431 response for CreatePluginSecretKey
+type CreatePluginSecretKeyResponse431Headers struct {
+	RequestId string
 }
 
 // CreatePluginSecretKeyResponse500Headers the declared response headers of an HTTP 500 response for CreatePluginSecretKey
@@ -6287,10 +7166,14 @@ type CreatePluginSecretKeyResponse struct {
 	ApplicationproblemJSON409 *Conflict
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ContentTooLarge
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *UnsupportedMediaType
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderFieldsTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
@@ -6313,10 +7196,14 @@ type CreatePluginSecretKeyResponse struct {
 	Headers409 *CreatePluginSecretKeyResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePluginSecretKeyResponse413Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *CreatePluginSecretKeyResponse414Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *CreatePluginSecretKeyResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePluginSecretKeyResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePluginSecretKeyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePluginSecretKeyResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -6362,6 +7249,11 @@ func (r CreatePluginSecretKeyResponse) GetApplicationproblemJSON413() *ContentTo
 	return r.ApplicationproblemJSON413
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r CreatePluginSecretKeyResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r CreatePluginSecretKeyResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
 	return r.ApplicationproblemJSON415
@@ -6370,6 +7262,11 @@ func (r CreatePluginSecretKeyResponse) GetApplicationproblemJSON415() *Unsupport
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r CreatePluginSecretKeyResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r CreatePluginSecretKeyResponse) GetApplicationproblemJSON431() *HeaderFieldsTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -6450,6 +7347,11 @@ type ListWebhooksResponse404Headers struct {
 	RequestId string
 }
 
+// ListWebhooksResponse414Headers the declared response headers of an HTTP 414 response for ListWebhooks
+type ListWebhooksResponse414Headers struct {
+	RequestId string
+}
+
 // ListWebhooksResponse429Headers the declared response headers of an HTTP 429 response for ListWebhooks
 type ListWebhooksResponse429Headers struct {
 	RateLimitLimit     int
@@ -6457,6 +7359,11 @@ type ListWebhooksResponse429Headers struct {
 	RateLimitReset     int
 	RequestId          string
 	RetryAfter         int
+}
+
+// ListWebhooksResponse431Headers the declared response headers of an HTTP 431 response for ListWebhooks
+type ListWebhooksResponse431Headers struct {
+	RequestId string
 }
 
 // ListWebhooksResponse500Headers the declared response headers of an HTTP 500 response for ListWebhooks
@@ -6493,8 +7400,12 @@ type ListWebhooksResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderFieldsTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
@@ -6513,8 +7424,12 @@ type ListWebhooksResponse struct {
 	Headers403 *ListWebhooksResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListWebhooksResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *ListWebhooksResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWebhooksResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListWebhooksResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWebhooksResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -6550,9 +7465,19 @@ func (r ListWebhooksResponse) GetApplicationproblemJSON404() *NotFound {
 	return r.ApplicationproblemJSON404
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r ListWebhooksResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListWebhooksResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r ListWebhooksResponse) GetApplicationproblemJSON431() *HeaderFieldsTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -6628,6 +7553,11 @@ type ListTranscriptsResponse403Headers struct {
 	RequestId string
 }
 
+// ListTranscriptsResponse414Headers the declared response headers of an HTTP 414 response for ListTranscripts
+type ListTranscriptsResponse414Headers struct {
+	RequestId string
+}
+
 // ListTranscriptsResponse429Headers the declared response headers of an HTTP 429 response for ListTranscripts
 type ListTranscriptsResponse429Headers struct {
 	RateLimitLimit     int
@@ -6635,6 +7565,11 @@ type ListTranscriptsResponse429Headers struct {
 	RateLimitReset     int
 	RequestId          string
 	RetryAfter         int
+}
+
+// ListTranscriptsResponse431Headers the declared response headers of an HTTP 431 response for ListTranscripts
+type ListTranscriptsResponse431Headers struct {
+	RequestId string
 }
 
 // ListTranscriptsResponse500Headers the declared response headers of an HTTP 500 response for ListTranscripts
@@ -6669,8 +7604,12 @@ type ListTranscriptsResponse struct {
 	ApplicationproblemJSON401 *Unauthorized
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderFieldsTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
@@ -6687,8 +7626,12 @@ type ListTranscriptsResponse struct {
 	Headers401 *ListTranscriptsResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *ListTranscriptsResponse403Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *ListTranscriptsResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTranscriptsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListTranscriptsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTranscriptsResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -6719,9 +7662,19 @@ func (r ListTranscriptsResponse) GetApplicationproblemJSON403() *Forbidden {
 	return r.ApplicationproblemJSON403
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r ListTranscriptsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListTranscriptsResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r ListTranscriptsResponse) GetApplicationproblemJSON431() *HeaderFieldsTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -6802,6 +7755,11 @@ type GetTranscriptResponse404Headers struct {
 	RequestId string
 }
 
+// GetTranscriptResponse414Headers the declared response headers of an HTTP 414 response for GetTranscript
+type GetTranscriptResponse414Headers struct {
+	RequestId string
+}
+
 // GetTranscriptResponse429Headers the declared response headers of an HTTP 429 response for GetTranscript
 type GetTranscriptResponse429Headers struct {
 	RateLimitLimit     int
@@ -6809,6 +7767,11 @@ type GetTranscriptResponse429Headers struct {
 	RateLimitReset     int
 	RequestId          string
 	RetryAfter         int
+}
+
+// GetTranscriptResponse431Headers the declared response headers of an HTTP 431 response for GetTranscript
+type GetTranscriptResponse431Headers struct {
+	RequestId string
 }
 
 // GetTranscriptResponse500Headers the declared response headers of an HTTP 500 response for GetTranscript
@@ -6845,8 +7808,12 @@ type GetTranscriptResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderFieldsTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
@@ -6865,8 +7832,12 @@ type GetTranscriptResponse struct {
 	Headers403 *GetTranscriptResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetTranscriptResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetTranscriptResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTranscriptResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetTranscriptResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTranscriptResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -6902,9 +7873,19 @@ func (r GetTranscriptResponse) GetApplicationproblemJSON404() *NotFound {
 	return r.ApplicationproblemJSON404
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetTranscriptResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetTranscriptResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetTranscriptResponse) GetApplicationproblemJSON431() *HeaderFieldsTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -6975,6 +7956,11 @@ type GetMeResponse403Headers struct {
 	RequestId string
 }
 
+// GetMeResponse414Headers the declared response headers of an HTTP 414 response for GetMe
+type GetMeResponse414Headers struct {
+	RequestId string
+}
+
 // GetMeResponse429Headers the declared response headers of an HTTP 429 response for GetMe
 type GetMeResponse429Headers struct {
 	RateLimitLimit     int
@@ -6982,6 +7968,11 @@ type GetMeResponse429Headers struct {
 	RateLimitReset     int
 	RequestId          string
 	RetryAfter         int
+}
+
+// GetMeResponse431Headers the declared response headers of an HTTP 431 response for GetMe
+type GetMeResponse431Headers struct {
+	RequestId string
 }
 
 // GetMeResponse500Headers the declared response headers of an HTTP 500 response for GetMe
@@ -7014,8 +8005,12 @@ type GetMeResponse struct {
 	ApplicationproblemJSON401 *Unauthorized
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderFieldsTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
@@ -7030,8 +8025,12 @@ type GetMeResponse struct {
 	Headers401 *GetMeResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *GetMeResponse403Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetMeResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMeResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetMeResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetMeResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -7057,9 +8056,19 @@ func (r GetMeResponse) GetApplicationproblemJSON403() *Forbidden {
 	return r.ApplicationproblemJSON403
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetMeResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetMeResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetMeResponse) GetApplicationproblemJSON431() *HeaderFieldsTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -7336,12 +8345,26 @@ func ParseListPluginsResponse(rsp *http.Response) (*ListPluginsResponse, error) 
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -7442,6 +8465,16 @@ func ParseListPluginsResponse(rsp *http.Response) (*ListPluginsResponse, error) 
 			headers.RequestId = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 414:
+		var headers ListPluginsResponse414Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListPluginsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -7480,6 +8513,16 @@ func ParseListPluginsResponse(rsp *http.Response) (*ListPluginsResponse, error) 
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPluginsResponse431Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPluginsResponse500Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -7588,6 +8631,13 @@ func ParseCreatePluginResponse(rsp *http.Response) (*CreatePluginResponse, error
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7601,6 +8651,13 @@ func ParseCreatePluginResponse(rsp *http.Response) (*CreatePluginResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -7728,6 +8785,16 @@ func ParseCreatePluginResponse(rsp *http.Response) (*CreatePluginResponse, error
 			headers.RequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 414:
+		var headers CreatePluginResponse414Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreatePluginResponse415Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -7776,6 +8843,16 @@ func ParseCreatePluginResponse(rsp *http.Response) (*CreatePluginResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePluginResponse431Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePluginResponse500Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -7877,12 +8954,26 @@ func ParseGetPluginResponse(rsp *http.Response) (*GetPluginResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -7993,6 +9084,16 @@ func ParseGetPluginResponse(rsp *http.Response) (*GetPluginResponse, error) {
 			headers.RequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetPluginResponse414Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetPluginResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -8031,6 +9132,16 @@ func ParseGetPluginResponse(rsp *http.Response) (*GetPluginResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetPluginResponse431Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPluginResponse500Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -8132,12 +9243,26 @@ func ParseListPluginInstallationsResponse(rsp *http.Response) (*ListPluginInstal
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -8248,6 +9373,16 @@ func ParseListPluginInstallationsResponse(rsp *http.Response) (*ListPluginInstal
 			headers.RequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers ListPluginInstallationsResponse414Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListPluginInstallationsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -8286,6 +9421,16 @@ func ParseListPluginInstallationsResponse(rsp *http.Response) (*ListPluginInstal
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPluginInstallationsResponse431Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPluginInstallationsResponse500Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -8401,6 +9546,13 @@ func ParseCreatePluginSecretKeyResponse(rsp *http.Response) (*CreatePluginSecret
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8414,6 +9566,13 @@ func ParseCreatePluginSecretKeyResponse(rsp *http.Response) (*CreatePluginSecret
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -8551,6 +9710,16 @@ func ParseCreatePluginSecretKeyResponse(rsp *http.Response) (*CreatePluginSecret
 			headers.RequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 414:
+		var headers CreatePluginSecretKeyResponse414Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreatePluginSecretKeyResponse415Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -8599,6 +9768,16 @@ func ParseCreatePluginSecretKeyResponse(rsp *http.Response) (*CreatePluginSecret
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePluginSecretKeyResponse431Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePluginSecretKeyResponse500Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -8700,12 +9879,26 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -8816,6 +10009,16 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 			headers.RequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers ListWebhooksResponse414Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListWebhooksResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -8854,6 +10057,16 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListWebhooksResponse431Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListWebhooksResponse500Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -8948,12 +10161,26 @@ func ParseListTranscriptsResponse(rsp *http.Response) (*ListTranscriptsResponse,
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -9054,6 +10281,16 @@ func ParseListTranscriptsResponse(rsp *http.Response) (*ListTranscriptsResponse,
 			headers.RequestId = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 414:
+		var headers ListTranscriptsResponse414Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListTranscriptsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -9092,6 +10329,16 @@ func ParseListTranscriptsResponse(rsp *http.Response) (*ListTranscriptsResponse,
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListTranscriptsResponse431Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListTranscriptsResponse500Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -9193,12 +10440,26 @@ func ParseGetTranscriptResponse(rsp *http.Response) (*GetTranscriptResponse, err
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -9309,6 +10570,16 @@ func ParseGetTranscriptResponse(rsp *http.Response) (*GetTranscriptResponse, err
 			headers.RequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetTranscriptResponse414Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetTranscriptResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -9347,6 +10618,16 @@ func ParseGetTranscriptResponse(rsp *http.Response) (*GetTranscriptResponse, err
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetTranscriptResponse431Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetTranscriptResponse500Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
@@ -9434,12 +10715,26 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -9530,6 +10825,16 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 			headers.RequestId = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetMeResponse414Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetMeResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -9568,6 +10873,16 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetMeResponse431Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetMeResponse500Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
