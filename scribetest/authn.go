@@ -117,8 +117,16 @@ func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
 func (s *Server) authenticateJWT(token string) (*principal, *problem) {
 	h := tokenHash(token)
 	if v, ok := s.verified.get(h); ok && v.fresh(s.clock.Now()) {
+		gen := s.st.authGen.Load() // before reading the store: a later change shows as a newer generation
+		if p, ok := v.callerAt(gen); ok {
+			return p, nil
+		}
 		if c, ok := s.st.credentialsFor(v.uuid); ok && v.keysCurrent(c.keys) {
-			return installationPrincipal(c)
+			p, prob := installationPrincipal(c)
+			if prob == nil {
+				v.caller.Store(&cachedCaller{gen: gen, p: p})
+			}
+			return p, prob
 		}
 	}
 	c, p := s.verifyJWT(token, h)

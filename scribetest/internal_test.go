@@ -138,7 +138,7 @@ func BenchmarkPage(b *testing.B) {
 	for _, n := range []int{100, 100_000} {
 		c := newCollection[scribe.Transcript]()
 		for id := int64(1); id <= int64(n); id++ {
-			c.add(id, 1, &scribe.Transcript{ID: id})
+			c.add(id, 1, scribe.Transcript{ID: id})
 		}
 		b.Run(itoa(int64(n)), func(b *testing.B) {
 			b.ReportAllocs()
