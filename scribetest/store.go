@@ -61,8 +61,8 @@ type store struct {
 	plugins     collection[scribe.Plugin]
 	secretKeys  collection[scribe.PluginSecretKey]
 	installs    collection[scribe.PluginInstallation]
-	installsBy  scopes           // installation ids by user id
-	uuids       map[string]int64 // installation uuid -> id
+	installsBy  scopes                    // installation ids by user id
+	uuids       map[string]int64          // installation uuid -> id
 	transcripts collection[transcriptRow] // wire forms in tjson (wirecache.go)
 	tjson       jsonArena
 	webhooks    collection[scribe.Webhook]
