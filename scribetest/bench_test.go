@@ -66,6 +66,7 @@ func BenchmarkAuthenticateJWTFull(b *testing.B) {
 type benchEnv struct {
 	s    *Server
 	n    int
+	user int64  // the installation's user, who owns the transcripts
 	inst string // Authorization of the installation (a JWT)
 	dev  string // Authorization of the developer (a developer key)
 
@@ -125,9 +126,9 @@ func newBenchEnv(n int) (*benchEnv, error) {
 		if err != nil {
 			return nil, err
 		}
-		st.transcripts.add(id, u.ID, transcriptRow{owner: u.ID, wire: st.tjson.put(b)})
+		st.putTranscriptLocked(id, u.ID, b)
 	}
-	return &benchEnv{s: s, n: n, inst: "Bearer " + tok, dev: "Bearer " + dev.Key.Reveal()}, nil
+	return &benchEnv{s: s, n: n, user: u.ID, inst: "Bearer " + tok, dev: "Bearer " + dev.Key.Reveal()}, nil
 }
 
 // start makes the server listen on loopback, once; it is never closed (the

@@ -31,12 +31,18 @@ func (ix *index) remove(id int64) {
 // set), and whether more ids follow them. The returned slice aliases the
 // index: copy it before releasing the lock that guards the index.
 func (ix index) page(afterID int64, limit int) (ids []int64, hasMore bool) {
+	start, end := ix.bounds(afterID, limit)
+	return ix[start:end], end < len(ix)
+}
+
+// bounds returns where the page of up to limit ids after afterID starts
+// and ends in the index.
+func (ix index) bounds(afterID int64, limit int) (start, end int) {
 	i, found := slices.BinarySearch(ix, afterID)
 	if found {
 		i++
 	}
-	end := i + min(limit, len(ix)-i)
-	return ix[i:end], end < len(ix)
+	return i, i + min(limit, len(ix)-i)
 }
 
 // scopes holds one index per owner (a user, a developer or a plugin).
