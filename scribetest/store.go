@@ -70,10 +70,10 @@ type store struct {
 	// transcripts is, in the order of transcripts.owned[owner]: a page is
 	// a binary search and a run of adjacent entries, with no look-up per
 	// item in the rows map (a cache miss each at 10^6 transcripts).
-	twire map[int64][]jsonRef
-	webhooks    collection[scribe.Webhook]
-	lastJob     int64
-	lastAudio   int64
+	twire     map[int64][]jsonRef
+	webhooks  collection[scribe.Webhook]
+	lastJob   int64
+	lastAudio int64
 
 	// authGen counts changes to what authenticating an installation JWT
 	// reads: installations, plugins and secret keys. The verification cache
