@@ -78,9 +78,11 @@ type benchEnv struct {
 const benchTranscriptText = "Ada: Let's start with the release. Grace: The build is green and the docs are merged. " +
 	"Ada: Then we ship on Thursday. Grace: I'll write the announcement & send it to <team@example.com>."
 
+// The server runs on the system clock, as a server from NewServer does (the
+// clock is read on every request); the token is good for an hour.
 func newBenchEnv(n int) (*benchEnv, error) {
-	clock := NewFakeClock(time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC))
-	s, err := NewUnstartedServer(WithClock(clock))
+	clock := realClock{}
+	s, err := NewUnstartedServer()
 	if err != nil {
 		return nil, err
 	}

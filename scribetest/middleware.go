@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"runtime/debug"
+	"time"
 
 	scribe "github.com/scribehq/scribe-go"
 )
@@ -17,6 +18,7 @@ const headerRequestID = "Request-Id"
 // the chain; the request log keeps it.
 type reqInfo struct {
 	id     string
+	at     time.Time // when the request arrived, by the server's clock
 	code   string // the problem code answered, if any
 	status int
 
@@ -58,6 +60,16 @@ func infoOf(r *http.Request) *reqInfo {
 		return info
 	}
 	return &reqInfo{}
+}
+
+// requestTime is the server's time for the request: when it arrived, read
+// once by requestID (the clock can cost a system call), or now for a
+// request that did not come through requestID.
+func (s *Server) requestTime(info *reqInfo) time.Time {
+	if info.at.IsZero() {
+		return s.clock.Now()
+	}
+	return info.at
 }
 
 // newRequestID returns "req_" and 26 random characters of the RFC 4648
@@ -107,10 +119,10 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // once it is answered.
 func (s *Server) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := &reqState{info: reqInfo{id: newRequestID()}, sw: statusWriter{ResponseWriter: w}}
+		at := s.clock.Now()
+		st := &reqState{info: reqInfo{id: newRequestID(), at: at}, sw: statusWriter{ResponseWriter: w}}
 		st.ctx = infoContext{Context: r.Context(), info: &st.info}
 		info, sw := &st.info, &st.sw
-		at := s.clock.Now()
 		w.Header()[headerRequestID] = []string{info.id}
 		defer func() {
 			info.status = sw.status
@@ -152,7 +164,8 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 // through; with no fault pending that costs one atomic load.
 func (s *Server) faults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f, ok := s.injected.take(r, s.basePath, s.clock.Now(), infoOf(r).id)
+		info := infoOf(r)
+		f, ok := s.injected.take(r, s.basePath, s.requestTime(info), info.id)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -174,7 +187,7 @@ func (s *Server) faults(next http.Handler) http.Handler {
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	if s.limiter == nil {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			now := s.clock.Now()
+			now := s.requestTime(infoOf(r))
 			quota{limit: defaultRateLimit, remaining: defaultRateLimit, reset: untilWindowEnd(now, defaultRateWindow)}.announce(w.Header())
 			next.ServeHTTP(w, r)
 		})
@@ -185,7 +198,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		q := s.limiter.take(caller.scope(), s.clock.Now())
+		q := s.limiter.take(caller.scope(), s.requestTime(infoOf(r)))
 		q.announce(w.Header())
 		if !q.allowed {
 			writeProblem(w, r, rateLimited(q))
