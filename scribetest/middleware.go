@@ -19,7 +19,7 @@ const headerRequestID = "Request-Id"
 type reqInfo struct {
 	id     string
 	at     time.Time // when the request arrived, by the server's clock
-	code   string // the problem code answered, if any
+	code   string    // the problem code answered, if any
 	status int
 
 	// authenticate's verdict, kept so that the rate limiter and the
