@@ -118,7 +118,7 @@ func (s *Server) serveOperation(op operation) http.Handler {
 			writeProblem(w, r, p)
 			return
 		}
-		s.idempotent(w, c, func() response { return render(r, op.handle(c)) })
+		s.idempotent(w, c, func() response { return render(op.handle(c)) })
 	})
 }
 
@@ -134,7 +134,7 @@ type response struct {
 
 // render turns an operation's result into the bytes it answers with: the
 // headers and body writeResult would write.
-func render(_ *http.Request, res result) response {
+func render(res result) response {
 	if res.p != nil {
 		return response{status: res.p.status, problem: res.p}
 	}
