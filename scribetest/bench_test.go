@@ -64,11 +64,12 @@ func BenchmarkAuthenticateJWTFull(b *testing.B) {
 // plugin that may read transcripts and users, the plugin installed by a user
 // who owns n transcripts, and the Authorization values of both credentials.
 type benchEnv struct {
-	s    *Server
-	n    int
-	user int64  // the installation's user, who owns the transcripts
-	inst string // Authorization of the installation (a JWT)
-	dev  string // Authorization of the developer (a developer key)
+	s      *Server
+	n      int
+	user   int64  // the installation's user, who owns the transcripts
+	plugin int64  // the developer's plugin, installed by user
+	inst   string // Authorization of the installation (a JWT)
+	dev    string // Authorization of the developer (a developer key)
 
 	startOnce sync.Once
 	url       string
@@ -130,7 +131,7 @@ func newBenchEnv(n int) (*benchEnv, error) {
 		}
 		st.putTranscriptLocked(id, u.ID, b)
 	}
-	return &benchEnv{s: s, n: n, user: u.ID, inst: "Bearer " + tok, dev: "Bearer " + dev.Key.Reveal()}, nil
+	return &benchEnv{s: s, n: n, user: u.ID, plugin: p.ID, inst: "Bearer " + tok, dev: "Bearer " + dev.Key.Reveal()}, nil
 }
 
 // start makes the server listen on loopback, once; it is never closed (the

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/wire"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
 // get answers GET target with the environment's installation JWT through
@@ -306,5 +308,69 @@ func TestTranscriptPagesFollowChanges(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSecretsOnTheWire: the answers that carry a secret are encoded from
+// the server's wire structs, with the material, not scribe.Secret's
+// redacted form: a secret key from POST /plugins/{id}/secret_keys (and its
+// replay under the same Idempotency-Key) mints a JWT the server accepts,
+// and GET /plugins/{id}/webhooks lists a signing secret that parses.
+func TestSecretsOnTheWire(t *testing.T) {
+	t.Parallel()
+	e, err := newBenchEnv(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.CreateWebhook(e.plugin, "http://127.0.0.1:9/hook"); err != nil {
+		t.Fatal(err)
+	}
+	devDo := func(method, target, body, idemKey string) (int, []byte) {
+		r := httptest.NewRequest(method, target, strings.NewReader(body))
+		r.Header.Set("Authorization", e.dev)
+		if body != "" {
+			r.Header.Set("Content-Type", "application/json")
+		}
+		if idemKey != "" {
+			r.Header.Set("Idempotency-Key", idemKey)
+		}
+		w := httptest.NewRecorder()
+		e.s.Handler().ServeHTTP(w, r)
+		return w.Code, w.Body.Bytes()
+	}
+	var values []string
+	for range 2 { // the second is the replay
+		code, body := devDo(http.MethodPost, fmt.Sprintf("/plugins/%d/secret_keys", e.plugin), `{"description":"wire"}`, "k1")
+		var k struct{ Value string }
+		if err := json.Unmarshal(body, &k); code/100 != 2 || err != nil {
+			t.Fatalf("POST secret_keys: %d %v %s", code, err, body)
+		}
+		values = append(values, k.Value)
+	}
+	if values[0] != values[1] {
+		t.Errorf("the replay answered another key")
+	}
+	key, err := auth.ParseSecretKey(values[0])
+	if err != nil {
+		t.Fatalf("the secret key on the wire does not parse (redacted?): %v", err)
+	}
+	uuid := e.s.Installations(e.plugin)[0].UUID
+	tok, err := auth.Mint(key, uuid, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, p := e.s.authenticateJWT(tok); p != nil {
+		t.Errorf("a JWT signed with the key from the wire is refused: %v", p)
+	}
+
+	code, body := devDo(http.MethodGet, fmt.Sprintf("/plugins/%d/webhooks", e.plugin), "", "")
+	var hooks wire.List[struct {
+		SigningSecret string `json:"signing_secret"`
+	}]
+	if err := json.Unmarshal(body, &hooks); code != 200 || err != nil || len(hooks.Data) != 1 {
+		t.Fatalf("GET webhooks: %d %v %s", code, err, body)
+	}
+	if _, err := webhook.ParseSecret(hooks.Data[0].SigningSecret); err != nil {
+		t.Errorf("the signing secret on the wire does not parse (redacted?): %v", err)
 	}
 }
