@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -141,7 +140,7 @@ func putBuf(b *[]byte) {
 func writeEncoded(w http.ResponseWriter, status int, body *[]byte) {
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(*body))}
+	h["Content-Length"] = headerInt(int64(len(*body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(*body)
 	putBuf(body)
