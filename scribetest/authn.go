@@ -80,7 +80,7 @@ func (s *Server) authenticate(r *http.Request) (*principal, *problem) {
 }
 
 func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
-	values := r.Header.Values("Authorization")
+	values := r.Header["Authorization"] // the canonical key: Values would canonicalize it on every request
 	if len(values) == 0 {
 		return nil, newProblem(http.StatusUnauthorized, scribe.CodeMissingToken,
 			"the request has no Authorization header; send Authorization: Bearer <token>").with("WWW-Authenticate", challengeNone)
