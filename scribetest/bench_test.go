@@ -125,7 +125,7 @@ func newBenchEnv(n int) (*benchEnv, error) {
 			Job:      scribe.TranscriptJob{ID: id, Lines: 4},
 			Audio:    scribe.TranscriptAudio{ID: id, LengthInSeconds: 1800, CreatedOn: now},
 		}
-		b, err := encodeTranscript(&t)
+		b, err := st.encodeTranscriptLocked(&t)
 		if err != nil {
 			return nil, err
 		}

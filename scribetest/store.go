@@ -70,7 +70,10 @@ type store struct {
 	// transcripts is, in the order of transcripts.owned[owner]: a page is
 	// a binary search and a run of adjacent entries, with no look-up per
 	// item in the rows map (a cache miss each at 10^6 transcripts).
-	twire     map[int64][]jsonRef
+	twire map[int64][]jsonRef
+	// scratch is the buffer transcripts are encoded into before they are
+	// copied into tjson (see encodeTranscriptLocked).
+	scratch   []byte
 	webhooks  collection[scribe.Webhook]
 	lastJob   int64
 	lastAudio int64
@@ -517,7 +520,7 @@ func (st *store) addTranscriptLocked(t scribe.Transcript) (scribe.Transcript, []
 		id = st.transcripts.last + 1
 	}
 	t.ID = id
-	b, err := encodeTranscript(&t)
+	b, err := st.encodeTranscriptLocked(&t)
 	if err != nil {
 		return scribe.Transcript{}, nil, err
 	}
@@ -553,7 +556,7 @@ func (st *store) updateTranscript(id int64, fn func(*scribe.Transcript)) (scribe
 	if next.Metadata == nil {
 		next.Metadata = map[string]json.RawMessage{}
 	}
-	b, err := encodeTranscript(&next)
+	b, err := st.encodeTranscriptLocked(&next)
 	if err != nil {
 		st.mu.Unlock()
 		return scribe.Transcript{}, err
@@ -587,6 +590,19 @@ func (st *store) deleteTranscript(id int64) error {
 	st.tjson.free(row.wire)
 	st.compactTranscriptsLocked()
 	return nil
+}
+
+// encodeTranscriptLocked encodes t into the store's scratch buffer: the
+// bytes are valid until the next call, and are to be copied into tjson.
+func (st *store) encodeTranscriptLocked(t *scribe.Transcript) ([]byte, error) {
+	b, err := appendTranscript(st.scratch[:0], t)
+	if err != nil {
+		return nil, err
+	}
+	if cap(b) <= arenaChunk {
+		st.scratch = b[:0]
+	}
+	return b, nil
 }
 
 // putTranscriptLocked stores a new transcript's encoding b.

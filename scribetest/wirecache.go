@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	scribe "github.com/scribehq/scribe-go"
 )
@@ -80,17 +84,138 @@ type transcriptRow struct {
 	wire  jsonRef
 }
 
-// encodeTranscript returns t as the service answers it: exactly what
-// encoding/json makes of scribe.Transcript. A transcript encoding/json cannot
-// encode (a created_on year outside 0..9999, metadata that is not valid JSON)
-// is refused here, when it is stored, with the reason, rather than failing
+// encodeTranscript returns t as the service answers it: byte for byte what
+// encoding/json makes of scribe.Transcript (TestEncodeTranscriptMatchesJSON
+// and FuzzEncodeTranscript compare the two; TestTranscriptFieldsKnown fails
+// when scribe.Transcript gains a field this does not write). It is written
+// out by hand because it runs for every transcript stored, a million of
+// them in a large fixture load, where encoding/json's reflection cost
+// several times as much. A transcript encoding/json cannot encode (a
+// timestamp year outside 0..9999, metadata that is not valid JSON) is
+// refused here, when it is stored, naming the member, rather than failing
 // every later GET.
 func encodeTranscript(t *scribe.Transcript) ([]byte, error) {
-	b, err := json.Marshal(t)
+	return appendTranscript(nil, t)
+}
+
+// appendTranscript appends the encoding of t to b (see encodeTranscript);
+// the store encodes into one scratch buffer, so that storing a transcript
+// allocates nothing but its room in the arena.
+func appendTranscript(b []byte, t *scribe.Transcript) ([]byte, error) {
+	b = slices.Grow(b, 320+len(t.Headline)+len(t.Text)+len(t.Type)+len(t.User.FirstName)+len(t.User.LastName))
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, t.ID, 10)
+	b = append(b, `,"headline":`...)
+	b = appendJSONString(b, t.Headline)
+	b = append(b, `,"text":`...)
+	b = appendJSONString(b, t.Text)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, t.Type)
+	b = append(b, `,"created_on":`...)
+	b, err := appendJSONTime(b, t.CreatedOn)
 	if err != nil {
-		return nil, fmt.Errorf("scribetest: transcript %d cannot be encoded as JSON: %w", t.ID, err)
+		return nil, fmt.Errorf("scribetest: transcript %d cannot be encoded as JSON: created_on: %w", t.ID, err)
 	}
-	return b, nil
+	b = append(b, `,"metadata":`...)
+	if len(t.Metadata) == 0 {
+		b = append(b, "{}"...)
+	} else {
+		m, err := json.Marshal(t.Metadata) // sorted keys, values compacted and checked
+		if err != nil {
+			return nil, fmt.Errorf("scribetest: transcript %d cannot be encoded as JSON: metadata: %w", t.ID, err)
+		}
+		b = append(b, m...)
+	}
+	b = append(b, `,"user":{"id":`...)
+	b = strconv.AppendInt(b, t.User.ID, 10)
+	b = append(b, `,"first_name":`...)
+	b = appendJSONString(b, t.User.FirstName)
+	b = append(b, `,"last_name":`...)
+	b = appendJSONString(b, t.User.LastName)
+	b = append(b, `},"job":{"id":`...)
+	b = strconv.AppendInt(b, t.Job.ID, 10)
+	b = append(b, `,"lines":`...)
+	b = strconv.AppendInt(b, int64(t.Job.Lines), 10)
+	b = append(b, `},"audio":{"id":`...)
+	b = strconv.AppendInt(b, t.Audio.ID, 10)
+	b = append(b, `,"length_in_seconds":`...)
+	b = strconv.AppendInt(b, int64(t.Audio.LengthInSeconds), 10)
+	b = append(b, `,"created_on":`...)
+	if b, err = appendJSONTime(b, t.Audio.CreatedOn); err != nil {
+		return nil, fmt.Errorf("scribetest: transcript %d cannot be encoded as JSON: audio.created_on: %w", t.ID, err)
+	}
+	return append(b, "}}"...), nil
+}
+
+// appendJSONTime appends t as time.Time.MarshalJSON does: RFC 3339 with
+// nanoseconds, refusing what RFC 3339 cannot express.
+func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
+	b = append(b, '"')
+	b, err := t.AppendText(b)
+	return append(b, '"'), err
+}
+
+// jsonSafe reports the ASCII bytes a JSON string holds as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// appendJSONString appends s as a JSON string exactly as encoding/json
+// writes it by default: " and \ escaped, control characters too (\b, \f, \n,
+// \r, \t by name), <, > and & as \u003c, \u003e, \u0026, invalid UTF-8
+// as \ufffd, and U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // decodeTranscript is the inverse of encodeTranscript. Metadata is empty,

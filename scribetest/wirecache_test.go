@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -372,5 +374,124 @@ func TestSecretsOnTheWire(t *testing.T) {
 	}
 	if _, err := webhook.ParseSecret(hooks.Data[0].SigningSecret); err != nil {
 		t.Errorf("the signing secret on the wire does not parse (redacted?): %v", err)
+	}
+}
+
+// transcriptSamples are transcripts whose encoding exercises every escape
+// of encoding/json and every member.
+func transcriptSamples() []scribe.Transcript {
+	at := time.Date(2026, 11, 21, 9, 30, 0, 123456789, time.UTC)
+	base := scribe.Transcript{
+		ID: 1 << 53, Headline: "Weekly sync", Text: "Line one.", Type: "meeting", CreatedOn: at,
+		Metadata: map[string]json.RawMessage{},
+		User:     scribe.TranscriptUser{ID: 7, FirstName: "Grace", LastName: "Hopper"},
+		Job:      scribe.TranscriptJob{ID: 3, Lines: 12},
+		Audio:    scribe.TranscriptAudio{ID: 4, LengthInSeconds: 1800, CreatedOn: at.Add(-time.Hour)},
+	}
+	var out []scribe.Transcript
+	for _, s := range []string{
+		"", "plain", `quote " backslash \ slash /`, "<script>&amp;</script>", "\b\f\n\r\t\x00\x01\x1f\x7f",
+		"Ünïcode ✓ 日本語 🎙", "bad \xff\xfe utf-8 \xe2\x82", "sep\u2028par\u2029end", "\u2027\u202a", "\xed\xa0\x80 surrogate",
+	} {
+		t := base
+		t.Headline, t.Text, t.Type, t.User.FirstName, t.User.LastName = s, s+s, s, s, s
+		out = append(out, t)
+	}
+	zone := base
+	zone.CreatedOn = time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", -(9*3600+30*60)))
+	zone.Audio.CreatedOn = time.Time{}
+	zone.ID, zone.Job, zone.Audio.ID, zone.Audio.LengthInSeconds = -1, scribe.TranscriptJob{ID: -5, Lines: -1}, 0, 0
+	meta := base
+	meta.Metadata = map[string]json.RawMessage{"b": json.RawMessage(`{ "x" : [1, 2] }`), "a": json.RawMessage(`"<&>"`), "<k>": json.RawMessage(`null`)}
+	nilMeta := base
+	nilMeta.Metadata = nil
+	return append(out, zone, meta, nilMeta)
+}
+
+// TestEncodeTranscriptMatchesJSON: the hand-written encoder writes what
+// encoding/json writes for the same transcript, escapes, zones, zero
+// times, negative numbers and metadata included (nil metadata is written as
+// {}, as the store never holds nil).
+func TestEncodeTranscriptMatchesJSON(t *testing.T) {
+	t.Parallel()
+	for i, tr := range transcriptSamples() {
+		got, err := encodeTranscript(&tr)
+		if err != nil {
+			t.Fatalf("sample %d: %v", i, err)
+		}
+		if tr.Metadata == nil {
+			tr.Metadata = map[string]json.RawMessage{}
+		}
+		want, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("sample %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	// What encoding/json refuses is refused, naming the member.
+	bad := transcriptSamples()[0]
+	bad.Audio.CreatedOn = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := encodeTranscript(&bad); err == nil || !strings.Contains(err.Error(), "audio.created_on") {
+		t.Errorf("year 10000: err = %v, want a refusal naming audio.created_on", err)
+	}
+	bad = transcriptSamples()[0]
+	bad.Metadata = map[string]json.RawMessage{"k": json.RawMessage(`{`)}
+	if _, err := encodeTranscript(&bad); err == nil || !strings.Contains(err.Error(), "metadata") {
+		t.Errorf("invalid metadata: err = %v, want a refusal naming metadata", err)
+	}
+}
+
+// FuzzEncodeTranscript compares the hand-written encoder with encoding/json
+// on arbitrary strings, numbers and times.
+func FuzzEncodeTranscript(f *testing.F) {
+	for _, tr := range transcriptSamples() {
+		f.Add(tr.Headline, tr.Text, tr.ID, tr.Job.Lines, tr.CreatedOn.UnixNano(), 0)
+	}
+	f.Fuzz(func(t *testing.T, headline, text string, id int64, lines int, nanos int64, offsetMin int) {
+		tr := transcriptSamples()[0]
+		tr.Headline, tr.Text, tr.Type, tr.User.FirstName = headline, text, headline+text, text
+		tr.ID, tr.Job.Lines, tr.Audio.LengthInSeconds = id, lines, -lines
+		tr.CreatedOn = time.Unix(0, nanos).In(time.FixedZone("z", (offsetMin%(48*60))*60))
+		want, wantErr := json.Marshal(tr)
+		got, err := encodeTranscript(&tr)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("encodeTranscript err %v, encoding/json err %v", err, wantErr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("\n got %s\nwant %s", got, want)
+		}
+	})
+}
+
+// TestTranscriptFieldsKnown fails when scribe.Transcript or the structs in
+// it gain or lose a JSON member: encodeTranscript writes them by hand and
+// must be changed with them.
+func TestTranscriptFieldsKnown(t *testing.T) {
+	t.Parallel()
+	members := func(v any) []string {
+		var out []string
+		for f := range reflect.TypeOf(v).Fields() {
+			out = append(out, f.Tag.Get("json"))
+		}
+		return out
+	}
+	want := map[string][]string{
+		"Transcript":      {"id", "headline", "text", "type", "created_on", "metadata", "user", "job", "audio"},
+		"TranscriptUser":  {"id", "first_name", "last_name"},
+		"TranscriptJob":   {"id", "lines"},
+		"TranscriptAudio": {"id", "length_in_seconds", "created_on"},
+	}
+	got := map[string][]string{
+		"Transcript":      members(scribe.Transcript{}),
+		"TranscriptUser":  members(scribe.TranscriptUser{}),
+		"TranscriptJob":   members(scribe.TranscriptJob{}),
+		"TranscriptAudio": members(scribe.TranscriptAudio{}),
+	}
+	for k := range want {
+		if !slices.Equal(got[k], want[k]) {
+			t.Errorf("scribe.%s members %q, encodeTranscript writes %q: change it with the type", k, got[k], want[k])
+		}
 	}
 }
