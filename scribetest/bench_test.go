@@ -552,3 +552,35 @@ func BenchmarkPageP99(b *testing.B) {
 	b.ReportMetric(p(lat[1], 0.99), "p99-1e6-µs")
 	b.ReportMetric(p(lat[1], 0.99)/p(lat[0], 0.99), "p99-ratio")
 }
+
+// BenchmarkEncodeTranscript is what storing a transcript costs in encoding:
+// hand/ is the store's encoder into its reused scratch buffer, baseline
+// encoding-json/ is json.Marshal of the same transcript, the same bytes.
+func BenchmarkEncodeTranscript(b *testing.B) {
+	now := time.Now().UTC().Truncate(time.Second)
+	t := scribe.Transcript{
+		ID: 123456, Headline: "Weekly sync #123456", Text: benchTranscriptText, Type: "meeting", CreatedOn: now,
+		Metadata: map[string]json.RawMessage{},
+		User:     scribe.TranscriptUser{ID: 7, FirstName: "Grace", LastName: "Hopper"},
+		Job:      scribe.TranscriptJob{ID: 123456, Lines: 4},
+		Audio:    scribe.TranscriptAudio{ID: 123456, LengthInSeconds: 1800, CreatedOn: now},
+	}
+	b.Run("hand", func(b *testing.B) {
+		var buf []byte
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if buf, err = appendTranscript(buf[:0], &t); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(&t); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
