@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
@@ -79,7 +80,7 @@ func (s *Server) authenticate(r *http.Request) (*principal, *problem) {
 }
 
 func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
-	values := r.Header.Values("Authorization")
+	values := r.Header["Authorization"] // the canonical key: Values would canonicalize it on every request
 	if len(values) == 0 {
 		return nil, newProblem(http.StatusUnauthorized, scribe.CodeMissingToken,
 			"the request has no Authorization header; send Authorization: Bearer <token>").with("WWW-Authenticate", challengeNone)
@@ -98,7 +99,7 @@ func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
 			"the Authorization header has no token after Bearer").with("WWW-Authenticate", challengeNone)
 	}
 	if isJWT(token) {
-		return s.authenticateJWT(token)
+		return s.authenticateJWTAt(token, s.requestTime(infoOf(r)))
 	}
 	dev, ok := s.st.developerByKey(token)
 	if !ok {
@@ -115,10 +116,24 @@ func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
 // (a deleted installation, a disabled plugin) is only told once the
 // signature has verified, so a forged token learns nothing.
 func (s *Server) authenticateJWT(token string) (*principal, *problem) {
+	return s.authenticateJWTAt(token, s.clock.Now())
+}
+
+// authenticateJWTAt is authenticateJWT with the cached token's time rules
+// checked at now, the request's time.
+func (s *Server) authenticateJWTAt(token string, now time.Time) (*principal, *problem) {
 	h := tokenHash(token)
-	if v, ok := s.verified.get(h); ok && v.fresh(s.clock.Now()) {
+	if v, ok := s.verified.get(h); ok && v.fresh(now) {
+		gen := s.st.authGen.Load() // before reading the store: a later change shows as a newer generation
+		if p, ok := v.callerAt(gen); ok {
+			return p, nil
+		}
 		if c, ok := s.st.credentialsFor(v.uuid); ok && v.keysCurrent(c.keys) {
-			return installationPrincipal(c)
+			p, prob := installationPrincipal(c)
+			if prob == nil {
+				v.caller.Store(&cachedCaller{gen: gen, p: p})
+			}
+			return p, prob
 		}
 	}
 	c, p := s.verifyJWT(token, h)

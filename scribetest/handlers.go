@@ -63,7 +63,9 @@ func (s *Server) listTranscripts(c *call) result {
 	if p != nil {
 		return fail(p)
 	}
-	return ok(list(s.st.pageTranscripts(c.caller.installation.UserID, pp.afterID, pp.limit)))
+	buf := getBuf()
+	*buf = s.st.appendTranscriptPage(*buf, c.caller.installation.UserID, pp.afterID, pp.limit)
+	return okEncoded(buf)
 }
 
 func (s *Server) getTranscript(c *call) result {
@@ -74,11 +76,14 @@ func (s *Server) getTranscript(c *call) result {
 	if p != nil {
 		return fail(p)
 	}
-	t, found := s.st.transcriptOf(c.caller.installation.UserID, id)
+	buf := getBuf()
+	body, found := s.st.appendTranscript(*buf, c.caller.installation.UserID, id)
 	if !found {
+		putBuf(buf)
 		return fail(notFound(fmt.Sprintf("there is no transcript %d", id)))
 	}
-	return ok(t)
+	*buf = body
+	return okEncoded(buf)
 }
 
 func (s *Server) getMe(c *call) result {

@@ -1,8 +1,9 @@
 package scribetest
 
-import "fmt"
-
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // index is a set of ids kept in ascending order. Pages are cut from it with a
 // binary search, so a page costs O(log n + limit) however large the set is.
@@ -30,12 +31,18 @@ func (ix *index) remove(id int64) {
 // set), and whether more ids follow them. The returned slice aliases the
 // index: copy it before releasing the lock that guards the index.
 func (ix index) page(afterID int64, limit int) (ids []int64, hasMore bool) {
+	start, end := ix.bounds(afterID, limit)
+	return ix[start:end], end < len(ix)
+}
+
+// bounds returns where the page of up to limit ids after afterID starts
+// and ends in the index.
+func (ix index) bounds(afterID int64, limit int) (start, end int) {
 	i, found := slices.BinarySearch(ix, afterID)
 	if found {
 		i++
 	}
-	end := i + min(limit, len(ix)-i)
-	return ix[i:end], end < len(ix)
+	return i, i + min(limit, len(ix)-i)
 }
 
 // scopes holds one index per owner (a user, a developer or a plugin).
@@ -58,16 +65,19 @@ func (s scopes) remove(owner, id int64) {
 }
 
 // collection is one kind of resource: its rows by id, every id in order, and
-// the ids of each owner in order.
+// the ids of each owner in order. Rows are held by value, not by pointer: a
+// collection of a pointer-free row type (transcripts, see transcriptRow) is a
+// map and slices the garbage collector never has to scan, however many rows
+// it holds.
 type collection[T any] struct {
 	last  int64 // the highest id assigned or taken so far
-	rows  map[int64]*T
+	rows  map[int64]T
 	all   index
 	owned scopes
 }
 
 func newCollection[T any]() collection[T] {
-	return collection[T]{rows: map[int64]*T{}, owned: scopes{}}
+	return collection[T]{rows: map[int64]T{}, owned: scopes{}}
 }
 
 // nextID returns a fresh id, greater than every id seen so far.
@@ -94,12 +104,15 @@ func (c *collection[T]) taken(id int64) bool {
 	return ok
 }
 
-func (c *collection[T]) add(id, owner int64, row *T) {
+func (c *collection[T]) add(id, owner int64, row T) {
 	c.rows[id] = row
 	c.all.insert(id)
 	c.owned.insert(owner, id)
 	c.last = max(c.last, id)
 }
+
+// set replaces the row id, which exists, keeping its owner.
+func (c *collection[T]) set(id int64, row T) { c.rows[id] = row }
 
 func (c *collection[T]) remove(id, owner int64) {
 	delete(c.rows, id)
@@ -107,27 +120,35 @@ func (c *collection[T]) remove(id, owner int64) {
 	c.owned.remove(owner, id)
 }
 
+// pageIDs returns the ids of a page of owner's rows after afterID, whether
+// more follow, and how many rows owner has. The ids alias the index: use
+// them before releasing the lock that guards the collection.
+func (c *collection[T]) pageIDs(owner, afterID int64, limit int) (ids []int64, hasMore bool, total int) {
+	ix := c.owned[owner]
+	ids, hasMore = ix.page(afterID, limit)
+	return ids, hasMore, len(ix)
+}
+
 // page returns a page of owner's rows after afterID, whether more follow, and
 // how many rows owner has.
-func (c *collection[T]) page(owner, afterID int64, limit int) (rows []*T, hasMore bool, total int) {
-	ix := c.owned[owner]
-	ids, hasMore := ix.page(afterID, limit)
-	rows = make([]*T, len(ids))
+func (c *collection[T]) page(owner, afterID int64, limit int) (rows []T, hasMore bool, total int) {
+	ids, hasMore, total := c.pageIDs(owner, afterID, limit)
+	rows = make([]T, len(ids))
 	for i, id := range ids {
 		rows[i] = c.rows[id]
 	}
-	return rows, hasMore, len(ix)
+	return rows, hasMore, total
 }
 
 // ownedBy returns every row of owner in id order.
-func (c *collection[T]) ownedBy(owner int64) []*T {
+func (c *collection[T]) ownedBy(owner int64) []T {
 	rows, _, _ := c.page(owner, 0, len(c.owned[owner]))
 	return rows
 }
 
 // every returns every row in id order.
-func (c *collection[T]) every() []*T {
-	rows := make([]*T, len(c.all))
+func (c *collection[T]) every() []T {
+	rows := make([]T, len(c.all))
 	for i, id := range c.all {
 		rows[i] = c.rows[id]
 	}

@@ -136,9 +136,9 @@ func itoa(n int64) string {
 // beside a page from a small one: the cost must not grow with the scope.
 func BenchmarkPage(b *testing.B) {
 	for _, n := range []int{100, 100_000} {
-		c := newCollection[scribe.Transcript]()
+		c := newCollection[transcriptRow]()
 		for id := int64(1); id <= int64(n); id++ {
-			c.add(id, 1, &scribe.Transcript{ID: id})
+			c.add(id, 1, transcriptRow{owner: 1})
 		}
 		b.Run(itoa(int64(n)), func(b *testing.B) {
 			b.ReportAllocs()

@@ -2,10 +2,11 @@ package scribetest
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"runtime/debug"
+	"time"
 
 	scribe "github.com/scribehq/scribe-go"
 )
@@ -17,7 +18,8 @@ const headerRequestID = "Request-Id"
 // the chain; the request log keeps it.
 type reqInfo struct {
 	id     string
-	code   string // the problem code answered, if any
+	at     time.Time // when the request arrived, by the server's clock
+	code   string    // the problem code answered, if any
 	status int
 
 	// authenticate's verdict, kept so that the rate limiter and the
@@ -29,6 +31,28 @@ type reqInfo struct {
 
 type infoKey struct{}
 
+// reqState is what requestID allocates per request, in one allocation: the
+// reqInfo, the statusWriter and the context that carries the reqInfo.
+type reqState struct {
+	info reqInfo
+	sw   statusWriter
+	ctx  infoContext
+}
+
+// infoContext is context.WithValue(parent, infoKey{}, info) without an
+// allocation of its own.
+type infoContext struct {
+	context.Context
+	info *reqInfo
+}
+
+func (c *infoContext) Value(key any) any {
+	if _, ok := key.(infoKey); ok {
+		return c.info
+	}
+	return c.Context.Value(key)
+}
+
 // infoOf returns the request's reqInfo; a request that did not come through
 // requestID (a handler test calling a handler directly) gets a fresh one.
 func infoOf(r *http.Request) *reqInfo {
@@ -38,8 +62,34 @@ func infoOf(r *http.Request) *reqInfo {
 	return &reqInfo{}
 }
 
-// newRequestID returns "req_" and 26 random base32 characters.
-func newRequestID() string { return "req_" + rand.Text() }
+// requestTime is the server's time for the request: when it arrived, read
+// once by requestID (the clock can cost a system call), or now for a
+// request that did not come through requestID.
+func (s *Server) requestTime(info *reqInfo) time.Time {
+	if info.at.IsZero() {
+		return s.clock.Now()
+	}
+	return info.at
+}
+
+// newRequestID returns "req_" and 26 random characters of the RFC 4648
+// base32 alphabet (128 random bits), the form crypto/rand.Text gives. A
+// request id is not a secret, only unique: it comes from math/rand/v2's
+// runtime generator (ChaCha8, seeded by the system), which costs no system
+// call, in one allocation.
+func newRequestID() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	var b [4 + 26]byte
+	copy(b[:], "req_")
+	for half := range 2 {
+		v := rand.Uint64()
+		for i := range 13 { // 12 characters of 5 bits, one of the last 4
+			b[4+13*half+i] = alphabet[v&31]
+			v >>= 5
+		}
+	}
+	return string(b[:])
+}
 
 // statusWriter remembers the status a handler wrote.
 type statusWriter struct {
@@ -69,15 +119,16 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // once it is answered.
 func (s *Server) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := &reqInfo{id: newRequestID()}
 		at := s.clock.Now()
-		w.Header().Set(headerRequestID, info.id)
-		sw := &statusWriter{ResponseWriter: w}
+		st := &reqState{info: reqInfo{id: newRequestID(), at: at}, sw: statusWriter{ResponseWriter: w}}
+		st.ctx = infoContext{Context: r.Context(), info: &st.info}
+		info, sw := &st.info, &st.sw
+		w.Header()[headerRequestID] = []string{info.id}
 		defer func() {
 			info.status = sw.status
 			s.log.add(r, info, at)
 		}()
-		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+		r = r.WithContext(&st.ctx)
 		if p := checkRequestSize(r); p != nil {
 			writeProblem(sw, r, p)
 			return
@@ -166,7 +217,8 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 // through; with no fault pending that costs one atomic load.
 func (s *Server) faults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f, ok := s.injected.take(r, s.basePath, s.clock.Now(), infoOf(r).id)
+		info := infoOf(r)
+		f, ok := s.injected.take(r, s.basePath, s.requestTime(info), info.id)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -188,7 +240,7 @@ func (s *Server) faults(next http.Handler) http.Handler {
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	if s.limiter == nil {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			now := s.clock.Now()
+			now := s.requestTime(infoOf(r))
 			quota{limit: defaultRateLimit, remaining: defaultRateLimit, reset: untilWindowEnd(now, defaultRateWindow)}.announce(w.Header())
 			next.ServeHTTP(w, r)
 		})
@@ -199,7 +251,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		q := s.limiter.take(caller.scope(), s.clock.Now())
+		q := s.limiter.take(caller.scope(), s.requestTime(infoOf(r)))
 		q.announce(w.Header())
 		if !q.allowed {
 			writeProblem(w, r, rateLimited(q))

@@ -69,15 +69,3 @@ func writeProblem(w http.ResponseWriter, r *http.Request, p *problem) {
 	w.WriteHeader(p.status)
 	_, _ = w.Write(append(body, '\n'))
 }
-
-// writeJSON writes v as application/json with status.
-func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		writeProblem(w, r, newProblem(http.StatusInternalServerError, scribe.CodeInternalError, "encoding the response failed"))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
-}

@@ -95,11 +95,30 @@ func seconds(d time.Duration) string {
 	return strconv.FormatInt(int64((max(d, 0)+time.Second-1)/time.Second), 10)
 }
 
-// announce sets the RateLimit headers of q.
+// announce sets the RateLimit headers of q. It is on every answer, so it
+// stores the canonical keys (what Header.Set would) and shared values for
+// small counts directly, without allocating.
 func (q quota) announce(h http.Header) {
-	h.Set("RateLimit-Limit", strconv.Itoa(q.limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(q.remaining))
-	h.Set("RateLimit-Reset", seconds(q.reset))
+	h["Ratelimit-Limit"] = headerInt(int64(q.limit))
+	h["Ratelimit-Remaining"] = headerInt(int64(q.remaining))
+	h["Ratelimit-Reset"] = headerInt(int64((max(q.reset, 0) + time.Second - 1) / time.Second))
+}
+
+// smallInts are header values for 0 to 1024, shared by every response
+// (net/http only reads them; len == cap, so an Add copies).
+var smallInts = func() (v [1025][]string) {
+	for i := range v {
+		v[i] = []string{strconv.Itoa(i)}
+	}
+	return v
+}()
+
+// headerInt is the header value of n.
+func headerInt(n int64) []string {
+	if n >= 0 && n < int64(len(smallInts)) {
+		return smallInts[n][:1:1]
+	}
+	return []string{strconv.FormatInt(n, 10)}
 }
 
 // rateLimited is the 429 for a spent quota.

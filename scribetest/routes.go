@@ -1,9 +1,10 @@
 package scribetest
 
 import (
+	"bytes"
 	"net/http"
-	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -27,15 +28,20 @@ type operation struct {
 }
 
 // result is what an operation answers: a status and a body to encode as
-// JSON, or a problem.
+// JSON (or already encoded), or a problem.
 type result struct {
-	status int
-	body   any
-	p      *problem
+	status  int
+	body    any
+	encoded *[]byte // the body already encoded, newline included, in a buffer of bufPool
+	p       *problem
 }
 
 // ok is every success: the contract answers 200, creates included.
-func ok(body any) result     { return result{status: http.StatusOK, body: body} }
+func ok(body any) result { return result{status: http.StatusOK, body: body} }
+
+// okEncoded answers 200 with body, JSON already encoded (wirecache.go).
+func okEncoded(body *[]byte) result { return result{status: http.StatusOK, encoded: body} }
+
 func fail(p *problem) result { return result{p: p} }
 
 // pageQuery is the query a list operation takes.
@@ -112,7 +118,7 @@ func (s *Server) serveOperation(op operation) http.Handler {
 			writeProblem(w, r, p)
 			return
 		}
-		s.idempotent(w, c, func() response { return render(r, op.handle(c)) })
+		s.idempotent(w, c, func() response { return render(op.handle(c)) })
 	})
 }
 
@@ -126,11 +132,27 @@ type response struct {
 	problem *problem
 }
 
-// render turns an operation's result into the bytes it answers with.
-func render(r *http.Request, res result) response {
-	rec := httptest.NewRecorder()
-	writeResult(rec, r, res)
-	return response{status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes(), problem: res.p}
+// render turns an operation's result into the bytes it answers with: the
+// headers and body writeResult would write.
+func render(res result) response {
+	if res.p != nil {
+		return response{status: res.p.status, problem: res.p}
+	}
+	buf := res.encoded
+	if buf == nil {
+		var err error
+		if buf, err = encodeValue(res.body); err != nil {
+			return response{status: http.StatusInternalServerError, problem: encodingFailed()}
+		}
+	}
+	body := bytes.Clone(*buf)
+	putBuf(buf)
+	return response{status: res.status, header: http.Header{"Content-Type": contentTypeJSON}, body: body}
+}
+
+// encodingFailed is the answer when a body cannot be encoded as JSON.
+func encodingFailed() *problem {
+	return newProblem(http.StatusInternalServerError, scribe.CodeInternalError, "encoding the response failed")
 }
 
 func (resp response) write(w http.ResponseWriter, r *http.Request) {
@@ -141,14 +163,26 @@ func (resp response) write(w http.ResponseWriter, r *http.Request) {
 	for k, vs := range resp.header {
 		w.Header()[k] = vs
 	}
+	w.Header()["Content-Length"] = []string{strconv.Itoa(len(resp.body))}
 	w.WriteHeader(resp.status)
 	_, _ = w.Write(resp.body)
 }
 
+// writeResult writes an operation's result: the problem, or the body as
+// application/json, encoded once into a pooled buffer (or already encoded)
+// and written in one piece with its Content-Length.
 func writeResult(w http.ResponseWriter, r *http.Request, res result) {
 	if res.p != nil {
 		writeProblem(w, r, res.p)
 		return
 	}
-	writeJSON(w, r, res.status, res.body)
+	buf := res.encoded
+	if buf == nil {
+		var err error
+		if buf, err = encodeValue(res.body); err != nil {
+			writeProblem(w, r, encodingFailed())
+			return
+		}
+	}
+	writeEncoded(w, res.status, buf)
 }

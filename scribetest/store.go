@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -59,12 +62,27 @@ type store struct {
 	plugins     collection[scribe.Plugin]
 	secretKeys  collection[scribe.PluginSecretKey]
 	installs    collection[scribe.PluginInstallation]
-	installsBy  scopes           // installation ids by user id
-	uuids       map[string]int64 // installation uuid -> id
-	transcripts collection[scribe.Transcript]
-	webhooks    collection[scribe.Webhook]
-	lastJob     int64
-	lastAudio   int64
+	installsBy  scopes                    // installation ids by user id
+	uuids       map[string]int64          // installation uuid -> id
+	transcripts collection[transcriptRow] // wire forms in tjson (wirecache.go)
+	tjson       jsonArena
+	// twire holds, per owner, where the wire form of each of the owner's
+	// transcripts is, in the order of transcripts.owned[owner]: a page is
+	// a binary search and a run of adjacent entries, with no look-up per
+	// item in the rows map (a cache miss each at 10^6 transcripts).
+	twire map[int64][]jsonRef
+	// scratch is the buffer transcripts are encoded into before they are
+	// copied into tjson (see encodeTranscriptLocked).
+	scratch   []byte
+	webhooks  collection[scribe.Webhook]
+	lastJob   int64
+	lastAudio int64
+
+	// authGen counts changes to what authenticating an installation JWT
+	// reads: installations, plugins and secret keys. The verification cache
+	// keeps a principal per token while it is unchanged (verifycache.go).
+	// It is written under mu, read without it.
+	authGen atomic.Uint64
 
 	// onEvent receives every event after the lock is released. It is set once,
 	// before the server serves.
@@ -81,7 +99,8 @@ func newStore(c Clock) *store {
 		installs:    newCollection[scribe.PluginInstallation](),
 		installsBy:  scopes{},
 		uuids:       map[string]int64{},
-		transcripts: newCollection[scribe.Transcript](),
+		transcripts: newCollection[transcriptRow](),
+		twire:       map[int64][]jsonRef{},
 		webhooks:    newCollection[scribe.Webhook](),
 	}
 }
@@ -133,10 +152,10 @@ func cloneTranscript(t *scribe.Transcript) scribe.Transcript {
 	return c
 }
 
-func cloneAll[T, U any](rows []*T, clone func(*T) U) []U {
+func cloneAll[T, U any](rows []T, clone func(*T) U) []U {
 	out := make([]U, len(rows))
-	for i, r := range rows {
-		out[i] = clone(r)
+	for i := range rows {
+		out[i] = clone(&rows[i])
 	}
 	return out
 }
@@ -161,7 +180,7 @@ func (st *store) addUserLocked(u scribe.User, devKey string) (scribe.User, error
 	if u.ID == 0 {
 		u.ID = st.users.nextID()
 	}
-	st.users.add(u.ID, 0, &userRec{User: u, developer: devKey != ""})
+	st.users.add(u.ID, 0, userRec{User: u, developer: devKey != ""})
 	if devKey != "" {
 		st.devKeys[h] = u.ID
 	}
@@ -221,7 +240,8 @@ func (st *store) addPluginLocked(p scribe.Plugin) (scribe.Plugin, error) {
 		p.ID = st.plugins.nextID()
 	}
 	stampCreated(&p.CreatedOn, &p.UpdatedOn, st.now())
-	st.plugins.add(p.ID, p.UserID, &p)
+	st.plugins.add(p.ID, p.UserID, p)
+	st.authGen.Add(1)
 	return clonePlugin(&p), nil
 }
 
@@ -249,7 +269,7 @@ func (st *store) plugin(id int64) (scribe.Plugin, bool) {
 	if !ok {
 		return scribe.Plugin{}, false
 	}
-	return clonePlugin(p), true
+	return clonePlugin(&p), true
 }
 
 func (st *store) setPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) {
@@ -262,8 +282,10 @@ func (st *store) setPluginDisabled(id int64, disabled bool) (scribe.Plugin, erro
 	if p.Disabled != disabled {
 		p.Disabled = disabled
 		p.UpdatedOn = st.now()
+		st.plugins.set(id, p)
+		st.authGen.Add(1)
 	}
-	return clonePlugin(p), nil
+	return clonePlugin(&p), nil
 }
 
 func (st *store) pagePlugins(developerID, afterID int64, limit int) ([]scribe.Plugin, bool, int) {
@@ -293,7 +315,8 @@ func (st *store) addSecretKeyLocked(k scribe.PluginSecretKey) (scribe.PluginSecr
 		k.ID = st.secretKeys.nextID()
 	}
 	stampCreated(&k.CreatedOn, &k.UpdatedOn, st.now())
-	st.secretKeys.add(k.ID, k.PluginID, &k)
+	st.secretKeys.add(k.ID, k.PluginID, k)
+	st.authGen.Add(1)
 	return k, nil
 }
 
@@ -311,6 +334,7 @@ func (st *store) deleteSecretKey(id int64) error {
 		return fmt.Errorf("scribetest: secret key %d: %w", id, ErrNotFound)
 	}
 	st.secretKeys.remove(id, k.PluginID)
+	st.authGen.Add(1)
 	return nil
 }
 
@@ -342,9 +366,11 @@ func (st *store) credentialsFor(uuid string) (credentials, bool) {
 	}
 	in := st.installs.rows[id]
 	p := st.plugins.rows[in.PluginID]
-	c := credentials{installation: cloneInstallation(in), plugin: clonePlugin(p)}
-	for _, k := range st.secretKeys.ownedBy(p.ID) {
-		c.keys = append(c.keys, k.Value.Reveal())
+	c := credentials{installation: cloneInstallation(&in), plugin: clonePlugin(&p)}
+	kids := st.secretKeys.owned[p.ID]
+	c.keys = make([]string, len(kids))
+	for i, kid := range kids {
+		c.keys[i] = st.secretKeys.rows[kid].Value.Reveal()
 	}
 	return c, true
 }
@@ -379,20 +405,21 @@ func (st *store) installLocked(in scribe.PluginInstallation) (scribe.PluginInsta
 	}
 	in.FirstName, in.LastName, in.EmailAddress = u.FirstName, u.LastName, u.EmailAddress
 	stampCreated(&in.CreatedOn, &in.UpdatedOn, st.now())
-	st.installs.add(in.ID, in.PluginID, &in)
+	st.installs.add(in.ID, in.PluginID, in)
+	st.authGen.Add(1)
 	st.installsBy.insert(in.UserID, in.ID)
 	st.uuids[in.UUID] = in.ID
 	out := cloneInstallation(&in)
 	return out, []event{{Type: eventInstallationCreated, PluginID: p.ID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out}}, nil
 }
 
-func (st *store) activeInstallationLocked(pluginID, userID int64) (*scribe.PluginInstallation, bool) {
+func (st *store) activeInstallationLocked(pluginID, userID int64) (scribe.PluginInstallation, bool) {
 	for _, id := range st.installsBy[userID] {
 		if in := st.installs.rows[id]; in.PluginID == pluginID && in.DeletedOn == nil {
 			return in, true
 		}
 	}
-	return nil, false
+	return scribe.PluginInstallation{}, false
 }
 
 func (st *store) install(in scribe.PluginInstallation) (scribe.PluginInstallation, error) {
@@ -417,7 +444,9 @@ func (st *store) uninstall(uuid string) (scribe.PluginInstallation, error) {
 	}
 	now := st.now()
 	in.DeletedOn, in.UpdatedOn = &now, now
-	out := cloneInstallation(in)
+	st.installs.set(id, in)
+	st.authGen.Add(1)
+	out := cloneInstallation(&in)
 	st.mu.Unlock()
 	st.publish([]event{{Type: eventInstallationDeleted, PluginID: in.PluginID, InstallationUUID: uuid, CreatedOn: now, Data: out}})
 	return out, nil
@@ -437,6 +466,10 @@ func (st *store) installationsOf(pluginID int64) []scribe.PluginInstallation {
 }
 
 // ---- transcripts
+//
+// A transcript is stored as its wire form (wirecache.go): encoded once here,
+// when it is created or changed; answered from those bytes; decoded for the
+// Go reads and the events.
 
 // transcriptEventsLocked returns one event per plugin that hears about t: a
 // plugin with transcript permission, installed (now) by t's user.
@@ -461,19 +494,16 @@ func (st *store) addTranscriptLocked(t scribe.Transcript) (scribe.Transcript, []
 	if err := st.transcripts.checkNewID("transcript", t.ID); err != nil {
 		return scribe.Transcript{}, nil, err
 	}
-	if t.ID == 0 {
-		t.ID = st.transcripts.nextID()
-	}
+	// Ids are taken from the counters only once the transcript encodes.
+	job, audio := st.lastJob, st.lastAudio
 	if t.Job.ID == 0 {
-		st.lastJob++
-		t.Job.ID = st.lastJob
+		job++
+		t.Job.ID = job
 	}
-	st.lastJob = max(st.lastJob, t.Job.ID)
 	if t.Audio.ID == 0 {
-		st.lastAudio++
-		t.Audio.ID = st.lastAudio
+		audio++
+		t.Audio.ID = audio
 	}
-	st.lastAudio = max(st.lastAudio, t.Audio.ID)
 	if t.CreatedOn.IsZero() {
 		t.CreatedOn = st.now()
 	}
@@ -485,8 +515,18 @@ func (st *store) addTranscriptLocked(t scribe.Transcript) (scribe.Transcript, []
 	if t.Metadata == nil {
 		t.Metadata = map[string]json.RawMessage{}
 	}
-	st.transcripts.add(t.ID, t.User.ID, &t)
-	return cloneTranscript(&t), st.transcriptEventsLocked(eventTranscriptCreated, &t, t.CreatedOn), nil
+	id := t.ID
+	if id == 0 {
+		id = st.transcripts.last + 1
+	}
+	t.ID = id
+	b, err := st.encodeTranscriptLocked(&t)
+	if err != nil {
+		return scribe.Transcript{}, nil, err
+	}
+	st.lastJob, st.lastAudio = max(job, t.Job.ID), max(audio, t.Audio.ID)
+	st.putTranscriptLocked(t.ID, t.User.ID, b)
+	return t, st.transcriptEventsLocked(eventTranscriptCreated, &t, t.CreatedOn), nil
 }
 
 func (st *store) addTranscript(t scribe.Transcript) (scribe.Transcript, error) {
@@ -499,61 +539,146 @@ func (st *store) addTranscript(t scribe.Transcript) (scribe.Transcript, error) {
 
 // updateTranscript lets fn change a copy of transcript id, then stores it,
 // keeping what fn may not change: the id, the owner and the creation time.
+// A change that cannot be encoded is refused, and the transcript stays as
+// it was.
 func (st *store) updateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Transcript, error) {
 	st.mu.Lock()
-	cur, ok := st.transcripts.rows[id]
+	row, ok := st.transcripts.rows[id]
 	if !ok {
 		st.mu.Unlock()
 		return scribe.Transcript{}, fmt.Errorf("scribetest: transcript %d: %w", id, ErrNotFound)
 	}
-	next := cloneTranscript(cur)
+	cur := decodeTranscript(st.tjson.get(row.wire))
+	next := cloneTranscript(&cur)
 	fn(&next)
 	next.ID, next.User, next.CreatedOn = cur.ID, cur.User, cur.CreatedOn
 	next.Metadata = maps.Clone(next.Metadata)
 	if next.Metadata == nil {
 		next.Metadata = map[string]json.RawMessage{}
 	}
-	*cur = next
-	out := cloneTranscript(cur)
-	evs := st.transcriptEventsLocked(eventTranscriptUpdated, cur, st.now())
+	b, err := st.encodeTranscriptLocked(&next)
+	if err != nil {
+		st.mu.Unlock()
+		return scribe.Transcript{}, err
+	}
+	st.tjson.free(row.wire)
+	row.wire = st.tjson.put(b)
+	st.transcripts.set(id, row)
+	i, _ := slices.BinarySearch(st.transcripts.owned[row.owner], id)
+	st.twire[row.owner][i] = row.wire
+	st.compactTranscriptsLocked()
+	evs := st.transcriptEventsLocked(eventTranscriptUpdated, &next, st.now())
 	st.mu.Unlock()
 	st.publish(evs)
-	return out, nil
+	return next, nil
 }
 
 func (st *store) deleteTranscript(id int64) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t, ok := st.transcripts.rows[id]
+	row, ok := st.transcripts.rows[id]
 	if !ok {
 		return fmt.Errorf("scribetest: transcript %d: %w", id, ErrNotFound)
 	}
-	st.transcripts.remove(id, t.User.ID)
+	i, _ := slices.BinarySearch(st.transcripts.owned[row.owner], id)
+	if refs := slices.Delete(st.twire[row.owner], i, i+1); len(refs) > 0 {
+		st.twire[row.owner] = refs
+	} else {
+		delete(st.twire, row.owner)
+	}
+	st.transcripts.remove(id, row.owner)
+	st.tjson.free(row.wire)
+	st.compactTranscriptsLocked()
 	return nil
 }
 
-// transcriptOf returns transcript id if userID owns it.
-func (st *store) transcriptOf(userID, id int64) (scribe.Transcript, bool) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	t, ok := st.transcripts.rows[id]
-	if !ok || t.User.ID != userID {
-		return scribe.Transcript{}, false
+// encodeTranscriptLocked encodes t into the store's scratch buffer: the
+// bytes are valid until the next call, and are to be copied into tjson.
+func (st *store) encodeTranscriptLocked(t *scribe.Transcript) ([]byte, error) {
+	b, err := appendTranscript(st.scratch[:0], t)
+	if err != nil {
+		return nil, err
 	}
-	return cloneTranscript(t), true
+	if cap(b) <= arenaChunk {
+		st.scratch = b[:0]
+	}
+	return b, nil
 }
 
-func (st *store) pageTranscripts(userID, afterID int64, limit int) ([]scribe.Transcript, bool, int) {
+// putTranscriptLocked stores a new transcript's encoding b.
+func (st *store) putTranscriptLocked(id, owner int64, b []byte) {
+	row := transcriptRow{owner: owner, wire: st.tjson.put(b)}
+	st.transcripts.add(id, owner, row)
+	i, _ := slices.BinarySearch(st.transcripts.owned[owner], id)
+	st.twire[owner] = slices.Insert(st.twire[owner], i, row.wire)
+}
+
+// compactTranscriptsLocked copies the live encodings into a fresh arena once
+// replaced and deleted ones outweigh them. Slices handed out of the old
+// arena stay valid: its chunks are left to the collector.
+func (st *store) compactTranscriptsLocked() {
+	if !st.tjson.wasteful() {
+		return
+	}
+	var fresh jsonArena
+	for owner, ids := range st.transcripts.owned {
+		refs := st.twire[owner]
+		for i, id := range ids {
+			row := st.transcripts.rows[id]
+			row.wire = fresh.put(st.tjson.get(row.wire))
+			st.transcripts.rows[id] = row
+			refs[i] = row.wire
+		}
+	}
+	st.tjson = fresh
+}
+
+// appendTranscript appends transcript id, if userID owns it, as the service
+// answers it (with a trailing newline) to dst.
+func (st *store) appendTranscript(dst []byte, userID, id int64) ([]byte, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	rows, more, total := st.transcripts.page(userID, afterID, limit)
-	return cloneAll(rows, cloneTranscript), more, total
+	row, ok := st.transcripts.rows[id]
+	if !ok || row.owner != userID {
+		return dst, false
+	}
+	dst = append(dst, st.tjson.get(row.wire)...)
+	return append(dst, '\n'), true
 }
 
+// appendTranscriptPage appends to dst the answer to a page of userID's
+// transcripts after afterID: the list envelope of wire.List around the
+// stored encodings, with a trailing newline, byte for byte what
+// encoding/json makes of the page.
+func (st *store) appendTranscriptPage(dst []byte, userID, afterID int64, limit int) []byte {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	ix := st.transcripts.owned[userID]
+	start, end := ix.bounds(afterID, limit)
+	dst = append(dst, listHead...)
+	dst = strconv.AppendBool(dst, end < len(ix))
+	dst = append(dst, listTotal...)
+	dst = strconv.AppendInt(dst, int64(len(ix)), 10)
+	dst = append(dst, listData...)
+	for i, ref := range st.twire[userID][start:end] {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, st.tjson.get(ref)...)
+	}
+	return append(dst, listTail...)
+}
+
+// transcriptsOf returns userID's transcripts, decoded, by ascending id.
 func (st *store) transcriptsOf(userID int64) []scribe.Transcript {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return cloneAll(st.transcripts.ownedBy(userID), cloneTranscript)
+	rows := st.transcripts.ownedBy(userID)
+	out := make([]scribe.Transcript, len(rows))
+	for i, row := range rows {
+		out[i] = decodeTranscript(st.tjson.get(row.wire))
+	}
+	return out
 }
 
 // ---- webhooks
@@ -570,7 +695,7 @@ func (st *store) addWebhookLocked(w scribe.Webhook) (scribe.Webhook, error) {
 		w.ID = st.webhooks.nextID()
 	}
 	stampCreated(&w.CreatedOn, &w.UpdatedOn, st.now())
-	st.webhooks.add(w.ID, w.PluginID, &w)
+	st.webhooks.add(w.ID, w.PluginID, w)
 	return w, nil
 }
 

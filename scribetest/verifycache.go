@@ -3,6 +3,7 @@ package scribetest
 import (
 	"crypto/sha256"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
@@ -22,6 +23,28 @@ type verifiedToken struct {
 	uuid     string
 	iat, exp time.Time
 	keys     []string // the plugin's key values when the token verified
+
+	// caller is the principal last derived from the store for this token,
+	// with the store's credentials generation (store.authGen) it was derived
+	// at. While the generation is unchanged, nothing a principal is made of
+	// (the installation, its plugin, the plugin's keys) has changed, and the
+	// request takes it as is instead of copying them out of the store again.
+	// The principal is shared by those requests, which only read it.
+	caller atomic.Pointer[cachedCaller]
+}
+
+// cachedCaller is a principal and the credentials generation it is valid at.
+type cachedCaller struct {
+	gen uint64
+	p   *principal
+}
+
+// callerAt returns the cached principal if it was derived at generation gen.
+func (v *verifiedToken) callerAt(gen uint64) (*principal, bool) {
+	if c := v.caller.Load(); c != nil && c.gen == gen {
+		return c.p, true
+	}
+	return nil, false
 }
 
 // fresh reports whether the time rules of a full verification still hold at
