@@ -149,7 +149,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	}
 	s.deliveries = newDeliveries(cfg.delivery, cfg.clock, cfg.logger)
 	s.st.onEvent = s.emit
-	s.handler = s.chain(s.routes())
+	s.handler = s.chain(s.canonicalPaths(s.routes())) // canonical.go: no mux redirects
 	if cfg.admin {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}
@@ -260,7 +260,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // chain builds the middleware around the routes, outermost first:
 //
-//	requestID → recoverer → faults → rateLimit → routes
+//	requestID → recoverer → faults → rateLimit → canonicalPaths → routes
 //
 // requestID comes first so that every answer, even a recovered panic, has a
 // Request-Id; faults (InjectFault) sits inside recoverer and before
