@@ -100,8 +100,10 @@ func WithAddr(addr string) Option {
 	}
 }
 
-// WithLogger sends the server's own diagnostics (recovered panics, failed
-// writes) to l instead of slog.Default(). Secrets are never logged.
+// WithLogger sends the server's own diagnostics to l instead of
+// slog.Default(): recovered panics and webhook events that cannot be sent
+// (Error), webhook deliveries given up or failed permanently, and those left
+// undelivered at Close (Warn). Secrets are never logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(cfg *config) error {
 		if l == nil {
