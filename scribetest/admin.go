@@ -54,7 +54,7 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 				adminError(w, p.status, errors.New(p.detail))
 				return
 			}
-			mux.ServeHTTP(w, r)
+			adminCanonicalPaths(mux).ServeHTTP(w, r) // canonical.go: no mux redirects
 			return
 		}
 		next.ServeHTTP(w, r)

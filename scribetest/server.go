@@ -100,8 +100,10 @@ func WithAddr(addr string) Option {
 	}
 }
 
-// WithLogger sends the server's own diagnostics (recovered panics, failed
-// writes) to l instead of slog.Default(). Secrets are never logged.
+// WithLogger sends the server's own diagnostics to l instead of
+// slog.Default(): recovered panics and webhook events that cannot be sent
+// (Error), webhook deliveries given up or failed permanently, and those left
+// undelivered at Close (Warn). Secrets are never logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(cfg *config) error {
 		if l == nil {
@@ -149,7 +151,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	}
 	s.deliveries = newDeliveries(cfg.delivery, cfg.clock, cfg.logger)
 	s.st.onEvent = s.emit
-	s.handler = s.chain(s.routes())
+	s.handler = s.chain(s.canonicalPaths(s.routes())) // canonical.go: no mux redirects
 	if cfg.admin {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}
@@ -260,7 +262,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // chain builds the middleware around the routes, outermost first:
 //
-//	requestID → recoverer → faults → rateLimit → routes
+//	requestID → recoverer → faults → rateLimit → canonicalPaths → routes
 //
 // requestID comes first so that every answer, even a recovered panic, has a
 // Request-Id; faults (InjectFault) sits inside recoverer and before

@@ -496,6 +496,9 @@ var otherMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, htt
 func (s *spec) match(req *http.Request, base string) match {
 	unknown := s.synthetic(req, s.unknownPath, fmt.Errorf("the contract has no operation %s %s", req.Method, req.URL.Path))
 	path := req.URL.Path
+	if nonCanonical(req) { // canonical.go
+		return unknown
+	}
 	if base != "" {
 		rest, ok := strings.CutPrefix(path, base)
 		if !ok || !strings.HasPrefix(rest, "/") {

@@ -1,0 +1,146 @@
+package scribetest_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scribehq/scribe-go/internal/apitest"
+	"github.com/scribehq/scribe-go/scribetest"
+)
+
+// demoDeveloperKey is the demo set's public developer key (docs/server.md).
+const demoDeveloperKey = "dk_live_c2NyaWJlLWRlbW8tZGV2ZWxvcGVyLWtleS1wdWJsaWM"
+
+// rawExchange sends one HTTP/1.1 request with target written exactly as
+// given (Go's client would clean nothing, but neither would it let us write
+// "//plugins" as a request target reliably) and returns the response with
+// its body read.
+func rawExchange(t *testing.T, baseURL, method, target, token string) (*http.Response, []byte) {
+	t.Helper()
+	host := strings.TrimPrefix(baseURL, "http://")
+	host, _, _ = strings.Cut(host, "/")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	head := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", method, target, host)
+	if token != "" {
+		head += "Authorization: Bearer " + token + "\r\n"
+	}
+	if method == http.MethodPost {
+		head += "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+	} else {
+		head += "\r\n"
+	}
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, target, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading the body: %v", method, target, err)
+	}
+	return resp, body
+}
+
+// TestNonCanonicalPathsAreProblems protects issue 10 item 7: a path that
+// http.ServeMux would clean (an empty, "." or ".." segment, raw or
+// percent-encoded) and a trailing slash are answered 404 not_found as
+// problem+json with a Request-Id, the document's 404, never the mux's
+// text/html redirect to the cleaned path; with and without a base path,
+// with and without a valid credential.
+func TestNonCanonicalPathsAreProblems(t *testing.T) {
+	t.Parallel()
+	paths := []string{
+		"//plugins", "/plugins/", "/plugins/./1", "/plugins/1/", "/%2e/plugins",
+		"/plugins//1", "/plugins/../plugins", "/./plugins", "/plugins/%2e%2e/1",
+		"/plugins/%2E", "/plugins/1/secret_keys/", "/users/me/", "//users/me",
+		"/transcripts/.", "/plugins/1/./secret_keys",
+	}
+	for _, base := range []string{"", "/v1"} {
+		s := scribetest.NewTestServer(t, scribetest.WithBasePath(base), scribetest.WithFixtures(scribetest.DemoFixtures()))
+		doc := apitest.NewValidator(t).WithBasePath(base)
+		targets := []string{}
+		for _, p := range paths {
+			targets = append(targets, base+p)
+		}
+		if base != "" {
+			targets = append(targets, "/v1//plugins", "//v1/plugins", "/v1/./plugins", "/x/../v1/plugins", "/v1/", "/v1/%2e%2e/v1/plugins")
+		}
+		for _, target := range targets {
+			for _, method := range []string{http.MethodGet, http.MethodPost} {
+				for _, token := range []string{"", demoDeveloperKey} {
+					name := fmt.Sprintf("%s %s (token %t)", method, target, token != "")
+					resp, body := rawExchange(t, s.URL(), method, target, token)
+					if resp.StatusCode != http.StatusNotFound {
+						t.Errorf("%s: status %d, want 404 (Location %q, body %.200q)", name, resp.StatusCode, resp.Header.Get("Location"), body)
+						continue
+					}
+					if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+						t.Errorf("%s: Content-Type %q, want application/problem+json", name, ct)
+					}
+					if loc := resp.Header.Get("Location"); loc != "" {
+						t.Errorf("%s: Location %q: the service never redirects", name, loc)
+					}
+					var p struct {
+						Code      string `json:"code"`
+						RequestID string `json:"request_id"`
+						Detail    string `json:"detail"`
+					}
+					if err := json.Unmarshal(body, &p); err != nil {
+						t.Errorf("%s: body %q is not a problem: %v", name, body, err)
+						continue
+					}
+					id := resp.Header.Get("Request-Id")
+					if p.Code != "not_found" || id == "" || p.RequestID != id {
+						t.Errorf("%s: code %q, Request-Id %q, request_id %q; want not_found with equal ids", name, p.Code, id, p.RequestID)
+					}
+					req, err := http.NewRequest(method, s.URL()[:len(s.URL())-len(base)]+target, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := doc.ValidateResponse(req, resp, body); err != nil {
+						t.Errorf("%s: the answer does not conform to api/openapi.yaml: %v", name, err)
+					}
+				}
+			}
+		}
+		// The canonical forms are still served.
+		if resp, body := rawExchange(t, s.URL(), http.MethodGet, base+"/plugins/100", demoDeveloperKey); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s/plugins/100: status %d, want 200 (%.200q)", base, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestNonCanonicalAdminPaths protects the same rule for the admin API: its
+// mux would redirect "/_scribetest//deliveries" too; it answers 404 in the
+// admin API's own {"error"} shape instead.
+func TestNonCanonicalAdminPaths(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithBasePath("/v1"))
+	for _, target := range []string{"/_scribetest//deliveries", "/_scribetest/./deliveries", "/_scribetest/deliveries/", "/_scribetest/%2e/deliveries"} {
+		resp, body := rawExchange(t, s.URL(), http.MethodGet, target, "")
+		var e struct{ Error string }
+		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Location") != "" ||
+			resp.Header.Get("Content-Type") != "application/json" || json.Unmarshal(body, &e) != nil || e.Error == "" {
+			t.Errorf("GET %s: %d %q Location %q body %.200q; want 404 application/json {\"error\"}",
+				target, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Location"), body)
+		}
+	}
+	if resp, body := rawExchange(t, s.URL(), http.MethodGet, "/_scribetest/deliveries", ""); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /_scribetest/deliveries: %d, want 200 (%.200q)", resp.StatusCode, body)
+	}
+}
