@@ -1,7 +1,6 @@
 package scribe
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -15,6 +14,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/scribehq/scribe-go/internal/transport"
 	"github.com/scribehq/scribe-go/internal/wire"
@@ -238,7 +239,7 @@ func (c *Client) doInto(ctx context.Context, r *request, out any, opts []Option,
 		cp.finalize()
 		s = &cp
 	}
-	cl := call{s: s, r: r, u: c.endpoint(r)}
+	cl := &call{ctx: ctx, s: s, r: r, u: c.endpoint(r)}
 	if r.body != nil {
 		var err error
 		if cl.body, err = json.Marshal(r.body); err != nil {
@@ -252,7 +253,7 @@ func (c *Client) doInto(ctx context.Context, r *request, out any, opts []Option,
 			cl.idemKey = rand.Text() // 26 base32 characters, 130 random bits
 		}
 	}
-	m, resp, err := cl.run(ctx, out)
+	m, resp, err := cl.run(out)
 	if resp != nil && (wantResponse || s.responseInto != nil) {
 		m.resp = &Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: m.requestID, Attempts: cl.attempts}
 		if s.responseInto != nil {
@@ -272,8 +273,13 @@ func hasOptions(opts []Option) bool {
 	return false
 }
 
-// call is the state of one operation across its attempts.
+// call is the state of one operation across its attempts. go-retryablehttp
+// runs the attempts (rc.Do); its hooks are plain functions that find the
+// call through the request's context, which is the call itself (see
+// Value), so that a call costs one allocation for its state and none for
+// closures.
 type call struct {
+	ctx      context.Context // the caller's
 	s        *settings
 	r        *request
 	u        *url.URL
@@ -282,10 +288,55 @@ type call struct {
 	attempts int
 	token    string        // the credential of the latest attempt, to scrub from what the service says
 	opPath   string        // r.path(), computed when first needed
+	start    time.Time     // when the latest attempt started, measured only for a debug logger
 	took     time.Duration // how long the latest attempt took, measured only for a debug logger
-	// retryableErr reports whether the latest attempt's failure (no answer)
-	// is worth another attempt.
-	retryableErr bool
+
+	// replayable: a GET, or a POST with an Idempotency-Key.
+	replayable bool
+	// retries counts the retries done, across the 401 recovery too.
+	retries int
+	// retrying reports that checkRetry's latest verdict was "retry": an
+	// error from rc.Do then means the wait ended with ctx (or the token
+	// source failed before the next attempt).
+	retrying bool
+	// resp is the latest attempt's answer (nil after a connection error);
+	// for a non-2xx, non-3xx answer apiErr is its error, built from its body
+	// before go-retryablehttp drains it.
+	resp   *http.Response
+	apiErr *Error
+	// err is the call's error after an attempt without an answer.
+	err error
+	// last is the failure the latest retry follows, for a call whose
+	// context ends before the next answer.
+	last error
+
+	att transport.Attempt     // the attempt timeout, read by the round tripper
+	rc  retryablehttp.Client  // the retry loop, built per call around s.hc
+	req retryablehttp.Request // the request, its body replayed on every attempt
+}
+
+// A call is the context of its requests: the caller's context, plus the
+// attempt bound for the round tripper. This is how go-retryablehttp's hooks
+// (checkRetry and prepareRetry get the request's context) and the round
+// tripper reach the per-call state without a closure or a context value
+// allocated per call.
+
+// Deadline implements context.Context: the caller's.
+func (cl *call) Deadline() (time.Time, bool) { return cl.ctx.Deadline() }
+
+// Done implements context.Context: the caller's.
+func (cl *call) Done() <-chan struct{} { return cl.ctx.Done() }
+
+// Err implements context.Context: the caller's.
+func (cl *call) Err() error { return cl.ctx.Err() }
+
+// Value implements context.Context: the attempt bound under
+// transport.AttemptKey, the caller's values otherwise.
+func (cl *call) Value(key any) any {
+	if _, ok := key.(transport.AttemptKey); ok {
+		return &cl.att
+	}
+	return cl.ctx.Value(key)
 }
 
 func (cl *call) path() string {
@@ -295,130 +346,270 @@ func (cl *call) path() string {
 	return cl.opPath
 }
 
-func nop() {}
-
-// run sends the attempts of the call and returns its result and the final
-// response (its body already consumed and closed), if any.
-func (cl *call) run(ctx context.Context, out any) (meta, *http.Response, error) {
+// run sends the call through go-retryablehttp and returns its result and the
+// final response (its body already consumed and closed), if any. Around the
+// library's loop it adds one step of its own: after a 401 it invalidates the
+// token and runs the loop once more with a fresh one.
+func (cl *call) run(out any) (meta, *http.Response, error) {
 	s := cl.s
+	defer cl.att.Release()
+	if s.timeout > 0 {
+		cl.att.Timeout, cl.att.Cause = s.timeout, s.timeoutCause
+	}
+	h, err := cl.header()
+	if err != nil {
+		return meta{}, nil, cl.tokenFailure(err)
+	}
+	cl.req.Request = (&http.Request{
+		Method:     cl.r.method,
+		URL:        cl.u,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     h,
+		Host:       cl.u.Host,
+	}).WithContext(cl)
+	if cl.body != nil {
+		if err := cl.req.SetBody(cl.body); err != nil { // a []byte: replayed from a new reader on every attempt
+			return meta{}, nil, fmt.Errorf("scribe: %s %s: %w", cl.r.method, cl.path(), err)
+		}
+	}
+	rc := &cl.rc
+	rc.HTTPClient = s.hc // its transport bounds each attempt (cl.att) and refuses redirects
+	rc.CheckRetry = checkRetry
+	rc.Backoff = chosenWait
+	rc.PrepareRetry = prepareRetry
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler // the last answer or error, not "giving up after"
+
 	var invalidator TokenInvalidator
 	if ts, ok := s.credential.(*tokenSource); ok {
 		invalidator, _ = ts.ts.(TokenInvalidator)
 	}
-	replayable := cl.r.method != http.MethodPost || cl.idemKey != ""
+	cl.replayable = cl.r.method != http.MethodPost || cl.idemKey != ""
 	refreshed := false // the one 401 recovery has been used
-	retries := 0
-	var last error // the latest attempt's failure, for a give-up
 	for {
-		resp, cancel, err := cl.attempt(ctx)
+		// checkRetry stops at the same count; RetryMax is the library's
+		// bound should the two ever disagree.
+		rc.RetryMax = s.maxRetries - cl.retries
+		resp, err := rc.Do(&cl.req)
 		if err != nil {
-			cancel()
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return meta{}, nil, cl.stopped(ctxErr, last)
-			}
 			var tokErr *tokenError
-			if errors.As(err, &tokErr) {
-				return meta{}, nil, fmt.Errorf("scribe: %s %s: %w", cl.r.method, cl.path(), tokErr.err)
+			switch {
+			case errors.As(err, &tokErr):
+				return meta{}, nil, cl.tokenFailure(tokErr)
+			case cl.retrying:
+				// ctx ended during the wait before a retry.
+				return metaOf(cl.resp), cl.resp, cl.stopped(err, cl.last)
+			case cl.err != nil:
+				return meta{}, nil, cl.err
 			}
-			if errors.Is(err, transport.ErrRedirect) {
-				return meta{}, nil, fmt.Errorf("scribe: %s %s: %w", cl.r.method, cl.path(), err)
-			}
-			cl.logAttemptErr(ctx, err)
-			last = fmt.Errorf("scribe: %s %s (%s): %w", cl.r.method, cl.path(), plural(cl.attempts, "attempt"), err)
-			if !replayable || !cl.retryableErr {
-				return meta{}, nil, last
-			}
-			if retries >= s.maxRetries {
-				cl.giveUp(ctx, "retries exhausted", last)
-				return meta{}, nil, last
-			}
-			wait := transport.Jitter(s.waitMin, s.waitMax, retries, transport.RandN)
-			if err := cl.sleep(ctx, wait, last); err != nil {
-				return meta{}, nil, err
-			}
-			retries++
-			continue
+			return meta{}, nil, fmt.Errorf("scribe: %s %s (%s): %w", cl.r.method, cl.path(), plural(cl.attempts, "attempt"), err)
 		}
-		cl.logAttempt(ctx, resp)
-		m := meta{statusCode: resp.StatusCode, requestID: resp.Header.Get("Request-Id")}
+		m := metaOf(resp)
 		switch {
 		case resp.StatusCode >= 200 && resp.StatusCode <= 299:
 			err := cl.finish(resp, m, out)
-			cancel()
+			cl.att.Release()
 			return m, resp, err
 		case resp.StatusCode >= 300 && resp.StatusCode <= 399:
 			// The service never redirects (CONTRACT §6): a 3xx is an answer
 			// from something else, and is not followed.
 			e := cl.apiError(resp)
-			cancel()
+			cl.att.Release()
 			return m, resp, e
 		}
-		e := cl.apiError(resp)
-		cancel()
+		e := cl.apiErr
+		if e == nil { // checkRetry saw every answer; never nil in practice
+			e = cl.apiError(resp)
+		}
 		if resp.StatusCode == http.StatusUnauthorized && !refreshed && invalidator != nil && cl.token != "" {
 			// The token was refused (revoked key, clock skew, ...): drop it
 			// and try once more with a fresh one. Never twice.
 			refreshed = true
 			invalidator.Invalidate(cl.token)
-			cl.log(ctx, slog.LevelInfo, "scribe: token refused; retrying once with a fresh token", slog.Int("attempt", cl.attempts))
+			cl.log(slog.LevelInfo, "scribe: token refused; retrying once with a fresh token", slog.Int("attempt", cl.attempts))
+			next := *cl.req.Request // a copy, as go-retryablehttp makes before a retry: the sent request is not reused
+			if err := cl.prepare(&next); err != nil {
+				return meta{}, nil, cl.tokenFailure(err)
+			}
+			cl.req.Request = &next
 			continue
 		}
-		if !replayable || !transport.Retryable(cl.r.method, resp.StatusCode, e.Code) {
-			return m, resp, e
-		}
-		if retries >= s.maxRetries {
-			cl.giveUp(ctx, "retries exhausted", e)
-			return m, resp, e
-		}
-		wait, ok := transport.RetryAfter(resp.Header, time.Now())
-		if ok && wait > transport.RetryAfterCap {
-			cl.giveUp(ctx, "Retry-After beyond the cap", e)
-			return m, resp, e
-		}
-		if !ok {
-			wait = transport.Jitter(s.waitMin, s.waitMax, retries, transport.RandN)
-		}
-		if err := cl.sleep(ctx, wait, e); err != nil {
-			if errors.Is(err, errPastDeadline) {
-				return m, resp, e
-			}
-			return m, resp, err
-		}
-		retries++
-		last = e
+		return m, resp, e
 	}
 }
 
-// errPastDeadline reports that a wait would outlast the context's deadline.
-var errPastDeadline = errors.New("the wait would outlast the context deadline")
-
-// sleep waits before the next attempt. A wait that would outlast ctx's
-// deadline is not started: sleep returns errPastDeadline at once (the caller
-// returns the last failure). If ctx ends during the wait, sleep returns the
-// call's error for that.
-func (cl *call) sleep(ctx context.Context, wait time.Duration, last error) error {
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
-		cl.giveUp(ctx, "the wait would outlast the context deadline", last, slog.Duration("wait", wait))
-		if _, isAPI := last.(*Error); isAPI {
-			return errPastDeadline
-		}
-		return last
+// metaOf is what a call reports of resp (none for nil).
+func metaOf(resp *http.Response) meta {
+	if resp == nil {
+		return meta{}
 	}
-	if cl.logging(ctx, slog.LevelInfo) {
-		cl.log(ctx, slog.LevelInfo, "scribe: retrying", slog.Int("attempt", cl.attempts), slog.Duration("wait", wait),
+	return meta{statusCode: resp.StatusCode, requestID: resp.Header.Get("Request-Id")}
+}
+
+// checkRetry is go-retryablehttp's CheckRetry: it decides, after every
+// attempt and before the library drains the answer, whether to retry.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	cl, ok := ctx.(*call)
+	if !ok { // not a request of ours
+		return false, nil
+	}
+	return cl.checkRetry(resp, err), nil
+}
+
+// chosenWait is go-retryablehttp's Backoff: the wait checkRetry chose, which
+// it leaves in the per-call client's RetryWaitMin (the hook sees no other
+// per-call state when the attempt got no answer).
+func chosenWait(wait, _ time.Duration, _ int, _ *http.Response) time.Duration { return wait }
+
+// prepareRetry is go-retryablehttp's PrepareRetry: it gives the library's
+// copy of the request for the next attempt a fresh header (the token source
+// may have refreshed during the wait). The Idempotency-Key and the body stay
+// the same.
+func prepareRetry(req *http.Request) error {
+	cl, ok := req.Context().(*call)
+	if !ok {
+		return nil
+	}
+	return cl.prepare(req)
+}
+
+// prepare readies req for the next attempt.
+func (cl *call) prepare(req *http.Request) error {
+	h, err := cl.header()
+	if err != nil {
+		return err
+	}
+	req.Header = h
+	return nil
+}
+
+// header counts a new attempt and returns its header, with a token from the
+// credential. A fresh map every attempt: the previous request may still be
+// read by its connection.
+func (cl *call) header() (http.Header, error) {
+	s := cl.s
+	cl.attempts++
+	h := make(http.Header, len(s.header)+5)
+	for k, v := range s.header {
+		h[k] = v
+	}
+	h["User-Agent"] = s.uaHeader
+	h["Accept"] = acceptJSON
+	cl.token = ""
+	if s.credential != nil {
+		tok, err := s.credential.token(cl.ctx)
+		if err != nil {
+			return nil, &tokenError{fmt.Errorf("token source: %w", err)}
+		}
+		if tok == "" || !validToken(tok) {
+			return nil, &tokenError{errors.New("token source returned an empty token or one with spaces or control characters")}
+		}
+		cl.token = tok
+		h["Authorization"] = []string{"Bearer " + tok}
+	}
+	if cl.idemKey != "" {
+		h["Idempotency-Key"] = []string{cl.idemKey}
+	}
+	if cl.body != nil {
+		h["Content-Type"] = contentTypeJSON
+	}
+	if cl.logging(slog.LevelDebug) {
+		cl.start = time.Now()
+	}
+	return h, nil
+}
+
+// tokenFailure is the call's error when the credential failed; it stops the
+// call at once.
+func (cl *call) tokenFailure(err error) error {
+	var tokErr *tokenError
+	if errors.As(err, &tokErr) {
+		err = tokErr.err
+	}
+	return fmt.Errorf("scribe: %s %s: %w", cl.r.method, cl.path(), err)
+}
+
+// checkRetry decides after each attempt: it logs the attempt, reads the
+// error body of a non-2xx answer into cl.apiErr (so that the *Error survives
+// the library's drain), and reports whether to retry, after choosing the wait.
+func (cl *call) checkRetry(resp *http.Response, err error) bool {
+	s := cl.s
+	cl.retrying, cl.resp, cl.apiErr = false, resp, nil
+	if !cl.start.IsZero() {
+		cl.took = time.Since(cl.start)
+	}
+	if err != nil {
+		if ctxErr := cl.ctx.Err(); ctxErr != nil {
+			cl.err = cl.stopped(ctxErr, cl.last)
+			return false
+		}
+		retryable := transport.RetryableError(err) // on the *url.Error, which the policy inspects
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its message repeats the URL; ours names the operation
+		}
+		if errors.Is(err, transport.ErrRedirect) {
+			cl.err = fmt.Errorf("scribe: %s %s: %w", cl.r.method, cl.path(), err)
+			return false
+		}
+		cl.logAttemptErr(err)
+		last := fmt.Errorf("scribe: %s %s (%s): %w", cl.r.method, cl.path(), plural(cl.attempts, "attempt"), err)
+		cl.err = last
+		if !cl.replayable || !retryable {
+			return false
+		}
+		if cl.retries >= s.maxRetries {
+			cl.giveUp("retries exhausted", last)
+			return false
+		}
+		return cl.schedule(transport.Jitter(s.waitMin, s.waitMax, cl.retries, transport.RandN), last)
+	}
+	cl.logAttempt(resp)
+	if resp.StatusCode >= 200 && resp.StatusCode <= 399 {
+		return false // the body is read (2xx) or the error built (3xx) by run
+	}
+	e := cl.apiError(resp)
+	cl.att.Release()
+	resp.Body = http.NoBody // read and closed; nothing left for the library to drain
+	cl.apiErr = e
+	// A 401 is not retryable: run handles its one recovery.
+	if !cl.replayable || !transport.Retryable(cl.r.method, resp.StatusCode, e.Code) {
+		return false
+	}
+	if cl.retries >= s.maxRetries {
+		cl.giveUp("retries exhausted", e)
+		return false
+	}
+	wait, ok := transport.RetryAfter(resp.Header, time.Now())
+	if ok && wait > transport.RetryAfterCap {
+		cl.giveUp("Retry-After beyond the cap", e)
+		return false
+	}
+	if !ok {
+		wait = transport.Jitter(s.waitMin, s.waitMax, cl.retries, transport.RandN)
+	}
+	return cl.schedule(wait, e)
+}
+
+// schedule settles a retry after wait, unless the wait would outlast ctx's
+// deadline: then it is not started, and the call returns the last failure
+// at once. go-retryablehttp sleeps the wait (chosenWait), stopping early if
+// ctx ends.
+func (cl *call) schedule(wait time.Duration, last error) bool {
+	if dl, ok := cl.ctx.Deadline(); ok && time.Until(dl) <= wait {
+		cl.giveUp("the wait would outlast the context deadline", last, slog.Duration("wait", wait))
+		return false
+	}
+	if cl.logging(slog.LevelInfo) {
+		cl.log(slog.LevelInfo, "scribe: retrying", slog.Int("attempt", cl.attempts), slog.Duration("wait", wait),
 			slog.String("error", scrub(last.Error(), cl.token)))
 	}
-	if wait <= 0 {
-		return nil
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return cl.stopped(ctx.Err(), last)
-	case <-t.C:
-		return nil
-	}
+	cl.rc.RetryWaitMin, cl.rc.RetryWaitMax = wait, wait
+	cl.last = last
+	cl.retries++
+	cl.retrying = true
+	return true
 }
 
 // stopped is the error of a call whose context ended: it wraps both the
@@ -435,79 +626,6 @@ type tokenError struct{ err error }
 
 func (e *tokenError) Error() string { return e.err.Error() }
 func (e *tokenError) Unwrap() error { return e.err }
-
-// attempt sends the request once, bounded by the per-attempt timeout. The
-// returned cancel releases that timeout; call it once the body is read.
-func (cl *call) attempt(ctx context.Context) (*http.Response, context.CancelFunc, error) {
-	s := cl.s
-	cl.attempts++
-	h := make(http.Header, len(s.header)+5)
-	for k, v := range s.header {
-		h[k] = v
-	}
-	h["User-Agent"] = s.uaHeader
-	h["Accept"] = acceptJSON
-	cl.token = ""
-	if s.credential != nil {
-		tok, err := s.credential.token(ctx)
-		if err != nil {
-			return nil, nop, &tokenError{fmt.Errorf("token source: %w", err)}
-		}
-		if tok == "" || !validToken(tok) {
-			return nil, nop, &tokenError{errors.New("token source returned an empty token or one with spaces or control characters")}
-		}
-		cl.token = tok
-		h["Authorization"] = []string{"Bearer " + tok}
-	}
-	if cl.idemKey != "" {
-		h["Idempotency-Key"] = []string{cl.idemKey}
-	}
-	actx, cancel := ctx, context.CancelFunc(nop)
-	if s.timeout > 0 {
-		// A caller's deadline that comes first bounds the attempt already:
-		// no timer of our own then.
-		if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > s.timeout {
-			actx, cancel = context.WithTimeoutCause(ctx, s.timeout, s.timeoutCause)
-		}
-	}
-	req := (&http.Request{
-		Method:     cl.r.method,
-		URL:        cl.u,
-		Proto:      "HTTP/1.1",
-		ProtoMajor: 1,
-		ProtoMinor: 1,
-		Header:     h,
-		Host:       cl.u.Host,
-	}).WithContext(actx)
-	if cl.body != nil {
-		h["Content-Type"] = contentTypeJSON
-		body := cl.body
-		req.ContentLength = int64(len(body))
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	}
-	var start time.Time
-	if cl.logging(ctx, slog.LevelDebug) {
-		start = time.Now()
-	}
-	resp, err := s.hc.Do(req)
-	if !start.IsZero() {
-		cl.took = time.Since(start)
-	}
-	if err != nil {
-		cl.retryableErr = transport.RetryableError(err) // on the *url.Error, which the policy inspects
-		if cause := context.Cause(actx); cause == s.timeoutCause && ctx.Err() == nil {
-			err = cause
-		} else {
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				err = ue.Err // its message repeats the URL; ours names the operation
-			}
-		}
-		return nil, cancel, err
-	}
-	return resp, cancel, nil
-}
 
 // finish reads a 2xx body, bounded by the response limit, and decodes it
 // into out.
@@ -625,48 +743,48 @@ func drain(resp *http.Response) {
 // Logging levels (docs/client.md, Logging): each attempt at Debug; a retry
 // and the 401 recovery at Info; a give-up after retryable failures at Warn.
 
-func (cl *call) logAttempt(ctx context.Context, resp *http.Response) {
-	if !cl.logging(ctx, slog.LevelDebug) {
+func (cl *call) logAttempt(resp *http.Response) {
+	if !cl.logging(slog.LevelDebug) {
 		return // no attributes built on every attempt of a client that does not log
 	}
-	cl.log(ctx, slog.LevelDebug, "scribe: attempt",
+	cl.log(slog.LevelDebug, "scribe: attempt",
 		slog.Int("attempt", cl.attempts), slog.Duration("duration", cl.took),
 		slog.Int("status", resp.StatusCode),
 		slog.String("request_id", scrubField(resp.Header.Get("Request-Id"), cl.token, maxRequestIDLen)))
 }
 
-func (cl *call) logAttemptErr(ctx context.Context, err error) {
-	if !cl.logging(ctx, slog.LevelDebug) {
+func (cl *call) logAttemptErr(err error) {
+	if !cl.logging(slog.LevelDebug) {
 		return
 	}
-	cl.log(ctx, slog.LevelDebug, "scribe: attempt failed",
+	cl.log(slog.LevelDebug, "scribe: attempt failed",
 		slog.Int("attempt", cl.attempts), slog.Duration("duration", cl.took),
 		slog.String("error", scrub(err.Error(), cl.token)))
 }
 
 // giveUp logs, at Warn, that a call stops after a retryable failure.
-func (cl *call) giveUp(ctx context.Context, reason string, last error, attrs ...slog.Attr) {
-	if !cl.logging(ctx, slog.LevelWarn) {
+func (cl *call) giveUp(reason string, last error, attrs ...slog.Attr) {
+	if !cl.logging(slog.LevelWarn) {
 		return
 	}
-	cl.log(ctx, slog.LevelWarn, "scribe: giving up", append([]slog.Attr{
+	cl.log(slog.LevelWarn, "scribe: giving up", append([]slog.Attr{
 		slog.String("reason", reason), slog.Int("attempts", cl.attempts),
 		slog.String("error", scrub(last.Error(), cl.token))}, attrs...)...)
 }
 
 // log writes one line naming the operation; it is given no header value,
 // token or key.
-func (cl *call) log(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
-	if !cl.logging(ctx, level) {
+func (cl *call) log(level slog.Level, msg string, attrs ...slog.Attr) {
+	if !cl.logging(level) {
 		return
 	}
-	cl.s.logger.LogAttrs(ctx, level, msg, append([]slog.Attr{
+	cl.s.logger.LogAttrs(cl.ctx, level, msg, append([]slog.Attr{
 		slog.String("method", cl.r.method), slog.String("path", cl.path())}, attrs...)...)
 }
 
 // logging reports whether the client has a logger that takes lines of level.
-func (cl *call) logging(ctx context.Context, level slog.Level) bool {
-	return cl.s.logger != nil && cl.s.logger.Enabled(ctx, level)
+func (cl *call) logging(level slog.Level) bool {
+	return cl.s.logger != nil && cl.s.logger.Enabled(cl.ctx, level)
 }
 
 // plural returns "1 attempt", "3 attempts".
