@@ -143,10 +143,29 @@ func loadFixtureFile(tb testing.TB, path string) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if len(fx.Transcripts) == 0 {
+	if fx.Transcripts.Len() == 0 {
 		tb.Fatal("no transcripts loaded")
 	}
 	return s
+}
+
+// fixtureFileFor returns a fixture file of n transcripts: the file named
+// by SCRIBE_FIXTURE_FILE, written there first if it does not exist (so
+// that repeated runs at 10^6 build it once), or a new one in a temporary
+// directory.
+func fixtureFileFor(tb testing.TB, n int) string {
+	keep := os.Getenv("SCRIBE_FIXTURE_FILE")
+	if keep == "" {
+		return writeFixtureFile(tb, tb.TempDir(), n)
+	}
+	if _, err := os.Stat(keep); err == nil {
+		return keep
+	}
+	path := writeFixtureFile(tb, filepath.Dir(keep), n)
+	if err := os.Rename(path, keep); err != nil {
+		tb.Fatal(err)
+	}
+	return keep
 }
 
 func fixtureBenchSize() int {
@@ -167,7 +186,7 @@ func fixtureBenchSize() int {
 // resource: streamDecode) in CPU time (cpu-vs-stream-median-ratio).
 func BenchmarkFixtureLoad(b *testing.B) {
 	n := fixtureBenchSize()
-	path := writeFixtureFile(b, b.TempDir(), n)
+	path := fixtureFileFor(b, n)
 	var decode, load time.Duration
 	var wall, cpu, cpuStream []float64
 	for b.Loop() {
@@ -237,7 +256,7 @@ func TestFixtureLoadPeakRSS(t *testing.T) {
 	if err != nil || n <= 0 {
 		t.Skip("set SCRIBE_FIXTURE_RSS=<transcripts> to measure peak memory of a fixture load")
 	}
-	path := writeFixtureFile(t, t.TempDir(), n)
+	path := fixtureFileFor(t, n)
 	st, _ := os.Stat(path)
 	run := func(mode string) map[string]float64 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestFixtureLoadPeakRSS$", "-test.v")
@@ -265,6 +284,7 @@ func TestFixtureLoadPeakRSS(t *testing.T) {
 	t.Logf("LoadFixtures / whole-document decode: time %.2f, peak RSS %.2f", load["seconds"]/dec["seconds"], load["peak_mib"]/dec["peak_mib"])
 	t.Logf("LoadFixtures / streaming decode: time %.2f, peak RSS %.2f; peak RSS / decoded data (streaming decode's heap) %.2f",
 		load["seconds"]/stream["seconds"], load["peak_mib"]/stream["peak_mib"], load["peak_mib"]/stream["live_mib"])
+	t.Logf("LoadFixtures peak RSS / its own heap after GC (the server holding the data): %.2f", load["peak_mib"]/load["live_mib"])
 }
 
 func fixtureRSSChild(t *testing.T, mode, path string) {
