@@ -193,3 +193,32 @@ func TestFixtureTranscriptsAreWhatWasLoaded(t *testing.T) {
 		t.Errorf("Fixtures.Transcripts prints as %q, want a count", got)
 	}
 }
+
+// Fixtures.Transcripts decodes the transcripts of a load on demand from
+// what the server stored, with the owner's names filled in.
+func ExampleFixtureTranscripts() {
+	s, err := scribetest.NewUnstartedServer()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fx, err := s.LoadFixtures(strings.NewReader(`{
+	  "users": [{"id": 8, "first_name": "Grace", "last_name": "Hopper"}],
+	  "transcripts": [
+	    {"id": 1, "user_id": 8, "headline": "Weekly sync", "metadata": {"room": "B"}},
+	    {"user_id": 8, "headline": "Follow-up"}
+	  ]
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(fx.Transcripts)
+	for i, tr := range fx.Transcripts.All() {
+		fmt.Println(i, tr.ID, tr.Headline, tr.User.FirstName, string(tr.Metadata["room"]))
+	}
+	// Output:
+	// 2 transcripts
+	// 0 1 Weekly sync Grace "B"
+	// 1 2 Follow-up Grace
+}

@@ -502,8 +502,8 @@ func (st *store) addTranscriptLocked(t scribe.Transcript) (scribe.Transcript, []
 // job and audio ids and timestamps where they are zero, its owner's names)
 // and stores its encoding, returning where it is. meta, when not nil, is
 // t's metadata already encoded (appendTranscriptMeta); t.Metadata is then
-// not read. t.Metadata is never kept: the store holds bytes. Nothing
-// changes when it fails.
+// not read. t.Metadata is never kept: the store holds bytes. The store
+// is unchanged when it fails.
 func (st *store) insertTranscriptLocked(t *scribe.Transcript, meta []byte) (jsonRef, error) {
 	u, ok := st.users.rows[t.User.ID]
 	if !ok {
