@@ -94,11 +94,55 @@ type Fixtures struct {
 	// (generated where the document omitted them).
 	Installations []scribe.PluginInstallation
 	// Transcripts are the transcripts created, with their owners' names
-	// filled in from the users.
-	Transcripts []scribe.Transcript
+	// filled in from the users. They are read from the server's stored
+	// form, not held as a second copy (see FixtureTranscripts).
+	Transcripts FixtureTranscripts
 	// Webhooks are the webhooks registered, with their signing secrets
 	// (generated where the document omitted them).
 	Webhooks []scribe.Webhook
+}
+
+// FixtureTranscripts are the transcripts a fixture load created, in
+// document order, as they were when loaded. It holds no decoded copy: it
+// refers to the encodings the server stored (which never change once
+// written), about 16 bytes per transcript, and decodes a transcript when
+// asked. A loader that returned a million decoded transcripts beside the
+// server's own copy would more than double the memory of the load
+// (docs/performance.md, "Fixtures"). A later update or delete on the
+// server does not change what At returns; Server.Transcripts reads the
+// current state.
+type FixtureTranscripts struct {
+	chunks [][]byte // the server's arena chunks at the end of the load
+	refs   []jsonRef
+}
+
+// Len returns how many transcripts the load created.
+func (ft FixtureTranscripts) Len() int { return len(ft.refs) }
+
+// At returns the i-th transcript of the document (0 ≤ i < Len), decoded
+// afresh: the value, its metadata map included, is the caller's.
+func (ft FixtureTranscripts) At(i int) scribe.Transcript {
+	r := ft.refs[i]
+	end := r.off + r.n
+	return decodeTranscript(ft.chunks[r.chunk][r.off:end:end])
+}
+
+// All yields every transcript with its index, in document order, each
+// decoded as At does.
+func (ft FixtureTranscripts) All() iter.Seq2[int, scribe.Transcript] {
+	return func(yield func(int, scribe.Transcript) bool) {
+		for i := range ft.refs {
+			if !yield(i, ft.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// String says how many transcripts there are, rather than printing the
+// stored bytes they refer to.
+func (ft FixtureTranscripts) String() string {
+	return fmt.Sprintf("%d transcripts", len(ft.refs))
 }
 
 //go:embed demo.json
@@ -144,8 +188,15 @@ type fixtureLoad struct {
 	plugins       segments[fixturePlugin]
 	secretKeys    segments[fixtureSecretKey]
 	installations segments[fixtureInstallation]
-	transcripts   segments[fixtureTranscript]
+	transcripts   segments[stagedTranscript]
 	webhooks      segments[fixtureWebhook]
+
+	// meta holds the encoded metadata of the staged transcripts.
+	meta jsonArena
+	// scratch is the transcript each element is decoded into, its map
+	// reused; metaBuf is where its metadata is encoded.
+	scratch fixtureTranscript
+	metaBuf []byte
 
 	devKeys    []auth.DeveloperKey // per user; zero for a non-developer
 	keys       []auth.SecretKey    // per secret key
@@ -159,7 +210,7 @@ func (l *fixtureLoad) sections() map[string]sectionFunc {
 		"plugins":       sectionDecoder("plugins", &l.plugins),
 		"secret_keys":   sectionDecoder("secret_keys", &l.secretKeys),
 		"installations": sectionDecoder("installations", &l.installations),
-		"transcripts":   sectionDecoder("transcripts", &l.transcripts),
+		"transcripts":   l.transcriptSection(),
 		"webhooks":      sectionDecoder("webhooks", &l.webhooks),
 	}
 }
@@ -231,10 +282,64 @@ func sectionDecoder[T any](name string, dst *segments[T]) sectionFunc {
 		if err == nil {
 			return nil
 		}
-		if _, ok := errors.AsType[*json.SyntaxError](err); ok {
-			return fmt.Errorf("fixtures: not valid JSON in %s[%d]: %w", name, i, err)
+		return decodeError(name, i, err)
+	}}
+}
+
+// decodeError names element i of section name in an error decoding it.
+func decodeError(name string, i int, err error) error {
+	if _, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return fmt.Errorf("fixtures: not valid JSON in %s[%d]: %w", name, i, err)
+	}
+	return elementError(name, i, err)
+}
+
+// stagedTranscript is a decoded transcript waiting to be checked and
+// stored: the members of fixtureTranscript with the metadata already
+// encoded (in fixtureLoad.meta) rather than held as a map. At a million
+// transcripts the maps are most of what a decoded fixtureTranscript
+// weighs; this is under half of it.
+type stagedTranscript struct {
+	ID, UserID           int64
+	Headline, Text, Type string
+	CreatedOn            time.Time
+	Job                  scribe.TranscriptJob
+	Audio                scribe.TranscriptAudio
+	meta                 jsonRef
+}
+
+// transcriptSection decodes the elements of "transcripts" as
+// sectionDecoder does, into one reused fixtureTranscript, and stages each.
+func (l *fixtureLoad) transcriptSection() sectionFunc {
+	const name = "transcripts"
+	sh := shapeOf(reflect.TypeFor[fixtureTranscript]())
+	return sectionFunc{sh, func(raw []byte, checked bool) error {
+		i := l.transcripts.len()
+		ft := &l.scratch
+		m := ft.Metadata
+		clear(m)
+		*ft = fixtureTranscript{Metadata: m}
+		var err error
+		if checked {
+			err = decodeChecked(raw, ft)
+		} else {
+			err = checkAndDecode(raw, sh, ft)
 		}
-		return elementError(name, i, err)
+		if err != nil {
+			return decodeError(name, i, err)
+		}
+		meta, err := appendMetadata(l.metaBuf[:0], ft.Metadata)
+		if err != nil {
+			return fixtureError(fmt.Sprintf("%s[%d].metadata", name, i), "%v", err)
+		}
+		if cap(meta) <= arenaChunk {
+			l.metaBuf = meta[:0]
+		}
+		*l.transcripts.next() = stagedTranscript{
+			ID: ft.ID, UserID: ft.UserID, Headline: ft.Headline, Text: ft.Text, Type: ft.Type,
+			CreatedOn: ft.CreatedOn, Job: ft.Job, Audio: ft.Audio, meta: l.meta.put(meta),
+		}
+		return nil
 	}}
 }
 
@@ -632,7 +737,7 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 
-	if _, err := idSet("transcripts", ids(&l.transcripts, func(t fixtureTranscript) int64 { return t.ID }), &st.transcripts); err != nil {
+	if _, err := idSet("transcripts", ids(&l.transcripts, func(t stagedTranscript) int64 { return t.ID }), &st.transcripts); err != nil {
 		return err
 	}
 	for i, t := range l.transcripts.all() {
@@ -712,7 +817,7 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 	reserve(&st.plugins.last, ids(&l.plugins, func(p fixturePlugin) int64 { return p.ID }))
 	reserve(&st.secretKeys.last, ids(&l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }))
 	reserve(&st.installs.last, ids(&l.installations, func(in fixtureInstallation) int64 { return in.ID }))
-	reserve(&st.transcripts.last, ids(&l.transcripts, func(t fixtureTranscript) int64 { return t.ID }))
+	reserve(&st.transcripts.last, ids(&l.transcripts, func(t stagedTranscript) int64 { return t.ID }))
 	reserve(&st.webhooks.last, ids(&l.webhooks, func(w fixtureWebhook) int64 { return w.ID }))
 
 	out := Fixtures{
@@ -720,7 +825,6 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		Plugins:       make([]scribe.Plugin, 0, l.plugins.len()),
 		SecretKeys:    make([]SecretKey, 0, l.secretKeys.len()),
 		Installations: make([]scribe.PluginInstallation, 0, l.installations.len()),
-		Transcripts:   make([]scribe.Transcript, 0, l.transcripts.len()),
 		Webhooks:      make([]scribe.Webhook, 0, l.webhooks.len()),
 	}
 	fail := func(err error) (Fixtures, error) {
@@ -776,23 +880,30 @@ func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
 		}
 		out.Installations = append(out.Installations, in)
 	}
+	perOwner := map[int64]int{}
+	for _, ft := range l.transcripts.all() {
+		perOwner[ft.UserID]++
+	}
+	st.reserveTranscriptsLocked(l.transcripts.len(), perOwner)
+	refs := make([]jsonRef, 0, l.transcripts.len())
 	for _, ft := range l.transcripts.drain() {
-		t, _, err := st.addTranscriptLocked(scribe.Transcript{
+		// The metadata goes in as the bytes staged for it: no map is
+		// built, cloned or kept on the way into the store.
+		ref, err := st.insertTranscriptLocked(&scribe.Transcript{
 			ID: ft.ID, Headline: ft.Headline, Text: ft.Text, Type: ft.Type, CreatedOn: ft.CreatedOn.UTC(),
-			Metadata: ft.Metadata, User: scribe.TranscriptUser{ID: ft.UserID}, Job: ft.Job,
+			User: scribe.TranscriptUser{ID: ft.UserID}, Job: ft.Job,
 			Audio: scribe.TranscriptAudio{ID: ft.Audio.ID, LengthInSeconds: ft.Audio.LengthInSeconds, CreatedOn: ft.Audio.CreatedOn.UTC()},
-		})
+		}, l.meta.get(ft.meta))
 		if err != nil {
 			return fail(err)
 		}
-		// The store keeps a copy of the metadata; the decoded map is the
-		// caller's now, so the returned transcript takes it rather than a
-		// third copy (at a million transcripts the maps are most of the
-		// memory).
-		if ft.Metadata != nil {
-			t.Metadata = ft.Metadata
-		}
-		out.Transcripts = append(out.Transcripts, t)
+		refs = append(refs, ref)
+	}
+	l.meta = jsonArena{}
+	if len(refs) > 0 {
+		// The chunks as they are now hold every encoding just stored, and
+		// their bytes never change (wirecache.go).
+		out.Transcripts = FixtureTranscripts{chunks: slices.Clone(st.tjson.chunks), refs: refs}
 	}
 	for i, fw := range l.webhooks.all() {
 		w, err := st.addWebhookLocked(scribe.Webhook{

@@ -143,10 +143,29 @@ func loadFixtureFile(tb testing.TB, path string) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if len(fx.Transcripts) == 0 {
+	if fx.Transcripts.Len() == 0 {
 		tb.Fatal("no transcripts loaded")
 	}
 	return s
+}
+
+// fixtureFileFor returns a fixture file of n transcripts: the file named
+// by SCRIBE_FIXTURE_FILE, written there first if it does not exist (so
+// that repeated runs at 10^6 build it once), or a new one in a temporary
+// directory.
+func fixtureFileFor(tb testing.TB, n int) string {
+	keep := os.Getenv("SCRIBE_FIXTURE_FILE")
+	if keep == "" {
+		return writeFixtureFile(tb, tb.TempDir(), n)
+	}
+	if _, err := os.Stat(keep); err == nil {
+		return keep
+	}
+	path := writeFixtureFile(tb, filepath.Dir(keep), n)
+	if err := os.Rename(path, keep); err != nil {
+		tb.Fatal(err)
+	}
+	return keep
 }
 
 func fixtureBenchSize() int {
@@ -167,7 +186,7 @@ func fixtureBenchSize() int {
 // resource: streamDecode) in CPU time (cpu-vs-stream-median-ratio).
 func BenchmarkFixtureLoad(b *testing.B) {
 	n := fixtureBenchSize()
-	path := writeFixtureFile(b, b.TempDir(), n)
+	path := fixtureFileFor(b, n)
 	var decode, load time.Duration
 	var wall, cpu, cpuStream []float64
 	for b.Loop() {
@@ -223,7 +242,9 @@ func cpuTime() time.Duration {
 
 // TestFixtureLoadPeakRSS measures peak memory at scale; it runs only when
 // SCRIBE_FIXTURE_RSS is set to the number of transcripts, as it takes a
-// minute and gigabytes at 10^6. Each mode runs in a fresh process (this
+// minute and gigabytes at 10^6 (SCRIBE_FIXTURE_FILE keeps the generated
+// file between runs; SCRIBE_FIXTURE_RSS_GOMEMLIMIT adds a LoadFixtures run
+// under that GOMEMLIMIT). Each mode runs in a fresh process (this
 // test binary, re-run) so its VmHWM is its own: a json.Decoder pass over
 // the whole document, a streaming one (streamDecode), and LoadFixtures. It
 // logs each one's time, peak RSS and heap after GC (for the decoders, the
@@ -237,11 +258,12 @@ func TestFixtureLoadPeakRSS(t *testing.T) {
 	if err != nil || n <= 0 {
 		t.Skip("set SCRIBE_FIXTURE_RSS=<transcripts> to measure peak memory of a fixture load")
 	}
-	path := writeFixtureFile(t, t.TempDir(), n)
+	path := fixtureFileFor(t, n)
 	st, _ := os.Stat(path)
-	run := func(mode string) map[string]float64 {
+	run := func(mode string, env ...string) map[string]float64 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestFixtureLoadPeakRSS$", "-test.v")
 		cmd.Env = append(os.Environ(), "SCRIBE_FIXTURE_RSS_MODE="+mode, "SCRIBE_FIXTURE_RSS_FILE="+path)
+		cmd.Env = append(cmd.Env, env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", mode, err, out)
@@ -262,13 +284,23 @@ func TestFixtureLoadPeakRSS(t *testing.T) {
 	t.Logf("json.Decoder, whole document: %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", dec["seconds"], dec["peak_mib"], dec["live_mib"])
 	t.Logf("json.Decoder, streaming:      %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", stream["seconds"], stream["peak_mib"], stream["live_mib"])
 	t.Logf("LoadFixtures:                 %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", load["seconds"], load["peak_mib"], load["live_mib"])
+	t.Logf("CPU time (GC workers included): whole-document decode %.2f s, streaming %.2f s, LoadFixtures %.2f s; LoadFixtures / whole %.2f, / streaming %.2f",
+		dec["cpu"], stream["cpu"], load["cpu"], load["cpu"]/dec["cpu"], load["cpu"]/stream["cpu"])
 	t.Logf("LoadFixtures / whole-document decode: time %.2f, peak RSS %.2f", load["seconds"]/dec["seconds"], load["peak_mib"]/dec["peak_mib"])
 	t.Logf("LoadFixtures / streaming decode: time %.2f, peak RSS %.2f; peak RSS / decoded data (streaming decode's heap) %.2f",
 		load["seconds"]/stream["seconds"], load["peak_mib"]/stream["peak_mib"], load["peak_mib"]/stream["live_mib"])
+	t.Logf("LoadFixtures peak RSS / its own heap after GC (the server holding the data): %.2f", load["peak_mib"]/load["live_mib"])
+	if limit := os.Getenv("SCRIBE_FIXTURE_RSS_GOMEMLIMIT"); limit != "" {
+		// The same load under a soft memory limit the process is given
+		// (docs/performance.md, "Fixtures": why LoadFixtures sets none).
+		lim := run("load", "GOMEMLIMIT="+limit)
+		t.Logf("LoadFixtures, GOMEMLIMIT=%s: %.2f s, CPU %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB; CPU / without the limit %.2f, peak RSS / its heap %.2f, / decoded data %.2f",
+			limit, lim["seconds"], lim["cpu"], lim["peak_mib"], lim["live_mib"], lim["cpu"]/load["cpu"], lim["peak_mib"]/lim["live_mib"], lim["peak_mib"]/stream["live_mib"])
+	}
 }
 
 func fixtureRSSChild(t *testing.T, mode, path string) {
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	var keep any
 	switch mode {
 	case "decode":
@@ -280,7 +312,7 @@ func fixtureRSSChild(t *testing.T, mode, path string) {
 	default:
 		t.Fatalf("unknown mode %q", mode)
 	}
-	secs := time.Since(start).Seconds()
+	secs, cpuSecs := time.Since(start).Seconds(), (cpuTime() - cpu0).Seconds()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -295,5 +327,5 @@ func fixtureRSSChild(t *testing.T, mode, path string) {
 			peakKB, _ = strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
 		}
 	}
-	fmt.Printf("RSS-RESULT seconds=%.3f peak_mib=%.1f live_mib=%.1f\n", secs, peakKB/1024, float64(ms.HeapAlloc)/(1<<20))
+	fmt.Printf("RSS-RESULT seconds=%.3f cpu=%.3f peak_mib=%.1f live_mib=%.1f\n", secs, cpuSecs, peakKB/1024, float64(ms.HeapAlloc)/(1<<20))
 }

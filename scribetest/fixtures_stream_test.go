@@ -1,6 +1,7 @@
 package scribetest_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
@@ -54,10 +56,17 @@ func TestFixtureStreamBoundaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Transcripts) != 3000 || got.Transcripts[2999].Headline != `h"3000\` {
-		t.Fatalf("loaded %d transcripts, the last with headline %q", len(got.Transcripts), got.Transcripts[len(got.Transcripts)-1].Headline)
+	if got.Transcripts.Len() != 3000 || got.Transcripts.At(2999).Headline != `h"3000\` {
+		t.Fatalf("loaded %d transcripts, the last with headline %q", got.Transcripts.Len(), got.Transcripts.At(got.Transcripts.Len()-1).Headline)
 	}
-	if diff := cmp.Diff(want.Transcripts, got.Transcripts); diff != "" {
+	collect := func(ft scribetest.FixtureTranscripts) []scribe.Transcript {
+		var out []scribe.Transcript
+		for _, tr := range ft.All() {
+			out = append(out, tr)
+		}
+		return out
+	}
+	if diff := cmp.Diff(collect(want.Transcripts), collect(got.Transcripts)); diff != "" {
 		t.Errorf("byte by byte, the transcripts differ (-whole +bytewise):\n%s", diff)
 	}
 
@@ -117,4 +126,99 @@ func TestFixtureMalformedDocuments(t *testing.T) {
 	if !errors.Is(err, broken) || !strings.HasPrefix(err.Error(), "fixtures: reading: ") {
 		t.Errorf("a failing reader: %v, want fixtures: reading: wrapping its error", err)
 	}
+}
+
+// TestFixtureTranscriptsMetadataPerElement: the loader decodes every
+// transcript into one reused value; each transcript gets its own metadata
+// and nothing of the one before it (an omitted metadata is empty),
+// on the server and in what LoadFixtures returns.
+func TestFixtureTranscriptsMetadataPerElement(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t)
+	fx, err := s.LoadFixtures(strings.NewReader(`{"users": [{"id": 3}], "transcripts": [
+		{"user_id": 3, "metadata": {"a": 1, "z": [1, 2]}},
+		{"user_id": 3},
+		{"user_id": 3, "metadata": {"b": "<&>"}},
+		{"user_id": 3, "metadata": {"c": {"d": null}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`{"a":1,"z":[1,2]}`, `{}`, `{"b":"\u003c\u0026\u003e"}`, `{"c":{"d":null}}`}
+	stored := s.Transcripts(3)
+	if fx.Transcripts.Len() != len(want) || len(stored) != len(want) {
+		t.Fatalf("loaded %d transcripts, the server holds %d, want %d", fx.Transcripts.Len(), len(stored), len(want))
+	}
+	for i, tr := range fx.Transcripts.All() {
+		for _, got := range []scribe.Transcript{tr, stored[i]} {
+			b, err := json.Marshal(got.Metadata)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != want[i] {
+				t.Errorf("transcript %d: metadata %s, want %s", i, b, want[i])
+			}
+		}
+	}
+}
+
+// TestFixtureTranscriptsAreWhatWasLoaded: Fixtures.Transcripts reads the
+// encodings the server stored at load time; updating and deleting
+// transcripts afterwards (enough to make the server compact its store)
+// leaves them readable and as they were loaded.
+func TestFixtureTranscriptsAreWhatWasLoaded(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t)
+	fx, err := s.LoadFixtures(strings.NewReader(`{"users": [{"id": 3, "first_name": "Ada"}], "transcripts": [
+		{"id": 10, "user_id": 3, "headline": "first"}, {"id": 11, "user_id": 3, "headline": "second"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateTranscript(10, func(tr *scribe.Transcript) { tr.Headline = "changed" }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteTranscript(11); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 1<<20)
+	for range 40 { // 40 MiB replaced: past the store's compaction threshold
+		if _, err := s.UpdateTranscript(10, func(tr *scribe.Transcript) { tr.Text = big + tr.Text[:min(len(tr.Text), 1)] }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, second := fx.Transcripts.At(0), fx.Transcripts.At(1)
+	if first.ID != 10 || first.Headline != "first" || first.User.FirstName != "Ada" || second.ID != 11 || second.Headline != "second" {
+		t.Errorf("Fixtures.Transcripts after changes on the server: %+v, %+v; want them as loaded", first, second)
+	}
+	if got := fmt.Sprint(fx.Transcripts); got != "2 transcripts" {
+		t.Errorf("Fixtures.Transcripts prints as %q, want a count", got)
+	}
+}
+
+// Fixtures.Transcripts decodes the transcripts of a load on demand from
+// what the server stored, with the owner's names filled in.
+func ExampleFixtureTranscripts() {
+	s, err := scribetest.NewUnstartedServer()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fx, err := s.LoadFixtures(strings.NewReader(`{
+	  "users": [{"id": 8, "first_name": "Grace", "last_name": "Hopper"}],
+	  "transcripts": [
+	    {"id": 1, "user_id": 8, "headline": "Weekly sync", "metadata": {"room": "B"}},
+	    {"user_id": 8, "headline": "Follow-up"}
+	  ]
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(fx.Transcripts)
+	for i, tr := range fx.Transcripts.All() {
+		fmt.Println(i, tr.ID, tr.Headline, tr.User.FirstName, string(tr.Metadata["room"]))
+	}
+	// Output:
+	// 2 transcripts
+	// 0 1 Weekly sync Grace "B"
+	// 1 2 Follow-up Grace
 }

@@ -486,13 +486,31 @@ func (st *store) transcriptEventsLocked(typ string, t *scribe.Transcript, at tim
 }
 
 func (st *store) addTranscriptLocked(t scribe.Transcript) (scribe.Transcript, []event, error) {
+	if _, err := st.insertTranscriptLocked(&t, nil); err != nil {
+		return scribe.Transcript{}, nil, err
+	}
+	// The store keeps bytes, so the metadata is cloned only for what is
+	// returned: the caller's map stays the caller's.
+	t.Metadata = maps.Clone(t.Metadata)
+	if t.Metadata == nil {
+		t.Metadata = map[string]json.RawMessage{}
+	}
+	return t, st.transcriptEventsLocked(eventTranscriptCreated, &t, t.CreatedOn), nil
+}
+
+// insertTranscriptLocked completes the new transcript t in place (its id,
+// job and audio ids and timestamps where they are zero, its owner's names)
+// and stores its encoding, returning where it is. meta, when not nil, is
+// t's metadata already encoded (appendTranscriptMeta); t.Metadata is then
+// not read. t.Metadata is never kept: the store holds bytes. The store
+// is unchanged when it fails.
+func (st *store) insertTranscriptLocked(t *scribe.Transcript, meta []byte) (jsonRef, error) {
 	u, ok := st.users.rows[t.User.ID]
-	switch {
-	case !ok:
-		return scribe.Transcript{}, nil, fmt.Errorf("scribetest: user %d: %w", t.User.ID, ErrNotFound)
+	if !ok {
+		return jsonRef{}, fmt.Errorf("scribetest: user %d: %w", t.User.ID, ErrNotFound)
 	}
 	if err := st.transcripts.checkNewID("transcript", t.ID); err != nil {
-		return scribe.Transcript{}, nil, err
+		return jsonRef{}, err
 	}
 	// Ids are taken from the counters only once the transcript encodes.
 	job, audio := st.lastJob, st.lastAudio
@@ -511,22 +529,36 @@ func (st *store) addTranscriptLocked(t scribe.Transcript) (scribe.Transcript, []
 		t.Audio.CreatedOn = t.CreatedOn
 	}
 	t.User = scribe.TranscriptUser{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName}
-	t.Metadata = maps.Clone(t.Metadata)
-	if t.Metadata == nil {
-		t.Metadata = map[string]json.RawMessage{}
+	if t.ID == 0 {
+		t.ID = st.transcripts.last + 1
 	}
-	id := t.ID
-	if id == 0 {
-		id = st.transcripts.last + 1
-	}
-	t.ID = id
-	b, err := st.encodeTranscriptLocked(&t)
+	b, err := appendTranscriptMeta(st.scratch[:0], t, meta)
 	if err != nil {
-		return scribe.Transcript{}, nil, err
+		return jsonRef{}, err
+	}
+	if cap(b) <= arenaChunk {
+		st.scratch = b[:0]
 	}
 	st.lastJob, st.lastAudio = max(job, t.Job.ID), max(audio, t.Audio.ID)
-	st.putTranscriptLocked(t.ID, t.User.ID, b)
-	return t, st.transcriptEventsLocked(eventTranscriptCreated, &t, t.CreatedOn), nil
+	return st.putTranscriptLocked(t.ID, t.User.ID, b), nil
+}
+
+// reserveTranscriptsLocked makes room for n more transcripts, perOwner[u]
+// of them owned by user u, before a fixture load inserts them: the rows
+// map is built at its final size once rather than rehashed as it doubles,
+// and the indexes are grown once rather than reallocated along the way.
+func (st *store) reserveTranscriptsLocked(n int, perOwner map[int64]int) {
+	c := &st.transcripts
+	if n >= 1024 {
+		rows := make(map[int64]transcriptRow, len(c.rows)+n)
+		maps.Copy(rows, c.rows)
+		c.rows = rows
+	}
+	c.all = slices.Grow(c.all, n)
+	for owner, k := range perOwner {
+		c.owned[owner] = slices.Grow(c.owned[owner], k)
+		st.twire[owner] = slices.Grow(st.twire[owner], k)
+	}
 }
 
 func (st *store) addTranscript(t scribe.Transcript) (scribe.Transcript, error) {
@@ -605,12 +637,14 @@ func (st *store) encodeTranscriptLocked(t *scribe.Transcript) ([]byte, error) {
 	return b, nil
 }
 
-// putTranscriptLocked stores a new transcript's encoding b.
-func (st *store) putTranscriptLocked(id, owner int64, b []byte) {
+// putTranscriptLocked stores a new transcript's encoding b and returns
+// where it is.
+func (st *store) putTranscriptLocked(id, owner int64, b []byte) jsonRef {
 	row := transcriptRow{owner: owner, wire: st.tjson.put(b)}
 	st.transcripts.add(id, owner, row)
 	i, _ := slices.BinarySearch(st.transcripts.owned[owner], id)
 	st.twire[owner] = slices.Insert(st.twire[owner], i, row.wire)
+	return row.wire
 }
 
 // compactTranscriptsLocked copies the live encodings into a fresh arena once

@@ -102,6 +102,15 @@ func encodeTranscript(t *scribe.Transcript) ([]byte, error) {
 // the store encodes into one scratch buffer, so that storing a transcript
 // allocates nothing but its room in the arena.
 func appendTranscript(b []byte, t *scribe.Transcript) ([]byte, error) {
+	return appendTranscriptMeta(b, t, nil)
+}
+
+// appendTranscriptMeta is appendTranscript with t's metadata already
+// encoded: meta, when not nil, is what appendMetadata made of it, and is
+// written in place of t.Metadata. A fixture load encodes each transcript's
+// metadata as it decodes it, so that it holds bytes rather than a map per
+// transcript until the store takes them (fixtures.go).
+func appendTranscriptMeta(b []byte, t *scribe.Transcript, meta []byte) ([]byte, error) {
 	b = slices.Grow(b, 320+len(t.Headline)+len(t.Text)+len(t.Type)+len(t.User.FirstName)+len(t.User.LastName))
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, t.ID, 10)
@@ -117,14 +126,10 @@ func appendTranscript(b []byte, t *scribe.Transcript) ([]byte, error) {
 		return nil, fmt.Errorf("scribetest: transcript %d cannot be encoded as JSON: created_on: %w", t.ID, err)
 	}
 	b = append(b, `,"metadata":`...)
-	if len(t.Metadata) == 0 {
-		b = append(b, "{}"...)
-	} else {
-		m, err := json.Marshal(t.Metadata) // sorted keys, values compacted and checked
-		if err != nil {
-			return nil, fmt.Errorf("scribetest: transcript %d cannot be encoded as JSON: metadata: %w", t.ID, err)
-		}
-		b = append(b, m...)
+	if meta != nil {
+		b = append(b, meta...)
+	} else if b, err = appendMetadata(b, t.Metadata); err != nil {
+		return nil, fmt.Errorf("scribetest: transcript %d cannot be encoded as JSON: metadata: %w", t.ID, err)
 	}
 	b = append(b, `,"user":{"id":`...)
 	b = strconv.AppendInt(b, t.User.ID, 10)
@@ -145,6 +150,19 @@ func appendTranscript(b []byte, t *scribe.Transcript) ([]byte, error) {
 		return nil, fmt.Errorf("scribetest: transcript %d cannot be encoded as JSON: audio.created_on: %w", t.ID, err)
 	}
 	return append(b, "}}"...), nil
+}
+
+// appendMetadata appends a transcript's metadata as encoding/json writes
+// it: sorted keys, values compacted and checked, {} when there is none.
+func appendMetadata(b []byte, m map[string]json.RawMessage) ([]byte, error) {
+	if len(m) == 0 {
+		return append(b, "{}"...), nil
+	}
+	enc, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc...), nil
 }
 
 // appendJSONTime appends t as time.Time.MarshalJSON does: RFC 3339 with
