@@ -1,6 +1,7 @@
 package scribe_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -34,7 +35,8 @@ type recorded struct {
 // last one when the script runs out.
 type fake struct {
 	t      *testing.T
-	mt     *httpmock.MockTransport
+	mt     http.RoundTripper // the transport to send through: records, then mock answers
+	mock   *httpmock.MockTransport
 	mu     sync.Mutex
 	reqs   []recorded
 	script []httpmock.Responder
@@ -42,16 +44,41 @@ type fake struct {
 
 func newFake(t *testing.T, script ...httpmock.Responder) *fake {
 	t.Helper()
-	f := &fake{t: t, mt: httpmock.NewMockTransport(), script: script}
-	f.mt.RegisterNoResponder(f.respond)
+	f := &fake{t: t, mock: httpmock.NewMockTransport(), script: script}
+	f.mock.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+		return req.Context().Value(responderKey{}).(httpmock.Responder)(req)
+	})
+	f.mt = recordFirst{f}
 	return f
 }
 
-func (f *fake) respond(req *http.Request) (*http.Response, error) {
+// responderKey carries the responder recordFirst chose to the mock.
+type responderKey struct{}
+
+// recordFirst records each request on the sender's goroutine before the mock
+// sees it. httpmock runs the responder on a goroutine of its own and, when
+// the request's context ends first (an attempt timeout, a cancellation),
+// returns at once without waiting for it: a request recorded by the
+// responder could be recorded only after the call that sent it had
+// returned, and a test would count too few attempts.
+type recordFirst struct{ f *fake }
+
+func (rf recordFirst) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil {
 		body, _ = io.ReadAll(req.Body)
+		_ = req.Body.Close()
 	}
+	r := rf.f.record(req, body)
+	out := req.Clone(context.WithValue(req.Context(), responderKey{}, r))
+	if req.Body != nil {
+		out.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return rf.f.mock.RoundTrip(out)
+}
+
+// record appends req to the log and returns the responder that answers it.
+func (f *fake) record(req *http.Request, body []byte) httpmock.Responder {
 	f.mu.Lock()
 	n := len(f.reqs)
 	f.reqs = append(f.reqs, recorded{
@@ -71,7 +98,7 @@ func (f *fake) respond(req *http.Request) (*http.Response, error) {
 		r = f.script[len(f.script)-1]
 	}
 	f.mu.Unlock()
-	return r(req)
+	return r
 }
 
 // requests returns a copy of what was recorded so far.

@@ -257,6 +257,6 @@ func TestAttemptTimeout(t *testing.T) {
 		t.Errorf("err = %v has no Timeout() true in its chain", err)
 	}
 	if n := len(f.requests()); n != 2 {
-		t.Errorf("attempts = %d, want 2", n)
+		t.Errorf("attempts = %d, want 2 (err %v)", n, err)
 	}
 }

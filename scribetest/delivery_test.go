@@ -643,12 +643,18 @@ func TestSlowReceiverBlocksNothingElse(t *testing.T) {
 	}
 }
 
-// deliveryGoroutines counts the goroutines running the delivery engine's
-// code: senders and timer callbacks.
-func deliveryGoroutines() int {
+// deliveryGoroutines returns the stacks of the goroutines running the
+// delivery engine's code: senders and timer callbacks.
+func deliveryGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	return strings.Count(string(buf), "scribetest.(*deliveries)")
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "scribetest.(*deliveries)") {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // Close stops delivery at once: the attempt in flight is aborted, the
@@ -675,13 +681,22 @@ func TestCloseReportsUndeliveredAndLeaksNothing(t *testing.T) {
 	}
 	<-hanging
 	eventually(t, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 }, attemptsSeen(e.s))
-	if deliveryGoroutines() == 0 {
+	if len(deliveryGoroutines()) == 0 {
 		t.Fatal("no delivery goroutine runs while an attempt hangs; the count proves nothing")
 	}
 
 	e.s.Close()
-	if n := deliveryGoroutines(); n != 0 {
-		t.Errorf("%d delivery goroutines outlive Close", n)
+	// Close returns once every sender and timer callback has called Done;
+	// one may not have returned yet, so wait for them to be gone.
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(time.Millisecond) {
+		left := deliveryGoroutines()
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d delivery goroutines outlive Close by %v:\n%s", len(left), waitLimit, strings.Join(left, "\n\n"))
+			break
+		}
 	}
 	if _, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: "after Close"}); err != nil {
 		t.Fatal(err)
