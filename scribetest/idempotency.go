@@ -112,10 +112,11 @@ func (st *idempotencyStore) abandon(k idemKey) {
 // the first response, status and body, with Idempotent-Replayed: true (a
 // problem is replayed with the replay's own request_id). A
 // 5xx answer is not kept, so a retry after a failure does the work.
-func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) {
+// Without a key, do's result is written as any operation's is.
+func (s *Server) idempotent(w http.ResponseWriter, c *call, do func(*call) result) {
 	values := c.r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
-		do().write(w, c.r)
+		writeResult(w, c.r, do(c))
 		return
 	}
 	key := values[0]
@@ -127,14 +128,11 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) 
 		writeProblem(w, c.r, invalidParameter(fmt.Sprintf("Idempotency-Key: must be 1 to %d characters, got %d", maxIdempotencyKey, len(key))))
 		return
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s %s\n", c.r.Method, c.r.URL.Path)
-	h.Write(c.body)
-	var fp [32]byte
-	h.Sum(fp[:0])
+	// "METHOD PATH\n" and the body, laid out so by readJSONBody.
+	fp := sha256.Sum256(c.signed)
 
 	k := idemKey{scope: c.caller.scope(), key: strings.Clone(key)} // not pinning the header line
-	replay, p := s.idem.begin(k, fp, s.clock.Now())
+	replay, p := s.idem.begin(k, fp, s.requestTime(infoOf(c.r)))
 	switch {
 	case p != nil:
 		writeProblem(w, c.r, p)
@@ -152,6 +150,6 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) 
 			s.idem.finish(k, resp)
 		}
 	}()
-	resp = do()
+	resp = render(do(c))
 	resp.write(w, c.r)
 }
