@@ -29,7 +29,7 @@ func pluginSamples() []scribe.Plugin {
 			ID: 9_223_372_036_854_775_807, Name: "<b>\"q\"</b> & \\ \n\t\r\b\f\x00\x1f \u2028\u2029 é 😀 \xff\xfe",
 			Description: "", Published: true, Disabled: true, CRMIntegrationID: &crm,
 			LogoURI: "https://example.com/logo.png?a=1&b=<2>", UserID: -1,
-			CreatedOn: time.Date(1, 1, 1, 0, 0, 0, 0, time.FixedZone("x", -(3*3600 + 30*60))),
+			CreatedOn: time.Date(1, 1, 1, 0, 0, 0, 0, time.FixedZone("x", -(3*3600+30*60))),
 			UpdatedOn: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("y", 14*3600)),
 		},
 		{CRMIntegrationID: &zero}, // zero values: "" permissions, zero times
