@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,12 +16,13 @@ const (
 	idempotencyTTL    = 24 * time.Hour
 )
 
-// idemKey is a key as the caller scopes it: two developers, or a developer
-// and an installation, may use the same key without meeting.
-type idemKey struct {
-	scope string
-	key   string
-}
+// idemKey is a key as the caller scopes it, so that two developers, or a
+// developer and an installation, may use the same key without meeting: the
+// caller's scope (principal.scope, which holds no NUL), a NUL, and the key.
+// One string, so that a kept entry costs one allocation for its key.
+type idemKey string
+
+func newIdemKey(scope, key string) idemKey { return idemKey(scope + "\x00" + key) }
 
 // idemEntry is a key's first request: its fingerprint, and once it has
 // finished, its response.
@@ -131,7 +131,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func(*call) resul
 	// "METHOD PATH\n" and the body, laid out so by readJSONBody.
 	fp := sha256.Sum256(c.signed)
 
-	k := idemKey{scope: c.caller.scope(), key: strings.Clone(key)} // not pinning the header line
+	k := newIdemKey(c.caller.scope(), key) // a copy: not pinning the header line
 	replay, p := s.idem.begin(k, fp, s.requestTime(infoOf(c.r)))
 	switch {
 	case p != nil:
