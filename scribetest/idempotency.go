@@ -39,7 +39,15 @@ type idemEntry struct {
 type idempotencyStore struct {
 	mu      sync.Mutex
 	entries map[idemKey]*idemEntry
-	order   []idemKey
+	order   []idemClaim
+}
+
+// idemClaim is an entry's place in the creation order: its key and its
+// creation time, so that expire finds the oldest entries' age without a
+// look-up in the map (a cache miss per request in a large one).
+type idemClaim struct {
+	key     idemKey
+	created time.Time
 }
 
 func newIdempotencyStore() *idempotencyStore {
@@ -61,7 +69,7 @@ func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*respo
 	switch {
 	case !ok:
 		st.entries[k] = &idemEntry{fingerprint: fp, created: now}
-		st.order = append(st.order, k)
+		st.order = append(st.order, idemClaim{k, now})
 		return nil, nil
 	case e.fingerprint != fp:
 		return nil, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
@@ -75,19 +83,23 @@ func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*respo
 }
 
 // expire drops the entries older than the TTL from the front of the order.
+// A claim whose key has since been abandoned and claimed again (a newer
+// entry, of another creation time) leaves that entry alone.
 func (st *idempotencyStore) expire(now time.Time) {
 	n := 0
-	for _, k := range st.order {
-		e, ok := st.entries[k]
-		if ok && now.Sub(e.created) < idempotencyTTL {
+	for _, c := range st.order {
+		if now.Sub(c.created) < idempotencyTTL {
 			break
 		}
-		if ok {
-			delete(st.entries, k)
+		if e, ok := st.entries[c.key]; ok && e.created.Equal(c.created) {
+			delete(st.entries, c.key)
 		}
 		n++
 	}
-	st.order = st.order[n:]
+	if n > 0 {
+		clear(st.order[:n]) // not pinning the keys
+		st.order = st.order[n:]
+	}
 }
 
 // finish stores the response to k's first request.
