@@ -18,14 +18,21 @@ const (
 
 // idemKey is a key as the caller scopes it, so that two developers, or a
 // developer and an installation, may use the same key without meeting: the
-// caller's scope (principal.scope, which holds no NUL), a NUL, and the key.
-// One string, so that a kept entry costs one allocation for its key.
-type idemKey string
+// SHA-256 of the caller's scope (principal.scope, which holds no NUL), a NUL
+// and the key. A digest rather than the strings: the store keeps an entry
+// per POST for 24 hours, and keys without pointers are nothing for the
+// garbage collector to mark, however many there are.
+type idemKey [32]byte
 
-func newIdemKey(scope, key string) idemKey { return idemKey(scope + "\x00" + key) }
+func newIdemKey(scope, key string) idemKey {
+	b := make([]byte, 0, 320) // on the stack for any key of the contract's 255 bytes
+	b = append(append(append(b, scope...), 0), key...)
+	return sha256.Sum256(b)
+}
 
 // idemEntry is a key's first request: its fingerprint, and once it has
-// finished, its response.
+// finished, its response. The map holds entries by value, one object less
+// per entry.
 type idemEntry struct {
 	fingerprint [32]byte
 	created     time.Time
@@ -38,7 +45,7 @@ type idemEntry struct {
 // are dropped from the front as new ones arrive.
 type idempotencyStore struct {
 	mu      sync.Mutex
-	entries map[idemKey]*idemEntry
+	entries map[idemKey]idemEntry
 	order   []idemClaim
 }
 
@@ -51,7 +58,7 @@ type idemClaim struct {
 }
 
 func newIdempotencyStore() *idempotencyStore {
-	return &idempotencyStore{entries: map[idemKey]*idemEntry{}}
+	return &idempotencyStore{entries: map[idemKey]idemEntry{}}
 }
 
 // begin claims k for a request with fingerprint fp. It returns the stored
@@ -68,7 +75,7 @@ func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*respo
 	}
 	switch {
 	case !ok:
-		st.entries[k] = &idemEntry{fingerprint: fp, created: now}
+		st.entries[k] = idemEntry{fingerprint: fp, created: now}
 		st.order = append(st.order, idemClaim{k, now})
 		return nil, nil
 	case e.fingerprint != fp:
@@ -96,10 +103,7 @@ func (st *idempotencyStore) expire(now time.Time) {
 		}
 		n++
 	}
-	if n > 0 {
-		clear(st.order[:n]) // not pinning the keys
-		st.order = st.order[n:]
-	}
+	st.order = st.order[n:]
 }
 
 // finish stores the response to k's first request.
@@ -108,6 +112,7 @@ func (st *idempotencyStore) finish(k idemKey, resp response) {
 	defer st.mu.Unlock()
 	if e, ok := st.entries[k]; ok {
 		e.done, e.resp = true, resp
+		st.entries[k] = e
 	}
 }
 
@@ -143,7 +148,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func(*call) resul
 	// "METHOD PATH\n" and the body, laid out so by readJSONBody.
 	fp := sha256.Sum256(c.signed)
 
-	k := newIdemKey(c.caller.scope(), key) // a copy: not pinning the header line
+	k := newIdemKey(c.caller.scope(), key)
 	replay, p := s.idem.begin(k, fp, s.requestTime(infoOf(c.r)))
 	switch {
 	case p != nil:
