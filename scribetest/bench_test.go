@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,17 +177,22 @@ type benchOp struct {
 	name, method, target, body string
 	status                     int  // the success status; capture sets it from the server's answer
 	developer                  bool // sent with the developer key, else the installation JWT
+	idempotent                 bool // sent with a fresh Idempotency-Key, as the SDK sends a create
 }
+
+// benchKeys numbers the Idempotency-Keys of the benchmarks' requests, so
+// that each is a first request (a reused key would be a replay).
+var benchKeys atomic.Int64
 
 // benchOps are the requests measured against the floor: one transcript, a
 // page of 100 (both from the middle of the user's n transcripts) and a
-// POST /plugins.
+// POST /plugins with an Idempotency-Key (the SDK's CreatePlugin).
 func benchOps(n int) []benchOp {
 	mid := strconv.Itoa(n / 2)
 	return []benchOp{
 		{name: "get", method: http.MethodGet, target: "/transcripts/" + mid},
 		{name: "page100", method: http.MethodGet, target: "/transcripts?limit=100&after_id=" + mid},
-		{name: "post", method: http.MethodPost, target: "/plugins", developer: true,
+		{name: "post", method: http.MethodPost, target: "/plugins", developer: true, idempotent: true,
 			body: `{"name":"Meeting notes","description":"Summarises meetings.","permissions":{"user":"read","transcript":"read"}}`},
 	}
 }
@@ -197,6 +203,9 @@ func (e *benchEnv) request(op benchOp, base string) *http.Request {
 		r.Body, r.ContentLength = http.NoBody, 0
 	} else {
 		r.Header.Set("Content-Type", "application/json")
+	}
+	if op.idempotent {
+		r.Header["Idempotency-Key"] = []string{"bench-" + strconv.FormatInt(benchKeys.Add(1), 10)}
 	}
 	if op.developer {
 		r.Header.Set("Authorization", e.dev)

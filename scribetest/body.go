@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,26 +24,62 @@ const maxBodyBytes = 1 << 20
 // readJSONBody reads a POST body of at most maxBodyBytes. A body must be
 // declared application/json (parameters allowed, charset only utf-8); an
 // empty body may come without a Content-Type.
-func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
+//
+// The body is read into a buffer of bufPool, which the caller returns with
+// putBuf once the request is answered (nothing keeps the body: decoding
+// copies what it keeps, the idempotency record keeps a hash). The buffer
+// begins with "METHOD PATH\n", what the idempotency fingerprint hashes
+// before the body (idempotent), so that it hashes the buffer as it is; the
+// body is (*buf)[start:]. On a problem no buffer is returned.
+func readJSONBody(w http.ResponseWriter, r *http.Request) (buf *[]byte, start int, _ *problem) {
 	ct := r.Header.Get("Content-Type")
-	if ct != "" {
+	if ct != "" && ct != "application/json" { // the usual value needs no parsing
 		if p := checkJSONMediaType(ct); p != nil {
-			return nil, p
+			return nil, 0, p
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	buf = getBuf()
+	*buf = append(append(append(append((*buf)[:0], r.Method...), ' '), r.URL.Path...), '\n')
+	start = len(*buf)
+	err := readAllInto(buf, http.MaxBytesReader(w, r.Body, maxBodyBytes), r.ContentLength)
 	if err != nil {
+		putBuf(buf)
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, newProblem(http.StatusRequestEntityTooLarge, scribe.CodeRequestTooLarge,
+			return nil, 0, newProblem(http.StatusRequestEntityTooLarge, scribe.CodeRequestTooLarge,
 				fmt.Sprintf("the request body is larger than %d bytes", maxBodyBytes))
 		}
-		return nil, validationFailed("reading the request body failed: " + err.Error())
+		return nil, 0, validationFailed("reading the request body failed: " + err.Error())
 	}
-	if ct == "" && len(body) > 0 {
-		return nil, newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
+	if ct == "" && len(*buf) > start {
+		putBuf(buf)
+		return nil, 0, newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
 			"the request has a body but no Content-Type; send Content-Type: application/json")
 	}
-	return body, nil
+	return buf, start, nil
+}
+
+// readAllInto appends what r holds to *buf, as io.ReadAll does, growing
+// the buffer once to the declared length (when there is one within the
+// limit) rather than by doubling.
+func readAllInto(buf *[]byte, r io.Reader, declared int64) error {
+	b := *buf
+	if declared > 0 && declared <= maxBodyBytes {
+		b = slices.Grow(b, int(declared)+1) // +1: room to see EOF without growing
+	}
+	for {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, 512)
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			*buf = b
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 func checkJSONMediaType(ct string) *problem {
@@ -81,15 +118,35 @@ func decodeBody(body []byte, v any) *problem {
 // after the value. Its errors name the member as a path such as
 // "permissions.user".
 func strictUnmarshal(data []byte, v any) error {
-	if !json.Valid(data) {
-		var probe any
-		dec := json.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&probe); err != nil {
-			return fmt.Errorf("not valid JSON: %w", err)
+	sh := shapeOf(reflect.TypeOf(v))
+	// json.Unmarshal checks the whole value's syntax before it decodes, so
+	// the syntax is checked once, by it, on the usual path; only a fault
+	// found first by the shape's walk, or by json.Unmarshal, needs to know
+	// whether the document was well-formed, for a syntax error goes first.
+	if err := sh.check(data); err != nil {
+		if !json.Valid(data) {
+			return invalidJSON(data)
 		}
-		return errors.New("not valid JSON: unexpected data after the value")
+		return err
 	}
-	return checkAndDecode(data, shapeOf(reflect.TypeOf(v)), v)
+	if err := decodeChecked(data, v); err != nil {
+		if _, ok := errors.AsType[*json.SyntaxError](err); ok {
+			return invalidJSON(data)
+		}
+		return err
+	}
+	return nil
+}
+
+// invalidJSON is the error for data that is not one JSON value, with
+// encoding/json's description of the first fault.
+func invalidJSON(data []byte) error {
+	var probe any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&probe); err != nil {
+		return fmt.Errorf("not valid JSON: %w", err)
+	}
+	return errors.New("not valid JSON: unexpected data after the value")
 }
 
 // checkAndDecode runs sh's strict checks on data, which holds one JSON
@@ -111,7 +168,7 @@ func decodeChecked(data []byte, v any) error {
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 			return fmt.Errorf("must be %s, got %s", jsonKind(te.Type), te.Value)
 		}
-		return err // a *json.SyntaxError: strictUnmarshal has ruled it out
+		return err // a *json.SyntaxError, which strictUnmarshal describes
 	}
 	return nil
 }

@@ -126,7 +126,7 @@ func (s *Server) getPlugin(c *call) result {
 	if p != nil {
 		return fail(p)
 	}
-	return ok(pl)
+	return okPlugin(&pl)
 }
 
 // createPluginBody is the body of POST /plugins. Pointers tell an omitted
@@ -151,7 +151,7 @@ const (
 
 func (s *Server) createPlugin(c *call) result {
 	var b createPluginBody
-	if p := decodeBody(c.body, &b); p != nil {
+	if p := decodeCreatePlugin(c.body, &b); p != nil {
 		return fail(p)
 	}
 	if b.Name == nil {
@@ -183,7 +183,7 @@ func (s *Server) createPlugin(c *call) result {
 	if err != nil { // the developer was authenticated a moment ago
 		return fail(newProblem(http.StatusInternalServerError, scribe.CodeInternalError, "creating the plugin failed; report the request id"))
 	}
-	return ok(newPlugin)
+	return okPlugin(&newPlugin)
 }
 
 // validateRequestLengths checks the limits a request body has beyond the

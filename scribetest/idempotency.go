@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,15 +16,23 @@ const (
 	idempotencyTTL    = 24 * time.Hour
 )
 
-// idemKey is a key as the caller scopes it: two developers, or a developer
-// and an installation, may use the same key without meeting.
-type idemKey struct {
-	scope string
-	key   string
+// idemKey is a key as the caller scopes it, so that two developers, or a
+// developer and an installation, may use the same key without meeting: the
+// SHA-256 of the caller's scope (principal.scope, which holds no NUL), a NUL
+// and the key. A digest rather than the strings: the store keeps an entry
+// per POST for 24 hours, and keys without pointers are nothing for the
+// garbage collector to mark, however many there are.
+type idemKey [32]byte
+
+func newIdemKey(scope, key string) idemKey {
+	b := make([]byte, 0, 320) // on the stack for any key of the contract's 255 bytes
+	b = append(append(append(b, scope...), 0), key...)
+	return sha256.Sum256(b)
 }
 
 // idemEntry is a key's first request: its fingerprint, and once it has
-// finished, its response.
+// finished, its response. The map holds entries by value, one object less
+// per entry.
 type idemEntry struct {
 	fingerprint [32]byte
 	created     time.Time
@@ -38,12 +45,20 @@ type idemEntry struct {
 // are dropped from the front as new ones arrive.
 type idempotencyStore struct {
 	mu      sync.Mutex
-	entries map[idemKey]*idemEntry
-	order   []idemKey
+	entries map[idemKey]idemEntry
+	order   []idemClaim
+}
+
+// idemClaim is an entry's place in the creation order: its key and its
+// creation time, so that expire finds the oldest entries' age without a
+// look-up in the map (a cache miss per request in a large one).
+type idemClaim struct {
+	key     idemKey
+	created time.Time
 }
 
 func newIdempotencyStore() *idempotencyStore {
-	return &idempotencyStore{entries: map[idemKey]*idemEntry{}}
+	return &idempotencyStore{entries: map[idemKey]idemEntry{}}
 }
 
 // begin claims k for a request with fingerprint fp. It returns the stored
@@ -60,8 +75,8 @@ func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*respo
 	}
 	switch {
 	case !ok:
-		st.entries[k] = &idemEntry{fingerprint: fp, created: now}
-		st.order = append(st.order, k)
+		st.entries[k] = idemEntry{fingerprint: fp, created: now}
+		st.order = append(st.order, idemClaim{k, now})
 		return nil, nil
 	case e.fingerprint != fp:
 		return nil, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
@@ -75,15 +90,16 @@ func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*respo
 }
 
 // expire drops the entries older than the TTL from the front of the order.
+// A claim whose key has since been abandoned and claimed again (a newer
+// entry, of another creation time) leaves that entry alone.
 func (st *idempotencyStore) expire(now time.Time) {
 	n := 0
-	for _, k := range st.order {
-		e, ok := st.entries[k]
-		if ok && now.Sub(e.created) < idempotencyTTL {
+	for _, c := range st.order {
+		if now.Sub(c.created) < idempotencyTTL {
 			break
 		}
-		if ok {
-			delete(st.entries, k)
+		if e, ok := st.entries[c.key]; ok && e.created.Equal(c.created) {
+			delete(st.entries, c.key)
 		}
 		n++
 	}
@@ -96,6 +112,7 @@ func (st *idempotencyStore) finish(k idemKey, resp response) {
 	defer st.mu.Unlock()
 	if e, ok := st.entries[k]; ok {
 		e.done, e.resp = true, resp
+		st.entries[k] = e
 	}
 }
 
@@ -112,10 +129,11 @@ func (st *idempotencyStore) abandon(k idemKey) {
 // the first response, status and body, with Idempotent-Replayed: true (a
 // problem is replayed with the replay's own request_id). A
 // 5xx answer is not kept, so a retry after a failure does the work.
-func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) {
+// Without a key, do's result is written as any operation's is.
+func (s *Server) idempotent(w http.ResponseWriter, c *call, do func(*call) result) {
 	values := c.r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
-		do().write(w, c.r)
+		writeResult(w, c.r, do(c))
 		return
 	}
 	key := values[0]
@@ -127,14 +145,11 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) 
 		writeProblem(w, c.r, invalidParameter(fmt.Sprintf("Idempotency-Key: must be 1 to %d characters, got %d", maxIdempotencyKey, len(key))))
 		return
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s %s\n", c.r.Method, c.r.URL.Path)
-	h.Write(c.body)
-	var fp [32]byte
-	h.Sum(fp[:0])
+	// "METHOD PATH\n" and the body, laid out so by readJSONBody.
+	fp := sha256.Sum256(c.signed)
 
-	k := idemKey{scope: c.caller.scope(), key: strings.Clone(key)} // not pinning the header line
-	replay, p := s.idem.begin(k, fp, s.clock.Now())
+	k := newIdemKey(c.caller.scope(), key)
+	replay, p := s.idem.begin(k, fp, s.requestTime(infoOf(c.r)))
 	switch {
 	case p != nil:
 		writeProblem(w, c.r, p)
@@ -152,6 +167,6 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func() response) 
 			s.idem.finish(k, resp)
 		}
 	}()
-	resp = do()
+	resp = render(do(c))
 	resp.write(w, c.r)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -16,6 +15,9 @@ type call struct {
 	r      *http.Request
 	caller *principal
 	body   []byte
+	// signed is, for a POST, "METHOD PATH\n" followed by the body: what the
+	// Idempotency-Key's fingerprint hashes (body is its tail).
+	signed []byte
 }
 
 // operation is one row of CONTRACT §2.
@@ -114,26 +116,29 @@ func (s *Server) serveOperation(op operation) http.Handler {
 			writeResult(w, r, op.handle(c))
 			return
 		}
-		if c.body, p = readJSONBody(w, r); p != nil {
+		buf, start, p := readJSONBody(w, r)
+		if p != nil {
 			writeProblem(w, r, p)
 			return
 		}
-		s.idempotent(w, c, func() response { return render(op.handle(c)) })
+		defer putBuf(buf) // nothing keeps the body past the answer
+		c.signed, c.body = *buf, (*buf)[start:]
+		s.idempotent(w, c, op.handle)
 	})
 }
 
 // response is a rendered answer, as the idempotency store keeps it. A
 // problem is kept as such, so that a replay carries its own request id
-// (api/openapi.yaml: request_id equals the Request-Id header).
+// (api/openapi.yaml: request_id equals the Request-Id header). A body is
+// always application/json.
 type response struct {
 	status  int
-	header  http.Header
 	body    []byte
 	problem *problem
 }
 
 // render turns an operation's result into the bytes it answers with: the
-// headers and body writeResult would write.
+// status and body writeResult would write, the body in memory of its own.
 func render(res result) response {
 	if res.p != nil {
 		return response{status: res.p.status, problem: res.p}
@@ -147,7 +152,7 @@ func render(res result) response {
 	}
 	body := bytes.Clone(*buf)
 	putBuf(buf)
-	return response{status: res.status, header: http.Header{"Content-Type": contentTypeJSON}, body: body}
+	return response{status: res.status, body: body}
 }
 
 // encodingFailed is the answer when a body cannot be encoded as JSON.
@@ -160,10 +165,9 @@ func (resp response) write(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, resp.problem)
 		return
 	}
-	for k, vs := range resp.header {
-		w.Header()[k] = vs
-	}
-	w.Header()["Content-Length"] = []string{strconv.Itoa(len(resp.body))}
+	h := w.Header()
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = headerInt(int64(len(resp.body)))
 	w.WriteHeader(resp.status)
 	_, _ = w.Write(resp.body)
 }
