@@ -18,8 +18,14 @@ var knownPrefixes = []string{"ask_live_", "dk_live_", "whsec_"}
 
 // credentialPattern matches text shaped like a credential: a known prefix
 // followed by key material, or the three base64url segments of a JWT (whose
-// header always begins "eyJ", the encoding of `{"`).
-var credentialPattern = regexp.MustCompile(`(?:` + prefixAlternatives() + `)[A-Za-z0-9_\-+/=]+|eyJ[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*`)
+// header always begins "eyJ", the encoding of `{"`). A secret key's material
+// is any printable, non-space ASCII (CONTRACT §4: the service promises only
+// the prefix), so after "ask_live_" everything up to a space or a control
+// character is redacted, punctuation included, except a trailing run of
+// sentence punctuation (such as the comma or the closing quote after a key
+// quoted in a message), which Text gives back: it reveals at most those few
+// characters of a key that happens to end with them.
+var credentialPattern = regexp.MustCompile(`ask_live_[!-~]+|(?:` + prefixAlternatives() + `)[A-Za-z0-9_\-+/=]+|eyJ[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*`)
 
 func prefixAlternatives() string {
 	quoted := make([]string, len(knownPrefixes))
@@ -32,7 +38,24 @@ func prefixAlternatives() string {
 // Text returns s with everything shaped like a credential replaced by its
 // redacted form. It is for free text a secret may have reached, such as an
 // error body the service echoed or a validator's message quoting a value.
-func Text(s string) string { return credentialPattern.ReplaceAllStringFunc(s, String) }
+func Text(s string) string { return credentialPattern.ReplaceAllStringFunc(s, redactMatch) }
+
+// trailingPunctuation is given back after a secret key's redacted form.
+const trailingPunctuation = `.,;:!?)]}>"'` + "`"
+
+func redactMatch(m string) string {
+	if !strings.HasPrefix(m, "ask_live_") {
+		return String(m)
+	}
+	if tail, ok := strings.CutPrefix(m, "ask_live_"+Marker); ok && strings.Trim(tail, trailingPunctuation) == "" {
+		return m // already redacted
+	}
+	key := strings.TrimRight(m, trailingPunctuation)
+	if len(key) == len("ask_live_") { // nothing but punctuation after the prefix
+		return m
+	}
+	return String(key) + m[len(key):]
+}
 
 // String returns the redacted form of s: its known prefix, if any, followed by
 // Marker. An empty secret renders as the empty string so that "unset" stays visible.

@@ -55,3 +55,19 @@ func TestTextScrubsCredentialShapes(t *testing.T) {
 		t.Errorf("Text of an already redacted value = %q; want it unchanged", got)
 	}
 }
+
+// TestTextRedactsServiceStyleKeys protects that a secret key with
+// punctuation in its material (the service promises only the ask_live_
+// prefix) is redacted whole, not cut at the first character outside base64.
+func TestTextRedactsServiceStyleKeys(t *testing.T) {
+	for _, key := range []string{
+		"ask_live_4eC39HqLyjWDarjtT1zdp7dc",
+		"ask_live_ab.cd!ef#gh",
+		"ask_live_x:y;z[1]{2#",
+	} {
+		got := Text("key " + key + " refused, \"" + key + "\".")
+		if strings.Contains(got, key[len("ask_live_"):]) || got != "key ask_live_"+Marker+" refused, \"ask_live_"+Marker+"\"." {
+			t.Errorf("Text(%q) = %q, want the whole key material redacted and the quote and period after it kept", key, got)
+		}
+	}
+}
