@@ -939,7 +939,7 @@ func TestIntegrationRetriesInjectedFaults(t *testing.T) {
 		t.Fatalf("CreatePlugin through a 502 and a dropped connection: %v", err)
 	}
 	if n := len(s.FiredFaults()) - fired; n != 2 {
-		t.Errorf("%d faults fired, want 2", n)
+		t.Errorf("%d faults fired, want 2: %+v", n, s.FiredFaults())
 	}
 	keys := map[string]bool{}
 	for _, r := range integLog(s, since, "/plugins") {
@@ -949,6 +949,10 @@ func TestIntegrationRetriesInjectedFaults(t *testing.T) {
 		t.Errorf("Idempotency-Keys across the attempts: %v, want one key", keys)
 	}
 	var survivors []int64
+	// The dropped POST is logged when its handler returns, which may be
+	// after the retried POST succeeded: wait until every request a fault
+	// fired on is in the log, so that it is not counted in the next step.
+	integWaitFaulted(t, s)
 	for _, p := range s.Plugins() {
 		if p.Name == "Survivor" {
 			survivors = append(survivors, p.ID)
@@ -967,8 +971,38 @@ func TestIntegrationRetriesInjectedFaults(t *testing.T) {
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 || apiErr.Code != scribe.CodeInternalError {
 		t.Errorf("POST answered 500: err = %v, want the 500 *scribe.Error", err)
 	}
-	if n := len(integLog(s, since, "/plugins")); n != 1 {
-		t.Errorf("POST answered 500 was sent %d times, want once", n)
+	integWaitFaulted(t, s)
+	if reqs := integLog(s, since, "/plugins"); len(reqs) != 1 {
+		t.Errorf("POST answered 500 was sent %d times, want once\nrequests since the step began: %+v\nfired faults: %+v",
+			len(reqs), reqs, s.FiredFaults())
+	}
+}
+
+// integWaitFaulted waits until the request log holds every request a fault
+// fired on: a request whose connection a fault dropped is logged when its
+// handler returns, which may be after the client has retried and succeeded.
+// The 10 s limit only ends a hang; past it, t fails with the missing request
+// ids, the fired faults and the log as last seen.
+func integWaitFaulted(t *testing.T, s *scribetest.Server) {
+	t.Helper()
+	const limit = 10 * time.Second
+	deadline := time.Now().Add(limit)
+	for {
+		fired, log := s.FiredFaults(), s.Requests()
+		var missing []string
+		for _, f := range fired {
+			if !slices.ContainsFunc(log, func(r scribetest.Request) bool { return r.RequestID == f.RequestID }) {
+				missing = append(missing, f.Method+" "+f.Path+" "+f.RequestID)
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v the request log still lacks %d requests faults fired on: %v\nfired faults: %+v\nrequest log: %+v",
+				limit, len(missing), missing, fired, log)
+		}
+		time.Sleep(time.Millisecond) // a polling interval, not a wait for the outcome
 	}
 }
 

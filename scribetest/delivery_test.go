@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -164,9 +165,11 @@ func failFirst(k int) func(int, http.ResponseWriter, *http.Request) {
 }
 
 // eventually polls cond until it holds, failing t after waitLimit (a
-// liveness bound, not a measure of speed) with what seen, if given,
-// describes of the last state it saw.
-func eventually(t *testing.T, what string, cond func() bool, seen ...func() string) {
+// liveness bound, not a measure of speed) with the last state it saw: s's
+// delivery attempts (attempt, time, status or error, the receiver's answer)
+// and pending deliveries, and what each seen function describes, such as
+// what a receiver got.
+func eventually(t *testing.T, s *scribetest.Server, what string, cond func() bool, seen ...func() string) {
 	t.Helper()
 	deadline := time.NewTimer(waitLimit)
 	defer deadline.Stop()
@@ -175,7 +178,7 @@ func eventually(t *testing.T, what string, cond func() bool, seen ...func() stri
 	for !cond() {
 		select {
 		case <-deadline.C:
-			last := ""
+			last := "\n" + attemptsSeen(s)()
 			for _, f := range seen {
 				last += "\n" + f()
 			}
@@ -509,20 +512,35 @@ func TestWebhookRetries(t *testing.T) {
 func TestWebhookUnreachableReceiver(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t, scribetest.WithWebhookSchedule(0, time.Millisecond))
+	// The port stays bound by the test for the whole test, so no other
+	// test's listener can be given it; every connection is closed before
+	// anything is read or answered.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	uri := "http://" + ln.Addr().String() + "/hook"
-	ln.Close() // nobody listens there now
-	e.hook(t, e.plugin.ID, uri)
+	var conns atomic.Int64
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return // closed by the cleanup
+			}
+			conns.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-accepted })
+	e.hook(t, e.plugin.ID, "http://"+ln.Addr().String()+"/hook")
 	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
 		t.Fatal(err)
 	}
 	e.settle(t)
 	attempts := e.s.Deliveries()
 	if len(attempts) != 2 {
-		t.Fatalf("got %d attempts, want 2 (the whole schedule):\n%s", len(attempts), attemptLines(attempts))
+		t.Fatalf("got %d attempts, want 2 (the whole schedule); %d connections closed unanswered:\n%s", len(attempts), conns.Load(), attemptLines(attempts))
 	}
 	for _, a := range attempts {
 		if a.StatusCode != 0 || a.Delivered || a.Error == "" {
@@ -547,11 +565,11 @@ func TestWebhookGivesUpAfterSchedule(t *testing.T) {
 	e.settle(t)
 	attempts := e.s.Deliveries()
 	if len(attempts) != 4 || len(rc.got()) != 4 {
-		t.Fatalf("%d attempts recorded, %d received; want 4:\n%s", len(attempts), len(rc.got()), attemptLines(attempts))
+		t.Fatalf("%d attempts recorded, %d received; want 4:\n%sreceived:\n%s", len(attempts), len(rc.got()), attemptLines(attempts), gotLines(rc.got()))
 	}
 	last := attempts[3]
 	if !last.Final || last.Delivered || last.StatusCode != 500 {
-		t.Errorf("last attempt = %+v; want Final, not Delivered, 500", last)
+		t.Errorf("last attempt = %+v; want Final, not Delivered, 500\nattempts:\n%s", last, attemptLines(attempts))
 	}
 	if p := e.s.PendingDeliveries(); len(p) != 0 {
 		t.Errorf("pending after giving up: %+v", p)
@@ -573,8 +591,8 @@ func TestWebhookScheduleScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.settle(t)
-	if n := len(e.s.Deliveries()); n != 2 {
-		t.Errorf("%d attempts, want 2:\n%s", n, attemptLines(e.s.Deliveries()))
+	if a := e.s.Deliveries(); len(a) != 2 || a[0].StatusCode != 503 || !a[1].Delivered {
+		t.Errorf("%d attempts, want 2 (503, then delivered):\n%sreceived:\n%s", len(a), attemptLines(a), gotLines(rc.got()))
 	}
 }
 
@@ -624,9 +642,11 @@ func TestSlowReceiverBlocksNothingElse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "the fast receiver gets every event while the slow one hangs", func() bool {
+	eventually(t, e.s, "the fast receiver gets every event while the slow one hangs", func() bool {
 		return len(fast.got()) == transcripts+1 && len(slow.got()) > 0
-	}, attemptsSeen(e.s), func() string { return fmt.Sprintf("fast got %d, slow got %d", len(fast.got()), len(slow.got())) })
+	}, func() string {
+		return fmt.Sprintf("fast got %d:\n%sslow got %d:\n%s", len(fast.got()), gotLines(fast.got()), len(slow.got()), gotLines(slow.got()))
+	})
 	client, err := e.s.InstallationClient(key.Key, inst.UUID)
 	if err != nil {
 		t.Fatal(err)
@@ -639,7 +659,7 @@ func TestSlowReceiverBlocksNothingElse(t *testing.T) {
 	unblock()
 	e.settle(t)
 	if n := len(slow.got()); n != transcripts+1 {
-		t.Errorf("after it recovered the slow receiver got %d events, want %d", n, transcripts+1)
+		t.Errorf("after it recovered the slow receiver got %d events, want %d:\n%sattempts:\n%s", n, transcripts+1, gotLines(slow.got()), attemptLines(e.s.Deliveries()))
 	}
 }
 
@@ -680,7 +700,7 @@ func TestCloseReportsUndeliveredAndLeaksNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-hanging
-	eventually(t, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 }, attemptsSeen(e.s))
+	eventually(t, e.s, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 })
 	if len(deliveryGoroutines()) == 0 {
 		t.Fatal("no delivery goroutine runs while an attempt hangs; the count proves nothing")
 	}
@@ -1031,6 +1051,17 @@ func TestOneFakeClockWalksTheWholeRetrySchedule(t *testing.T) {
 	}
 }
 
+// gotLines formats what a receiver got for a failure message, one request
+// per line: the webhook-id, the timestamp header and the event.
+func gotLines(gs []got) string {
+	var b strings.Builder
+	for i, g := range gs {
+		fmt.Fprintf(&b, "  %d: webhook-id %s, webhook-timestamp %s, event %s %s\n", i+1,
+			g.header.Get(webhook.HeaderID), g.header.Get(webhook.HeaderTimestamp), g.event.Type, g.event.ID)
+	}
+	return b.String()
+}
+
 // attemptLines formats attempts for a failure message, one per line.
 func attemptLines(as []scribetest.DeliveryAttempt) string {
 	var b strings.Builder
@@ -1053,10 +1084,10 @@ func TestFakeClockAdvanceFiresDueRetry(t *testing.T) {
 	if _, err := oc.s.Install(oc.plugin.ID, oc.user.ID); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the first attempt and its retry timer", func() bool {
+	eventually(t, oc.s, "the first attempt and its retry timer", func() bool {
 		p := oc.s.PendingDeliveries()
 		return len(p) == 1 && !p[0].NextAttempt.IsZero()
-	}, attemptsSeen(oc.s))
+	})
 	next := oc.s.PendingDeliveries()[0].NextAttempt
 	if d := next.Sub(t0); d < 8*time.Minute || d > 12*time.Minute {
 		t.Fatalf("next attempt due %v after the first, want 10m ±20%%", d)
@@ -1066,10 +1097,10 @@ func TestFakeClockAdvanceFiresDueRetry(t *testing.T) {
 		t.Fatalf("a second before the retry is due: %d attempts, %d timers; want 1 and 1", n, len(oc.clock.PendingTimers()))
 	}
 	oc.clock.Advance(time.Second)
-	eventually(t, "the retry after the clock reached it", func() bool {
+	eventually(t, oc.s, "the retry after the clock reached it", func() bool {
 		as := oc.s.Deliveries()
 		return len(as) == 2 && as[1].Delivered
-	}, attemptsSeen(oc.s))
+	})
 	if got := oc.s.Deliveries()[1].Time; !got.Equal(next) {
 		t.Errorf("the retry was signed at %v, want its due time %v", got, next)
 	}

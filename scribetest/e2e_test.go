@@ -6,9 +6,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -110,56 +112,89 @@ func onceEach(ids []string) map[string]int {
 	return m
 }
 
+// downAttempts is how many attempts of each event find the receiver down.
+const downAttempts = 2
+
+// attemptCounter counts the attempts of each event by webhook-id, so that a
+// receiver's down state ends on the event's own attempts rather than when
+// the test goroutine gets to run.
+type attemptCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// next counts an attempt of the event r carries and returns its number.
+func (c *attemptCounter) next(r *http.Request) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[r.Header.Get(webhook.HeaderID)]++
+	return c.n[r.Header.Get(webhook.HeaderID)]
+}
+
+// refuseFirst is a webhook transport on which the first downAttempts
+// attempts of each event fail to connect, as to a receiver not listening,
+// and later ones go through next.
+type refuseFirst struct {
+	attempts attemptCounter
+	next     http.RoundTripper
+}
+
+func (rt *refuseFirst) RoundTrip(r *http.Request) (*http.Response, error) {
+	if rt.attempts.next(r) <= downAttempts {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	}
+	return rt.next.RoundTrip(r)
+}
+
 // While the receiver is down (answering 503, or not even listening) the
 // server retries; once it is back every event is handled exactly once.
+//
+// The receiver is down for the first downAttempts attempts of each event,
+// counted by webhook-id where the attempt arrives, so the outcome does not
+// depend on when the test goroutine runs: the schedule (8 attempts) always
+// has room for the third attempt, however late the retries fire. A fake
+// clock is not needed for that, and would only put the test goroutine back
+// in the loop (it would have to advance the clock past every retry).
 func TestEndToEndReceiverDownThenBack(t *testing.T) {
 	t.Parallel()
 	const events = 5
 	tests := []struct {
 		name string
-		// serve starts the receiver's endpoint at addr, down at first, and
-		// returns a function that brings it back.
-		serve func(t *testing.T, ln net.Listener, h http.Handler) (back func())
+		// setup returns the server's options and the receiver's URL, serving
+		// h once the receiver is back for an event.
+		setup func(t *testing.T, h http.Handler) ([]scribetest.Option, string)
 	}{
-		{"answers 503", func(t *testing.T, ln net.Listener, h http.Handler) func() {
-			var mu sync.Mutex
-			up := false
-			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				ok := up
-				mu.Unlock()
-				if !ok {
+		{"answers 503", func(t *testing.T, h http.Handler) ([]scribetest.Option, string) {
+			var attempts attemptCounter
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if attempts.next(r) <= downAttempts {
 					http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
 					return
 				}
 				h.ServeHTTP(w, r)
 			}))
-			srv.Listener.Close()
-			srv.Listener = ln
-			srv.Start()
 			t.Cleanup(srv.Close)
-			return func() { mu.Lock(); up = true; mu.Unlock() }
+			return nil, srv.URL + "/hooks/scribe"
 		}},
-		{"not listening", func(t *testing.T, ln net.Listener, h http.Handler) func() {
-			addr := ln.Addr().String()
-			ln.Close() // connections are refused until back
-			return func() {
-				ln, err := net.Listen("tcp", addr)
-				if err != nil {
-					t.Fatalf("listening again on %s: %v", addr, err)
-				}
-				srv := httptest.NewUnstartedServer(h)
-				srv.Listener.Close()
-				srv.Listener = ln
-				srv.Start()
-				t.Cleanup(srv.Close)
-			}
+		{"not listening", func(t *testing.T, h http.Handler) ([]scribetest.Option, string) {
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
+			rt := &refuseFirst{next: srv.Client().Transport}
+			return []scribetest.Option{scribetest.WithWebhookTransport(rt)}, srv.URL + "/hooks/scribe"
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := scribetest.NewTestServer(t, e2eSchedule)
+			var h http.Handler // set once the webhook's secret is known
+			opts, url := tt.setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+			s := scribetest.NewTestServer(t, append([]scribetest.Option{e2eSchedule}, opts...)...)
 			dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
 			if err != nil {
 				t.Fatal(err)
@@ -173,41 +208,18 @@ func TestEndToEndReceiverDownThenBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			hook, err := s.CreateWebhook(plugin.ID, "http://"+ln.Addr().String()+"/hooks/scribe")
+			hook, err := s.CreateWebhook(plugin.ID, url)
 			if err != nil {
 				t.Fatal(err)
 			}
 			rcv := newSDKReceiver(t, hook)
-			back := tt.serve(t, ln, rcv.handler)
+			h = rcv.handler
 
 			produceEvents(t, s, plugin.ID, user.ID)
-			// Down: every event fails at least twice before the receiver is back.
-			eventually(t, "every event fails twice", func() bool {
-				failed := map[string]int{}
-				for _, a := range s.Deliveries() {
-					if !a.Delivered {
-						failed[a.EventID]++
-					}
-				}
-				if len(failed) < events {
-					return false
-				}
-				for _, n := range failed {
-					if n < 2 {
-						return false
-					}
-				}
-				return true
-			}, attemptsSeen(s))
-			back()
 			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 			defer cancel()
 			if err := s.WaitForDeliveries(ctx); err != nil {
-				t.Fatalf("WaitForDeliveries: %v; pending %+v", err, s.PendingDeliveries())
+				t.Fatalf("WaitForDeliveries: %v; pending %+v\nattempts:\n%s", err, s.PendingDeliveries(), attemptLines(s.Deliveries()))
 			}
 
 			attempts := s.Deliveries()
@@ -215,16 +227,34 @@ func TestEndToEndReceiverDownThenBack(t *testing.T) {
 			if len(ids) != events {
 				t.Fatalf("%d events attempted, want %d:\n%s", len(ids), events, attemptLines(attempts))
 			}
+			// Each event: downAttempts failures, then delivered once.
+			want, got := map[string]string{}, map[string]string{}
+			for _, id := range ids {
+				want[id] = "failed failed delivered"
+			}
+			for _, a := range attempts {
+				outcome := "failed"
+				if a.Delivered {
+					outcome = "delivered"
+				}
+				got[a.EventID] = strings.TrimSpace(got[a.EventID] + " " + outcome)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("attempts per event id (-want +got):\n%s\nattempts:\n%s", diff, attemptLines(attempts))
+			}
 			if diff := cmp.Diff(onceEach(ids), rcv.calls()); diff != "" {
-				t.Errorf("calls of the receiver's function per event id (-want +got):\n%s", diff)
+				t.Errorf("calls of the receiver's function per event id (-want +got):\n%s\nattempts:\n%s", diff, attemptLines(attempts))
 			}
 			for _, a := range attempts {
 				if a.Final && !a.Delivered {
-					t.Errorf("event %s was given up: %+v", a.EventID, a)
+					t.Errorf("event %s was given up: %v\nattempts:\n%s", a.EventID, a, attemptLines(attempts))
 				}
-			}
-			if len(attempts) <= 2*events {
-				t.Errorf("%d attempts for %d events: the retries this test is about did not happen", len(attempts), events)
+				if !a.Delivered && tt.name == "not listening" && (a.StatusCode != 0 || !strings.Contains(a.Error, "refused")) {
+					t.Errorf("event %s, %v: want a connection error and no status", a.EventID, a)
+				}
+				if !a.Delivered && tt.name == "answers 503" && a.StatusCode != http.StatusServiceUnavailable {
+					t.Errorf("event %s, %v: want 503", a.EventID, a)
+				}
 			}
 		})
 	}
@@ -305,23 +335,23 @@ func TestEndToEndLostAcknowledgementIsDeduped(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	if err := s.WaitForDeliveries(ctx); err != nil {
-		t.Fatalf("WaitForDeliveries: %v; pending %+v", err, s.PendingDeliveries())
+		t.Fatalf("WaitForDeliveries: %v; pending %+v\nattempts:\n%sthe handler's answers per event id: %v", err, s.PendingDeliveries(), attemptLines(s.Deliveries()), statuses())
 	}
 
 	attempts := s.Deliveries()
 	ids := eventIDs(attempts)
 	if len(ids) != events || len(attempts) != 2*events {
-		t.Fatalf("%d attempts of %d events; want 2 attempts of each of %d:\n%s", len(attempts), len(ids), events, attemptLines(attempts))
+		t.Fatalf("%d attempts of %d events; want 2 attempts of each of %d:\n%sthe handler's answers per event id: %v", len(attempts), len(ids), events, attemptLines(attempts), statuses())
 	}
 	if diff := cmp.Diff(onceEach(ids), rcv.calls()); diff != "" {
-		t.Errorf("calls of the receiver's function per event id (-want +got):\n%s", diff)
+		t.Errorf("calls of the receiver's function per event id (-want +got):\n%s\nattempts:\n%s", diff, attemptLines(attempts))
 	}
 	want := map[string][]int{}
 	for _, id := range ids {
 		want[id] = []int{http.StatusOK, http.StatusOK} // "ok" (lost), then "duplicate"
 	}
 	if diff := cmp.Diff(want, statuses()); diff != "" {
-		t.Errorf("the handler's answers per event (-want +got):\n%s", diff)
+		t.Errorf("the handler's answers per event (-want +got):\n%s\nattempts:\n%s", diff, attemptLines(attempts))
 	}
 }
 
