@@ -101,11 +101,26 @@ func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
 	if isJWT(token) {
 		return s.authenticateJWTAt(token, s.requestTime(infoOf(r)))
 	}
-	dev, ok := s.st.developerByKey(token)
+	return s.authenticateDeveloper(token)
+}
+
+// authenticateDeveloper looks a developer key up. A key that authenticated
+// before is answered from the developer cache (verifycache.go) while no
+// user or developer key has changed since; otherwise the store is asked and
+// the principal cached.
+func (s *Server) authenticateDeveloper(token string) (*principal, *problem) {
+	h := hashKey(token)
+	gen := s.st.userGen.Load() // before reading the store: a later change shows as a newer generation
+	if p, ok := s.developers.get(h, gen); ok {
+		return p, nil
+	}
+	dev, ok := s.st.developerByKeyHash(h)
 	if !ok {
 		return nil, unauthorized(scribe.CodeInvalidToken, "the token is neither a known developer key nor an installation JWT")
 	}
-	return &principal{kind: kindDeveloper, developer: dev}, nil
+	p := &principal{kind: kindDeveloper, developer: dev}
+	s.developers.put(h, gen, p)
+	return p, nil
 }
 
 // authenticateJWT verifies an installation JWT with every rule of CONTRACT
