@@ -190,7 +190,13 @@ func checkRequestSize(r *http.Request) *problem {
 // response has started cannot be answered; the connection is dropped.
 func (s *Server) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w}
+		// Behind requestID, w is already the request's statusWriter, fresh
+		// for this request: it tells whether the response has started
+		// without another allocation.
+		sw, ok := w.(*statusWriter)
+		if !ok {
+			sw = &statusWriter{ResponseWriter: w}
+		}
 		defer func() {
 			v := recover()
 			if v == nil {
