@@ -22,8 +22,13 @@ func decodeCreatePlugin(body []byte, b *createPluginBody) *problem {
 	if quickCreatePlugin(body, b) {
 		return nil
 	}
-	*b = createPluginBody{}
-	return decodeBody(body, b)
+	// The strict decoder takes an interface, so what it decodes into is on
+	// the heap: a variable of its own, allocated only on this slow path, so
+	// that b (the caller's, on the stack) does not escape.
+	strict := new(createPluginBody)
+	p := decodeBody(body, strict)
+	*b = *strict
+	return p
 }
 
 // quickCreatePlugin decodes body into b and reports true if body is one
