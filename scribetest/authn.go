@@ -35,12 +35,29 @@ type principal struct {
 	// installation and plugin are the caller of an installation-JWT request.
 	installation scribe.PluginInstallation
 	plugin       scribe.Plugin
+	// scopeName is scope's answer, built once by newPrincipal: principals
+	// are cached and shared by requests (verifycache.go), so the string is
+	// not built again on every request.
+	scopeName string
 }
 
-// scope names the caller for idempotency keys: a developer, or an
-// installation (not the token, which changes every hour while the client's
-// retries go on).
+// newPrincipal returns p with its scope name built.
+func newPrincipal(p principal) *principal {
+	p.scopeName = p.buildScope()
+	return &p
+}
+
+// scope names the caller for idempotency keys and the rate limiter: a
+// developer, or an installation (not the token, which changes every hour
+// while the client's retries go on).
 func (p *principal) scope() string {
+	if p.scopeName != "" {
+		return p.scopeName
+	}
+	return p.buildScope()
+}
+
+func (p *principal) buildScope() string {
 	if p.kind == kindDeveloper {
 		return "developer:" + strconv.FormatInt(p.developer.ID, 10)
 	}
@@ -101,11 +118,26 @@ func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
 	if isJWT(token) {
 		return s.authenticateJWTAt(token, s.requestTime(infoOf(r)))
 	}
-	dev, ok := s.st.developerByKey(token)
+	return s.authenticateDeveloper(token)
+}
+
+// authenticateDeveloper looks a developer key up. A key that authenticated
+// before is answered from the developer cache (verifycache.go) while no
+// user or developer key has changed since; otherwise the store is asked and
+// the principal cached.
+func (s *Server) authenticateDeveloper(token string) (*principal, *problem) {
+	h := hashKey(token)
+	gen := s.st.userGen.Load() // before reading the store: a later change shows as a newer generation
+	if p, ok := s.developers.get(h, gen); ok {
+		return p, nil
+	}
+	dev, ok := s.st.developerByKeyHash(h)
 	if !ok {
 		return nil, unauthorized(scribe.CodeInvalidToken, "the token is neither a known developer key nor an installation JWT")
 	}
-	return &principal{kind: kindDeveloper, developer: dev}, nil
+	p := newPrincipal(principal{kind: kindDeveloper, developer: dev})
+	s.developers.put(h, gen, p)
+	return p, nil
 }
 
 // authenticateJWT verifies an installation JWT with every rule of CONTRACT
@@ -188,7 +220,7 @@ func installationPrincipal(found credentials) (*principal, *problem) {
 		return nil, newProblem(http.StatusForbidden, scribe.CodePluginDisabled,
 			fmt.Sprintf("plugin %d is disabled; its installations cannot call the service", found.plugin.ID))
 	}
-	return &principal{kind: kindInstallation, installation: found.installation, plugin: found.plugin}, nil
+	return newPrincipal(principal{kind: kindInstallation, installation: found.installation, plugin: found.plugin}), nil
 }
 
 // tokenProblem maps a refusal of package auth to a problem. The detail is

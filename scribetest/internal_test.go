@@ -76,6 +76,38 @@ func TestPanicIsA500Problem(t *testing.T) {
 	}
 }
 
+// TestPanicAfterResponseStartedAborts: once the operation has written its
+// status, a panic cannot be answered with a 500 (recoverer, reading the
+// status requestID's writer recorded); the connection is aborted with
+// http.ErrAbortHandler, and nothing is written after the partial response.
+func TestPanicAfterResponseStartedAborts(t *testing.T) {
+	t.Parallel()
+	s, err := NewUnstartedServer(WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.chain(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("partial"))
+		panic("boom")
+	}))
+	rec := httptest.NewRecorder()
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/transcripts", nil))
+	}()
+	if got != http.ErrAbortHandler {
+		t.Fatalf("recovered %v, want http.ErrAbortHandler", got)
+	}
+	if rec.Code != http.StatusOK || rec.Body.String() != "partial" {
+		t.Errorf("status %d, body %q; want 200 and only \"partial\"", rec.Code, rec.Body)
+	}
+	if reqs := s.Requests(); len(reqs) != 1 || reqs[0].Status != http.StatusOK {
+		t.Errorf("request log = %+v, want the 200 that was sent", reqs)
+	}
+}
+
 // TestEventsFunnel: the seeding calls publish the events of CONTRACT §7
 // through the store's one hook: installations to their plugin, transcripts
 // only to plugins with transcript permission installed by the user now.

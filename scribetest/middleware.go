@@ -27,6 +27,10 @@ type reqInfo struct {
 	authed      bool
 	caller      *principal
 	authProblem *problem
+
+	// call is the operation's call (routes.go), kept here so that it comes
+	// with requestID's one allocation per request rather than one of its own.
+	call call
 }
 
 type infoKey struct{}
@@ -37,6 +41,8 @@ type reqState struct {
 	info reqInfo
 	sw   statusWriter
 	ctx  infoContext
+	// idHeader is the Request-Id header's value slice.
+	idHeader [1]string
 }
 
 // infoContext is context.WithValue(parent, infoKey{}, info) without an
@@ -123,7 +129,8 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 		st := &reqState{info: reqInfo{id: newRequestID(), at: at}, sw: statusWriter{ResponseWriter: w}}
 		st.ctx = infoContext{Context: r.Context(), info: &st.info}
 		info, sw := &st.info, &st.sw
-		w.Header()[headerRequestID] = []string{info.id}
+		st.idHeader[0] = info.id
+		w.Header()[headerRequestID] = st.idHeader[:]
 		defer func() {
 			info.status = sw.status
 			s.log.add(r, info, at)
@@ -190,7 +197,13 @@ func checkRequestSize(r *http.Request) *problem {
 // response has started cannot be answered; the connection is dropped.
 func (s *Server) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w}
+		// Behind requestID, w is already the request's statusWriter, fresh
+		// for this request: it tells whether the response has started
+		// without another allocation.
+		sw, ok := w.(*statusWriter)
+		if !ok {
+			sw = &statusWriter{ResponseWriter: w}
+		}
 		defer func() {
 			v := recover()
 			if v == nil {

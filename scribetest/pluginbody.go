@@ -22,8 +22,13 @@ func decodeCreatePlugin(body []byte, b *createPluginBody) *problem {
 	if quickCreatePlugin(body, b) {
 		return nil
 	}
-	*b = createPluginBody{}
-	return decodeBody(body, b)
+	// The strict decoder takes an interface, so what it decodes into is on
+	// the heap: a variable of its own, allocated only on this slow path, so
+	// that b (the caller's, on the stack) does not escape.
+	strict := new(createPluginBody)
+	p := decodeBody(body, strict)
+	*b = *strict
+	return p
 }
 
 // quickCreatePlugin decodes body into b and reports true if body is one
@@ -228,10 +233,16 @@ func (d *quickDecoder) permissions(b *createPluginBody) bool {
 	if !d.byte('{') {
 		return false
 	}
-	b.Permissions = &struct {
-		User       *scribe.Permission `json:"user"`
-		Transcript *scribe.Permission `json:"transcript"`
-	}{}
+	// The permissions object and the two values it points to, in one
+	// allocation.
+	all := new(struct {
+		perms struct {
+			User       *scribe.Permission `json:"user"`
+			Transcript *scribe.Permission `json:"transcript"`
+		}
+		user, transcript scribe.Permission
+	})
+	b.Permissions = &all.perms
 	if d.byte('}') {
 		return true
 	}
@@ -244,12 +255,13 @@ func (d *quickDecoder) permissions(b *createPluginBody) bool {
 		if !ok {
 			return false
 		}
-		perm := permission(s)
 		switch {
 		case string(name) == "user" && b.Permissions.User == nil:
-			b.Permissions.User = &perm
+			all.user = permission(s)
+			b.Permissions.User = &all.user
 		case string(name) == "transcript" && b.Permissions.Transcript == nil:
-			b.Permissions.Transcript = &perm
+			all.transcript = permission(s)
+			b.Permissions.Transcript = &all.transcript
 		default:
 			return false
 		}

@@ -111,7 +111,8 @@ func (s *Server) serveOperation(op operation) http.Handler {
 			writeProblem(w, r, p)
 			return
 		}
-		c := &call{r: r, caller: caller}
+		c := &infoOf(r).call
+		*c = call{r: r, caller: caller}
 		if r.Method != http.MethodPost {
 			writeResult(w, r, op.handle(c))
 			return

@@ -34,8 +34,11 @@ type Server struct {
 	limiter  *rateLimiter // nil: rate limiting is off (ratelimit.go)
 	injected faultQueue   // injected faults (faults.go)
 	verified verifyCache  // installation JWTs verified before (verifycache.go)
-	verifier *auth.Verifier
-	handler  http.Handler
+	// developers holds the principal of each developer key that
+	// authenticated (verifycache.go).
+	developers developerCache
+	verifier   *auth.Verifier
+	handler    http.Handler
 
 	deliveries *deliveries // webhook delivery (delivery.go)
 

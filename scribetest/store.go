@@ -83,6 +83,11 @@ type store struct {
 	// keeps a principal per token while it is unchanged (verifycache.go).
 	// It is written under mu, read without it.
 	authGen atomic.Uint64
+	// userGen counts changes to what authenticating a developer key reads:
+	// users and developer keys. The developer cache keeps a principal per
+	// key while it is unchanged (verifycache.go). It is written under mu,
+	// read without it; every write of users or devKeys must add to it.
+	userGen atomic.Uint64
 
 	// onEvent receives every event after the lock is released. It is set once,
 	// before the server serves.
@@ -121,7 +126,16 @@ func (st *store) publish(evs []event) {
 	}
 }
 
-func hashKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+// hashKey is the SHA-256 of key. A key of up to 128 bytes (every developer
+// key) is copied into a buffer on the stack rather than converted with
+// []byte(key), which allocates beyond 32 bytes.
+func hashKey(key string) [32]byte {
+	var buf [128]byte
+	if len(key) <= len(buf) {
+		return sha256.Sum256(append(buf[:0], key...))
+	}
+	return sha256.Sum256([]byte(key))
+}
 
 // Copies handed out of the store share nothing mutable with it.
 
@@ -184,6 +198,7 @@ func (st *store) addUserLocked(u scribe.User, devKey string) (scribe.User, error
 	if devKey != "" {
 		st.devKeys[h] = u.ID
 	}
+	st.userGen.Add(1)
 	return u, nil
 }
 
@@ -193,11 +208,11 @@ func (st *store) addUser(u scribe.User, devKey string) (scribe.User, error) {
 	return st.addUserLocked(u, devKey)
 }
 
-// developerByKey returns the developer whose key is key.
-func (st *store) developerByKey(key string) (scribe.User, bool) {
+// developerByKeyHash returns the developer whose key's SHA-256 is h.
+func (st *store) developerByKeyHash(h [32]byte) (scribe.User, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	id, ok := st.devKeys[hashKey(key)]
+	id, ok := st.devKeys[h]
 	if !ok {
 		return scribe.User{}, false
 	}

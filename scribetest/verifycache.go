@@ -126,3 +126,53 @@ func (c *verifyCache) len() int {
 	defer c.mu.RUnlock()
 	return len(c.m)
 }
+
+// developerCache keeps the principal of each developer key that
+// authenticated, keyed by the SHA-256 of the key (the key itself is not
+// kept), with the store's user generation (store.userGen) it was derived
+// at: while the generation is unchanged, no user and no developer key has
+// changed, and a request takes the principal as is, without the store's
+// lock, a copy of the user or an allocation. Requests share the principal
+// and only read it. Only keys the store knows are cached, so it holds at
+// most one entry per developer; it is bounded by maxVerifiedTokens all the
+// same, dropping a random sixteenth when full. The zero value is empty and
+// ready.
+type developerCache struct {
+	mu sync.RWMutex
+	m  map[[32]byte]cachedCaller
+}
+
+// get returns the principal cached for the key hashed to h if it was
+// derived at user generation gen.
+func (c *developerCache) get(h [32]byte, gen uint64) (*principal, bool) {
+	c.mu.RLock()
+	e, ok := c.m[h]
+	c.mu.RUnlock()
+	if !ok || e.gen != gen {
+		return nil, false
+	}
+	return e.p, true
+}
+
+func (c *developerCache) put(h [32]byte, gen uint64, p *principal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[[32]byte]cachedCaller{}
+	}
+	if _, ok := c.m[h]; !ok && len(c.m) >= maxVerifiedTokens {
+		for k := range c.m { // map order is random
+			if len(c.m) <= maxVerifiedTokens-maxVerifiedTokens/16 {
+				break
+			}
+			delete(c.m, k)
+		}
+	}
+	c.m[h] = cachedCaller{gen: gen, p: p}
+}
+
+func (c *developerCache) len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.m)
+}

@@ -111,3 +111,54 @@ func TestVerifyCacheBound(t *testing.T) {
 		t.Error("the last token put is not cached")
 	}
 }
+
+// TestDeveloperCacheHit protects the developer-key fast path: a key that
+// authenticated before is answered with the same principal and no
+// allocation, until a user or developer key is added, when it is derived
+// from the store again; an unknown key is refused and not cached.
+func TestDeveloperCacheHit(t *testing.T) {
+	s, err := NewUnstartedServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := s.CreateDeveloper(UserParams{FirstName: "Ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := dev.Key.Reveal()
+	first, prob := s.authenticateDeveloper(key)
+	if prob != nil {
+		t.Fatalf("first authentication: %v", prob)
+	}
+	if first.kind != kindDeveloper || first.developer.ID != dev.User.ID {
+		t.Fatalf("principal = %+v, want developer %d", first, dev.User.ID)
+	}
+	again, _ := s.authenticateDeveloper(key)
+	if again != first {
+		t.Error("a second authentication with the same key derived a new principal; want the cached one")
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = s.authenticateDeveloper(key) }); n != 0 {
+		t.Errorf("a cached developer key costs %v allocations, want 0", n)
+	}
+
+	if _, err := s.CreateDeveloper(UserParams{FirstName: "Grace"}); err != nil {
+		t.Fatal(err)
+	}
+	after, prob := s.authenticateDeveloper(key)
+	if prob != nil {
+		t.Fatalf("after a user was added: %v", prob)
+	}
+	if after == first {
+		t.Error("the principal cached before a user was added was reused; want it derived again")
+	}
+	if after.developer.ID != dev.User.ID {
+		t.Errorf("after a user was added: developer %d, want %d", after.developer.ID, dev.User.ID)
+	}
+
+	if _, prob := s.authenticateDeveloper("dk_live_not-a-key"); prob == nil || prob.status != 401 {
+		t.Fatalf("unknown key: problem %v, want 401", prob)
+	}
+	if n := s.developers.len(); n != 1 {
+		t.Errorf("developer cache holds %d entries, want 1 (unknown keys are not cached)", n)
+	}
+}
