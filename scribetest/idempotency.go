@@ -46,7 +46,7 @@ type idemEntry struct {
 type idempotencyStore struct {
 	mu      sync.Mutex
 	entries map[idemKey]idemEntry
-	order   []idemClaim
+	order   claimQueue
 }
 
 // idemClaim is an entry's place in the creation order: its key and its
@@ -76,7 +76,7 @@ func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*respo
 	switch {
 	case !ok:
 		st.entries[k] = idemEntry{fingerprint: fp, created: now}
-		st.order = append(st.order, idemClaim{k, now})
+		st.order.push(idemClaim{k, now})
 		return nil, nil
 	case e.fingerprint != fp:
 		return nil, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
@@ -93,17 +93,69 @@ func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*respo
 // A claim whose key has since been abandoned and claimed again (a newer
 // entry, of another creation time) leaves that entry alone.
 func (st *idempotencyStore) expire(now time.Time) {
-	n := 0
-	for _, c := range st.order {
-		if now.Sub(c.created) < idempotencyTTL {
-			break
+	for {
+		c, ok := st.order.front()
+		if !ok || now.Sub(c.created) < idempotencyTTL {
+			return
 		}
 		if e, ok := st.entries[c.key]; ok && e.created.Equal(c.created) {
 			delete(st.entries, c.key)
 		}
-		n++
+		st.order.pop()
 	}
-	st.order = st.order[n:]
+}
+
+// claimChunk is how many claims a chunk of the queue holds.
+const claimChunk = 1024
+
+// claimQueue is the creation order of the claims: a FIFO of fixed-size
+// chunks. A push never copies what is already queued (a slice grown by
+// append copies every claim again each time it doubles, a cost that showed
+// in the profile of a POST once a store held many keys), and the chunks
+// before the head are let go as the head passes them.
+type claimQueue struct {
+	chunks []*[claimChunk]idemClaim
+	head   int // index of the front claim in chunks[0]
+	tail   int // index after the last claim in chunks[len(chunks)-1]
+}
+
+func (q *claimQueue) push(c idemClaim) {
+	if len(q.chunks) == 0 || q.tail == claimChunk {
+		q.chunks = append(q.chunks, new([claimChunk]idemClaim))
+		q.tail = 0
+	}
+	q.chunks[len(q.chunks)-1][q.tail] = c
+	q.tail++
+}
+
+func (q *claimQueue) front() (idemClaim, bool) {
+	if len(q.chunks) == 0 || (len(q.chunks) == 1 && q.head == q.tail) {
+		return idemClaim{}, false
+	}
+	return q.chunks[0][q.head], true
+}
+
+// pop drops the front claim; the queue must not be empty.
+func (q *claimQueue) pop() {
+	q.chunks[0][q.head] = idemClaim{}
+	q.head++
+	if len(q.chunks) == 1 && q.head == q.tail { // empty: start over
+		q.head, q.tail = 0, 0
+		return
+	}
+	if q.head == claimChunk {
+		q.chunks[0] = nil
+		q.chunks = q.chunks[1:]
+		q.head = 0
+	}
+}
+
+// len is the number of queued claims.
+func (q *claimQueue) len() int {
+	if len(q.chunks) == 0 {
+		return 0
+	}
+	return (len(q.chunks)-1)*claimChunk + q.tail - q.head
 }
 
 // finish stores the response to k's first request.
