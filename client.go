@@ -253,7 +253,7 @@ func (c *Client) doInto(ctx context.Context, r *request, out any, opts []Option,
 		cp.finalize()
 		s = &cp
 	}
-	cl := &call{ctx: ctx, s: s, r: r, u: c.endpoint(r), bearer: c.bearer}
+	cl := &call{ctx: ctx, s: s, r: *r, u: c.endpoint(r), bearer: c.bearer} // r by value: the caller's request stays on its stack
 	if r.body != nil {
 		var err error
 		if cl.body, err = json.Marshal(r.body); err != nil {
@@ -295,7 +295,7 @@ func hasOptions(opts []Option) bool {
 type call struct {
 	ctx      context.Context // the caller's
 	s        *settings
-	r        *request
+	r        request
 	u        *url.URL
 	bearer   *atomic.Pointer[bearerHeader] // the client's, nil for none
 	body     []byte
