@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,4 +189,99 @@ func BenchmarkListPage100(b *testing.B) {
 			}
 			return err
 		})
+}
+
+// BenchmarkVsBare runs the SDK and the bare client on the same work in one
+// loop, one call of each per iteration (alternating which goes first),
+// timing every call: the sequential SDK and Bare sub-benchmarks above see
+// different stretches of a shared machine's load, and their ratio swings
+// from 0.8 to 1.6 between runs. It reports sdk-ns and bare-ns (the mean
+// call), sdk/bare (their ratio) and sdk/bare-p50 (the ratio of the median
+// calls, without those a preemption or a collection hit). ns/op is the
+// two calls together. scripts/bench prints the medians of the ratios.
+//
+// go test -run '^$' -bench 'VsBare' -benchmem -count 6 .
+func BenchmarkVsBare(b *testing.B) {
+	ctx := context.Background()
+	params := &scribe.ListTranscriptsParams{ListParams: scribe.ListParams{Limit: 100}}
+	ops := []struct {
+		name, body string
+		sdk        func(*scribe.Client) error
+		bare       func(hc *http.Client, base string) error
+	}{
+		{"GetTranscript", benchTranscriptJSON(42),
+			func(c *scribe.Client) error { _, err := c.GetTranscript(ctx, 42); return err },
+			func(hc *http.Client, base string) error {
+				var t scribe.Transcript
+				return bareGet(ctx, hc, base+"/transcripts/42", &t)
+			}},
+		{"ListPage100", benchPageJSON(100),
+			func(c *scribe.Client) error {
+				p, err := c.ListTranscripts(ctx, params).Next()
+				if err == nil && len(p.Data) != 100 {
+					err = fmt.Errorf("page of %d", len(p.Data))
+				}
+				return err
+			},
+			func(hc *http.Client, base string) error {
+				var l benchList
+				err := bareGet(ctx, hc, base+"/transcripts?limit=100", &l)
+				if err == nil && len(l.Data) != 100 {
+					err = fmt.Errorf("page of %d", len(l.Data))
+				}
+				return err
+			}},
+	}
+	for _, op := range ops {
+		run := func(b *testing.B, base string, tr http.RoundTripper) {
+			hc := &http.Client{Transport: tr}
+			c, err := scribe.NewClient(base, scribe.WithHTTPClient(hc), scribe.WithDeveloperKey(testDevKey), scribe.WithRequestTimeout(benchTimeout))
+			if err != nil {
+				b.Fatal(err)
+			}
+			calls := []func() error{func() error { return op.sdk(c) }, func() error { return op.bare(hc, base) }}
+			for _, call := range calls { // warm: connections
+				if err := call(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			times := [2][]time.Duration{}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				for k := range 2 {
+					j := (i + k) % 2
+					t0 := time.Now()
+					err := calls[j]()
+					times[j] = append(times[j], time.Since(t0))
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				i++
+			}
+			var mean, p50 [2]float64
+			for j, ts := range times {
+				var sum time.Duration
+				for _, t := range ts {
+					sum += t
+				}
+				mean[j] = float64(sum) / float64(len(ts))
+				slices.Sort(ts)
+				p50[j] = float64(ts[len(ts)/2])
+			}
+			b.ReportMetric(mean[0], "sdk-ns")
+			b.ReportMetric(mean[1], "bare-ns")
+			b.ReportMetric(mean[0]/mean[1], "sdk/bare")
+			b.ReportMetric(p50[0]/p50[1], "sdk/bare-p50")
+		}
+		b.Run(op.name+"/InMemory", func(b *testing.B) { run(b, testBase, memTransport{[]byte(op.body)}) })
+		b.Run(op.name+"/Loopback", func(b *testing.B) {
+			srv := benchServer([]byte(op.body))
+			defer srv.Close()
+			tr := srv.Client().Transport.(*http.Transport).Clone()
+			defer tr.CloseIdleConnections()
+			run(b, srv.URL+"/v1", tr)
+		})
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -56,6 +57,19 @@ type Client struct {
 	// are appended to them.
 	basePath    string
 	baseRawPath string
+	// bearer is the Authorization value of the latest token this client
+	// sent, reused while the token is the same (one per Client: a client
+	// derived by WithOptions usually has a credential of its own).
+	bearer *atomic.Pointer[bearerHeader]
+}
+
+// bearerHeader is the Authorization header value for one token, shared by
+// every request sent with that token and never modified (as the User-Agent
+// value is): building "Bearer "+token and its slice cost two allocations and
+// a copy of the token on every attempt.
+type bearerHeader struct {
+	token string
+	value []string
 }
 
 // NewClient returns a client for the service at baseURL, such as
@@ -74,7 +88,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	s.finalize()
-	c := &Client{baseURL: u, s: &s, basePath: strings.TrimRight(u.Path, "/")}
+	c := &Client{baseURL: u, s: &s, basePath: strings.TrimRight(u.Path, "/"), bearer: new(atomic.Pointer[bearerHeader])}
 	if u.RawPath != "" {
 		c.baseRawPath = strings.TrimRight(u.RawPath, "/")
 	}
@@ -89,7 +103,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // invalid option makes every call of the copy fail with its *ArgumentError.
 func (c *Client) WithOptions(opts ...Option) *Client {
 	s := c.s.clone()
-	cp := &Client{baseURL: c.baseURL, s: &s, err: c.err, basePath: c.basePath, baseRawPath: c.baseRawPath}
+	cp := &Client{baseURL: c.baseURL, s: &s, err: c.err, basePath: c.basePath, baseRawPath: c.baseRawPath, bearer: new(atomic.Pointer[bearerHeader])}
 	if cp.err == nil {
 		cp.err = cp.s.applyAll(opts)
 	}
@@ -239,7 +253,7 @@ func (c *Client) doInto(ctx context.Context, r *request, out any, opts []Option,
 		cp.finalize()
 		s = &cp
 	}
-	cl := &call{ctx: ctx, s: s, r: r, u: c.endpoint(r)}
+	cl := &call{ctx: ctx, s: s, r: *r, u: c.endpoint(r), bearer: c.bearer} // r by value: the caller's request stays on its stack
 	if r.body != nil {
 		var err error
 		if cl.body, err = json.Marshal(r.body); err != nil {
@@ -281,8 +295,9 @@ func hasOptions(opts []Option) bool {
 type call struct {
 	ctx      context.Context // the caller's
 	s        *settings
-	r        *request
+	r        request
 	u        *url.URL
+	bearer   *atomic.Pointer[bearerHeader] // the client's, nil for none
 	body     []byte
 	idemKey  string
 	attempts int
@@ -506,7 +521,7 @@ func (cl *call) header() (http.Header, error) {
 			return nil, &tokenError{errors.New("token source returned an empty token or one with spaces or control characters")}
 		}
 		cl.token = tok
-		h["Authorization"] = []string{"Bearer " + tok}
+		h["Authorization"] = cl.authorization(tok)
 	}
 	if cl.idemKey != "" {
 		h["Idempotency-Key"] = []string{cl.idemKey}
@@ -518,6 +533,20 @@ func (cl *call) header() (http.Header, error) {
 		cl.start = time.Now()
 	}
 	return h, nil
+}
+
+// authorization returns the Authorization header value for tok: the
+// client's cached one when the token is the one it was built for.
+func (cl *call) authorization(tok string) []string {
+	if cl.bearer == nil {
+		return []string{"Bearer " + tok}
+	}
+	if b := cl.bearer.Load(); b != nil && b.token == tok {
+		return b.value
+	}
+	b := &bearerHeader{token: tok, value: []string{"Bearer " + tok}}
+	cl.bearer.Store(b)
+	return b.value
 }
 
 // tokenFailure is the call's error when the credential failed; it stops the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -344,6 +345,83 @@ func TestBenchmarkClientsAgree(t *testing.T) {
 			if err := c.page(context.Background()); err != nil {
 				t.Errorf("%s/%s page: %v", tr.name, c.name, err)
 			}
+		}
+	}
+}
+
+// BenchmarkClientInterleaved runs the three clients on the same work in one
+// loop, one call of each per iteration (in an order that rotates every
+// iteration), timing every call. Sequential sub-benchmarks on a shared
+// machine see different stretches of its load, so that ClientGetTranscript's
+// ratios swing by ±30% between runs; here the three share every stretch
+// alike. It reports, per sub-benchmark (op=get|page100,
+// transport=memory|loopback):
+//
+//   - sdk-ns, generated-ns, bare-ns: the mean wall time of one call of each;
+//   - sdk/generated, sdk/bare: the ratios of those means (what a user pays,
+//     garbage collection and load spikes included);
+//   - sdk/generated-p50, sdk/bare-p50: the ratios of the median calls (the
+//     client's own path, without the calls a preemption or a collection hit).
+//
+// ns/op is the time of the three calls together and means nothing alone.
+// scripts/bench prints the medians of these ratios over its rounds.
+func BenchmarkClientInterleaved(b *testing.B) {
+	r, err := record()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, op := range []string{"get", "page100"} {
+		for _, tr := range transports(b, r) {
+			cs := callers(b, tr.base, tr.hc, r.id)
+			calls := make([]func(context.Context) error, len(cs))
+			for i, c := range cs {
+				calls[i] = c.one
+				if op == "page100" {
+					calls[i] = c.page
+				}
+			}
+			b.Run("op="+op+"/transport="+tr.name, func(b *testing.B) {
+				for _, call := range calls { // warm: connections, caches
+					if err := call(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+				times := make([][]time.Duration, len(calls))
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					for k := range calls {
+						j := (i + k) % len(calls)
+						t0 := time.Now()
+						err := calls[j](ctx)
+						times[j] = append(times[j], time.Since(t0))
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					i++
+				}
+				mean := make([]float64, len(calls))
+				p50 := make([]float64, len(calls))
+				for j, ts := range times {
+					var sum time.Duration
+					for _, t := range ts {
+						sum += t
+					}
+					mean[j] = float64(sum) / float64(len(ts))
+					slices.Sort(ts)
+					p50[j] = float64(ts[len(ts)/2])
+				}
+				for j, c := range cs {
+					b.ReportMetric(mean[j], c.name+"-ns")
+				}
+				// cs is sdk, generated, bare (callers' order).
+				b.ReportMetric(mean[0]/mean[1], "sdk/generated")
+				b.ReportMetric(mean[0]/mean[2], "sdk/bare")
+				b.ReportMetric(p50[0]/p50[1], "sdk/generated-p50")
+				b.ReportMetric(p50[0]/p50[2], "sdk/bare-p50")
+			})
 		}
 	}
 }

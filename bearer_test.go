@@ -1,0 +1,78 @@
+package scribe_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/scribehq/scribe-go"
+)
+
+// rotatingTokens hands out its tokens in turn, one per call of Token.
+type rotatingTokens struct {
+	mu     sync.Mutex
+	tokens []string
+	next   int
+}
+
+func (r *rotatingTokens) Token(context.Context) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.tokens[r.next%len(r.tokens)]
+	r.next++
+	return t, nil
+}
+
+// The client reuses the Authorization value of the latest token it sent
+// (an allocation saved per request); every request must still carry the
+// token its credential gave for it, when tokens rotate, and a client derived
+// by WithOptions must send its own credential's token, not the cached one
+// of the client it was derived from.
+func TestAuthorizationFollowsToken(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":42,"headline":"h"}`))
+	}))
+	defer srv.Close()
+
+	ts := &rotatingTokens{tokens: []string{"tok-a", "tok-a", "tok-b", "tok-a", "tok-b"}}
+	c, err := scribe.NewClient(srv.URL+"/v1", scribe.WithHTTPClient(srv.Client()), scribe.WithTokenSource(ts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for range 4 {
+		if _, err := c.GetTranscript(ctx, 42); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := c.WithOptions(scribe.WithTokenSource(&rotatingTokens{tokens: []string{"tok-c"}}))
+	if _, err := other.GetTranscript(ctx, 42); err != nil {
+		t.Fatal(err)
+	}
+	// A per-call credential on the original client, then the client's own.
+	if _, err := c.GetTranscript(ctx, 42, scribe.WithDeveloperKey(testDevKey)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetTranscript(ctx, 42); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Bearer tok-a", "Bearer tok-a", "Bearer tok-b", "Bearer tok-a", "Bearer tok-c", "Bearer " + testDevKey, "Bearer tok-b"}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != len(want) {
+		t.Fatalf("server saw %d requests, want %d: %q", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("request %d: Authorization %q, want %q", i, got[i], want[i])
+		}
+	}
+}
