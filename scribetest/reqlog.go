@@ -70,13 +70,47 @@ func truncate(s string, n int) string {
 	return strings.Clone(s[:cut]) + TruncatedMarker
 }
 
+// loggedMethod is truncate(m, maxLoggedMethod) without the copy for the
+// methods the API uses: their constants pin nothing, and the request log is
+// written on every request (an allocation less each).
+func loggedMethod(m string) string {
+	switch m {
+	case http.MethodGet:
+		return http.MethodGet
+	case http.MethodPost:
+		return http.MethodPost
+	case http.MethodPatch:
+		return http.MethodPatch
+	case http.MethodPut:
+		return http.MethodPut
+	case http.MethodDelete:
+		return http.MethodDelete
+	case http.MethodHead:
+		return http.MethodHead
+	case http.MethodOptions:
+		return http.MethodOptions
+	}
+	return truncate(m, maxLoggedMethod)
+}
+
+// loggedHeader is a header value bounded to n bytes as truncate bounds it,
+// without the copy when it fits: unlike the request line's parts, a value
+// net/http parsed is a string of its own (textproto copies each value out
+// of the read buffer), so keeping it pins at most its n bytes.
+func loggedHeader(v string, n int) string {
+	if len(v) <= n {
+		return v
+	}
+	return truncate(v, n)
+}
+
 func (l *requestLog) add(r *http.Request, info *reqInfo, at time.Time) {
 	rec := Request{
 		Time:           at,
-		Method:         truncate(r.Method, maxLoggedMethod),
+		Method:         loggedMethod(r.Method),
 		Path:           truncate(r.URL.Path, maxLoggedURLPart),
 		Query:          truncate(r.URL.RawQuery, maxLoggedURLPart),
-		IdempotencyKey: truncate(r.Header.Get("Idempotency-Key"), maxIdempotencyKey),
+		IdempotencyKey: loggedHeader(r.Header.Get("Idempotency-Key"), maxIdempotencyKey),
 		RequestID:      info.id,
 		Status:         info.status,
 		Code:           info.code,
