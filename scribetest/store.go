@@ -59,7 +59,7 @@ type store struct {
 
 	users       collection[userRec] // owner: none (0)
 	devKeys     map[[32]byte]int64  // sha256(developer key) -> user id
-	plugins     collection[scribe.Plugin]
+	plugins     collection[pluginRow] // pluginrow.go
 	secretKeys  collection[scribe.PluginSecretKey]
 	installs    collection[scribe.PluginInstallation]
 	installsBy  scopes                    // installation ids by user id
@@ -99,7 +99,7 @@ func newStore(c Clock) *store {
 		clock:       c,
 		users:       newCollection[userRec](),
 		devKeys:     map[[32]byte]int64{},
-		plugins:     newCollection[scribe.Plugin](),
+		plugins:     newCollection[pluginRow](),
 		secretKeys:  newCollection[scribe.PluginSecretKey](),
 		installs:    newCollection[scribe.PluginInstallation](),
 		installsBy:  scopes{},
@@ -255,7 +255,7 @@ func (st *store) addPluginLocked(p scribe.Plugin) (scribe.Plugin, error) {
 		p.ID = st.plugins.nextID()
 	}
 	stampCreated(&p.CreatedOn, &p.UpdatedOn, st.now())
-	st.plugins.add(p.ID, p.UserID, p)
+	st.plugins.add(p.ID, p.UserID, newPluginRow(&p))
 	st.authGen.Add(1)
 	return clonePlugin(&p), nil
 }
@@ -280,40 +280,40 @@ func stampCreated(created, updated *time.Time, now time.Time) {
 func (st *store) plugin(id int64) (scribe.Plugin, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	p, ok := st.plugins.rows[id]
+	r, ok := st.plugins.rows[id]
 	if !ok {
 		return scribe.Plugin{}, false
 	}
-	return clonePlugin(&p), true
+	return r.plugin(), true
 }
 
 func (st *store) setPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	p, ok := st.plugins.rows[id]
+	r, ok := st.plugins.rows[id]
 	if !ok {
 		return scribe.Plugin{}, fmt.Errorf("scribetest: plugin %d: %w", id, ErrNotFound)
 	}
-	if p.Disabled != disabled {
-		p.Disabled = disabled
-		p.UpdatedOn = st.now()
-		st.plugins.set(id, p)
+	if r.disabled != disabled {
+		r.disabled = disabled
+		r.updatedOn = st.now()
+		st.plugins.set(id, r)
 		st.authGen.Add(1)
 	}
-	return clonePlugin(&p), nil
+	return r.plugin(), nil
 }
 
 func (st *store) pagePlugins(developerID, afterID int64, limit int) ([]scribe.Plugin, bool, int) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	rows, more, total := st.plugins.page(developerID, afterID, limit)
-	return cloneAll(rows, clonePlugin), more, total
+	return cloneAll(rows, (*pluginRow).plugin), more, total
 }
 
 func (st *store) allPlugins() []scribe.Plugin {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return cloneAll(st.plugins.every(), clonePlugin)
+	return cloneAll(st.plugins.every(), (*pluginRow).plugin)
 }
 
 // ---- secret keys
@@ -380,8 +380,9 @@ func (st *store) credentialsFor(uuid string) (credentials, bool) {
 		return credentials{}, false
 	}
 	in := st.installs.rows[id]
-	p := st.plugins.rows[in.PluginID]
-	c := credentials{installation: cloneInstallation(&in), plugin: clonePlugin(&p)}
+	pr := st.plugins.rows[in.PluginID]
+	p := pr.plugin()
+	c := credentials{installation: cloneInstallation(&in), plugin: p}
 	kids := st.secretKeys.owned[p.ID]
 	c.keys = make([]string, len(kids))
 	for i, kid := range kids {
@@ -425,7 +426,7 @@ func (st *store) installLocked(in scribe.PluginInstallation) (scribe.PluginInsta
 	st.installsBy.insert(in.UserID, in.ID)
 	st.uuids[in.UUID] = in.ID
 	out := cloneInstallation(&in)
-	return out, []event{{Type: eventInstallationCreated, PluginID: p.ID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out}}, nil
+	return out, []event{{Type: eventInstallationCreated, PluginID: p.id, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out}}, nil
 }
 
 func (st *store) activeInstallationLocked(pluginID, userID int64) (scribe.PluginInstallation, bool) {
@@ -492,7 +493,7 @@ func (st *store) transcriptEventsLocked(typ string, t *scribe.Transcript, at tim
 	var evs []event
 	for _, id := range st.installsBy[t.User.ID] {
 		in := st.installs.rows[id]
-		if in.DeletedOn != nil || st.plugins.rows[in.PluginID].Permissions.Transcript != scribe.PermissionRead {
+		if in.DeletedOn != nil || !st.plugins.rows[in.PluginID].transcriptRead {
 			continue
 		}
 		evs = append(evs, event{Type: typ, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: at, Data: cloneTranscript(t)})
