@@ -57,8 +57,8 @@ type store struct {
 	mu    sync.RWMutex
 	clock Clock
 
-	users       collection[userRec] // owner: none (0)
-	devKeys     map[[32]byte]int64  // sha256(developer key) -> user id
+	users       collection[userRec]   // owner: none (0)
+	devKeys     map[[32]byte]int64    // sha256(developer key) -> user id
 	plugins     collection[pluginRow] // pluginrow.go
 	secretKeys  collection[scribe.PluginSecretKey]
 	installs    collection[scribe.PluginInstallation]
