@@ -69,8 +69,7 @@ type env struct {
 // operation must have been answered at least once.
 func TestConformance(t *testing.T) {
 	doc := loadDoc(t)
-	e := newEnv(t)
-	e.doc = doc
+	e := newEnv(t, doc)
 
 	order := []struct {
 		op  string
@@ -133,8 +132,11 @@ func loadDoc(t *testing.T) *openapi3.T {
 	return doc
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, doc *openapi3.T) *env {
 	t.Helper()
+	doc.Servers = nil // seen matches paths below basePath
+	router, err := legacy.NewRouter(doc)
+	must(t, err)
 	hooks := newReceiver(t)
 	s := scribetest.NewTestServer(t, scribetest.WithBasePath(basePath),
 		scribetest.WithWebhookSchedule(0, 10*time.Millisecond, 20*time.Millisecond))
@@ -146,10 +148,10 @@ func newEnv(t *testing.T) *env {
 	must(t, err)
 	alan, err := s.CreateUser(scribetest.UserParams{FirstName: "Alan", LastName: "Turing", EmailAddress: "alan@example.com"})
 	must(t, err)
-	rec := &seen{pairs: map[string]map[int]bool{}}
+	rec := &seen{router: router, pairs: map[string]map[int]bool{}}
 	hc := &http.Client{Transport: apitest.NewValidator(t).WithBasePath(basePath).Transport(rec.transport(http.DefaultTransport))}
 	return &env{
-		s: s, base: s.URL(), hc: hc, dev: devA.Key.Reveal(), other: devB.Key.Reveal(),
+		doc: doc, s: s, base: s.URL(), hc: hc, dev: devA.Key.Reveal(), other: devB.Key.Reveal(),
 		userID: grace.ID, otherID: alan.ID, seen: rec, hooks: hooks, byID: map[int64]client.Plugin{},
 	}
 }
@@ -1024,9 +1026,10 @@ func testWebhookEvents(t *testing.T, e *env) {
 // seen records the status of every answer, by operation, as the document's
 // router resolves each request.
 type seen struct {
-	mu     sync.Mutex
-	router routers.Router
-	pairs  map[string]map[int]bool // operationId -> statuses
+	router routers.Router // of the document TestConformance loaded
+
+	mu    sync.Mutex
+	pairs map[string]map[int]bool // operationId -> statuses
 }
 
 func (s *seen) transport(next http.RoundTripper) http.RoundTripper {
@@ -1037,16 +1040,6 @@ func (s *seen) transport(next http.RoundTripper) http.RoundTripper {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.router == nil {
-			doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI)
-			if err != nil {
-				return nil, err
-			}
-			doc.Servers = nil // paths are matched below basePath
-			if s.router, err = legacy.NewRouter(doc); err != nil {
-				return nil, err
-			}
-		}
 		probe := req.Clone(req.Context())
 		probe.URL.Path = strings.TrimPrefix(probe.URL.Path, basePath)
 		if route, _, err := s.router.FindRoute(probe); err == nil {
