@@ -4,16 +4,17 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/scribehq/scribe-go/internal/doccheck"
 )
 
 // TestExamplesListed protects docs/documentation.md's table of runnable
-// examples from drift: every Example function of the module (outside
-// testdata and nested modules) is listed there under its go doc name
+// examples from drift: every Example function of the packages a user imports
+// (those doccheck.Packages lists) is listed there under its go doc name
 // (ExampleClient_GetTranscript as `Client.GetTranscript`; a lower-case
 // suffix such as _insecureHTTP names a variant of the same entry), and
 // every file holding examples is named.
@@ -27,51 +28,47 @@ func TestExamplesListed(t *testing.T) {
 		t.Fatal("docs/documentation.md has no \"## Examples\" section")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	found := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || isModule(path)) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		listedFile := false
-		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Example") {
-				continue
-			}
-			found++
-			if !listedFile {
-				if !strings.Contains(section, "`"+rel+"`") && !strings.Contains(section, "`"+filepath.Base(rel)+"`") {
-					t.Errorf("%s holds examples but docs/documentation.md's Examples table does not name it", rel)
-				}
-				listedFile = true
-			}
-			name := docName(fn.Name.Name)
-			if name == "" {
-				continue // Example, Example_suffix: the package's, described in words
-			}
-			if !strings.Contains(section, "`"+name+"`") {
-				t.Errorf("%s: %s is not listed as `%s` in docs/documentation.md's Examples table", rel, fn.Name.Name, name)
-			}
-		}
-		return nil
-	})
+	// The packages a user imports, as the doc comment check walks them:
+	// internal, testdata and nested modules (api/conformance) are left out.
+	dirs, err := doccheck.Packages(root)
 	if err != nil {
 		t.Fatal(err)
+	}
+	found := 0
+	for _, dir := range dirs {
+		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(root, path)
+			rel = filepath.ToSlash(rel)
+			listedFile := false
+			for _, decl := range f.Decls {
+				fn, ok := decl.(*ast.FuncDecl)
+				if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Example") {
+					continue
+				}
+				found++
+				if !listedFile {
+					if !strings.Contains(section, "`"+rel+"`") {
+						t.Errorf("%s holds examples but docs/documentation.md's Examples table does not name it", rel)
+					}
+					listedFile = true
+				}
+				name := docName(fn.Name.Name)
+				if name == "" {
+					continue // Example, Example_suffix: the package's, described in words
+				}
+				if !strings.Contains(section, "`"+name+"`") {
+					t.Errorf("%s: %s is not listed as `%s` in docs/documentation.md's Examples table", rel, fn.Name.Name, name)
+				}
+			}
+		}
 	}
 	if found < 20 {
 		t.Fatalf("found %d Example functions; the walk must reach the module's packages", found)
@@ -91,11 +88,4 @@ func docName(fn string) string {
 		name += "." + parts[1]
 	}
 	return name
-}
-
-// isModule reports whether dir holds a go.mod of its own: a nested module
-// such as api/conformance, outside this one.
-func isModule(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "go.mod"))
-	return err == nil
 }
