@@ -98,8 +98,9 @@ func Dir(dir string) ([]Missing, error) {
 
 // Packages lists the directories under root that hold an importable package a
 // user of the module can reach: every directory with a non-test .go file,
-// except those named internal, testdata or vendor (and everything below them)
-// and hidden directories. Package main directories are listed too; [Dir]
+// except those named internal, testdata or vendor, those whose name starts
+// with "." or "_", and nested modules (a directory with its own go.mod),
+// with everything below them. Package main directories are listed too; [Dir]
 // reports nothing for them.
 func Packages(root string) ([]string, error) {
 	var dirs []string

@@ -1,6 +1,7 @@
 package doccheck
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -149,7 +150,7 @@ func TestDirReportsMissingPackageComment(t *testing.T) {
 // does not parse is an error, not an empty report.
 func TestDirRejectsUnparsableSource(t *testing.T) {
 	dir := t.TempDir()
-	if err := writeFile(filepath.Join(dir, "broken.go"), "package broken\n\nfunc {\n"); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "broken.go"), []byte("package broken\n\nfunc {\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Dir(dir); err == nil {
