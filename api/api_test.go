@@ -24,7 +24,10 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// parse parses and validates the embedded document.
+// parse parses and validates the embedded document. It does not share
+// internal/apitest's copy: that one is altered for validating traffic (no
+// servers, additionalProperties: false on every object), which would hide
+// what these tests check, such as which bodies refuse unknown members.
 func parse() (*openapi3.T, error) {
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(api.OpenAPI)
