@@ -758,7 +758,7 @@ func (cl *call) apiError(resp *http.Response) *Error {
 		}
 		return e
 	}
-	e.Body = scrub(excerpt(data), tok)
+	e.Body = excerpt(data, tok)
 	return e
 }
 
