@@ -10,21 +10,6 @@ import (
 	"github.com/scribehq/scribe-go"
 )
 
-// rotatingTokens hands out its tokens in turn, one per call of Token.
-type rotatingTokens struct {
-	mu     sync.Mutex
-	tokens []string
-	next   int
-}
-
-func (r *rotatingTokens) Token(context.Context) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t := r.tokens[r.next%len(r.tokens)]
-	r.next++
-	return t, nil
-}
-
 // The client reuses the Authorization value of the latest token it sent
 // (an allocation saved per request); every request must still carry the
 // token its credential gave for it, when tokens rotate, and a client derived
@@ -42,7 +27,7 @@ func TestAuthorizationFollowsToken(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	ts := &rotatingTokens{tokens: []string{"tok-a", "tok-a", "tok-b", "tok-a", "tok-b"}}
+	ts := &tokens{list: []string{"tok-a", "tok-a", "tok-b", "tok-a", "tok-b"}}
 	c, err := scribe.NewClient(srv.URL+"/v1", scribe.WithHTTPClient(srv.Client()), scribe.WithTokenSource(ts))
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +38,7 @@ func TestAuthorizationFollowsToken(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	other := c.WithOptions(scribe.WithTokenSource(&rotatingTokens{tokens: []string{"tok-c"}}))
+	other := c.WithOptions(scribe.WithTokenSource(&tokens{list: []string{"tok-c"}}))
 	if _, err := other.GetTranscript(ctx, 42); err != nil {
 		t.Fatal(err)
 	}

@@ -101,64 +101,23 @@ func bareGet(ctx context.Context, hc *http.Client, url string, out any) error {
 
 var benchTimeout = scribe.DefaultRequestTimeout
 
-// benchPair runs the SDK and the bare client, in memory and over loopback,
-// against the same answer.
-func benchPair(b *testing.B, body string, sdk func(*scribe.Client) error, bare func(hc *http.Client, base string) error) {
-	run := func(b *testing.B, base string, tr http.RoundTripper) {
-		b.Run("SDK", func(b *testing.B) {
-			c, err := scribe.NewClient(base, scribe.WithHTTPClient(&http.Client{Transport: tr}), scribe.WithDeveloperKey(testDevKey), scribe.WithRequestTimeout(benchTimeout))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			cpu0, ok := processCPU()
-			for b.Loop() {
-				if err := sdk(c); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportCPU(b, cpu0, ok)
-		})
-		b.Run("Bare", func(b *testing.B) {
-			hc := &http.Client{Transport: tr}
-			b.ReportAllocs()
-			cpu0, ok := processCPU()
-			for b.Loop() {
-				if err := bare(hc, base); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportCPU(b, cpu0, ok)
-		})
-	}
-	b.Run("InMemory", func(b *testing.B) { run(b, testBase, memTransport{[]byte(body)}) })
-	b.Run("Loopback", func(b *testing.B) {
-		srv := benchServer([]byte(body))
-		defer srv.Close()
-		tr := srv.Client().Transport.(*http.Transport).Clone()
-		defer tr.CloseIdleConnections()
-		run(b, srv.URL+"/v1", tr)
-	})
+// benchOp is one operation the benchmarks compare: the same work through the
+// SDK and through the bare client, against the answer body.
+type benchOp struct {
+	name, body string
+	sdk        func(*scribe.Client) error
+	bare       func(hc *http.Client, base string) error
 }
 
-// reportCPU adds the metric cpu-ns/op: the process's CPU time (all threads:
-// the client, the garbage collector and, over loopback, the server) per
-// operation since cpu0.
-func reportCPU(b *testing.B, cpu0 time.Duration, ok bool) {
-	if cpu1, ok1 := processCPU(); ok && ok1 && b.N > 0 {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
-}
-
-// BenchmarkGetTranscript: GET /transcripts/42, one transcript.
-func BenchmarkGetTranscript(b *testing.B) {
+// benchGetTranscript is GET /transcripts/42, one transcript.
+func benchGetTranscript() benchOp {
 	ctx := context.Background()
-	benchPair(b, benchTranscriptJSON(42),
+	return benchOp{"GetTranscript", benchTranscriptJSON(42),
 		func(c *scribe.Client) error { _, err := c.GetTranscript(ctx, 42); return err },
 		func(hc *http.Client, base string) error {
 			var t scribe.Transcript
 			return bareGet(ctx, hc, base+"/transcripts/42", &t)
-		})
+		}}
 }
 
 // benchList is the list envelope as a bare client would declare it.
@@ -168,12 +127,12 @@ type benchList struct {
 	Data       []scribe.Transcript `json:"data"`
 }
 
-// BenchmarkListPage100: GET /transcripts?limit=100, one page of 100
+// benchListPage100 is GET /transcripts?limit=100, one page of 100
 // transcripts (Pager.Next against a bare GET and decode of the envelope).
-func BenchmarkListPage100(b *testing.B) {
+func benchListPage100() benchOp {
 	ctx := context.Background()
 	params := &scribe.ListTranscriptsParams{ListParams: scribe.ListParams{Limit: 100}}
-	benchPair(b, benchPageJSON(100),
+	return benchOp{"ListPage100", benchPageJSON(100),
 		func(c *scribe.Client) error {
 			p, err := c.ListTranscripts(ctx, params).Next()
 			if err == nil && len(p.Data) != 100 {
@@ -188,8 +147,69 @@ func BenchmarkListPage100(b *testing.B) {
 				err = fmt.Errorf("page of %d", len(l.Data))
 			}
 			return err
-		})
+		}}
 }
+
+// benchTransports runs run, as the sub-benchmarks prefix+"InMemory" and
+// prefix+"Loopback", against a transport that answers body.
+func benchTransports(b *testing.B, prefix, body string, run func(b *testing.B, base string, tr http.RoundTripper)) {
+	b.Run(prefix+"InMemory", func(b *testing.B) { run(b, testBase, memTransport{[]byte(body)}) })
+	b.Run(prefix+"Loopback", func(b *testing.B) {
+		srv := benchServer([]byte(body))
+		defer srv.Close()
+		tr := srv.Client().Transport.(*http.Transport).Clone()
+		defer tr.CloseIdleConnections()
+		run(b, srv.URL+"/v1", tr)
+	})
+}
+
+// benchPair runs the SDK and the bare client, in memory and over loopback,
+// on op.
+func benchPair(b *testing.B, op benchOp) {
+	benchTransports(b, "", op.body, func(b *testing.B, base string, tr http.RoundTripper) {
+		b.Run("SDK", func(b *testing.B) {
+			c, err := scribe.NewClient(base, scribe.WithHTTPClient(&http.Client{Transport: tr}), scribe.WithDeveloperKey(testDevKey), scribe.WithRequestTimeout(benchTimeout))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			cpu0, ok := processCPU()
+			for b.Loop() {
+				if err := op.sdk(c); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu0, ok)
+		})
+		b.Run("Bare", func(b *testing.B) {
+			hc := &http.Client{Transport: tr}
+			b.ReportAllocs()
+			cpu0, ok := processCPU()
+			for b.Loop() {
+				if err := op.bare(hc, base); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu0, ok)
+		})
+	})
+}
+
+// reportCPU adds the metric cpu-ns/op: the process's CPU time (all threads:
+// the client, the garbage collector and, over loopback, the server) per
+// operation since cpu0.
+func reportCPU(b *testing.B, cpu0 time.Duration, ok bool) {
+	if cpu1, ok1 := processCPU(); ok && ok1 && b.N > 0 {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkGetTranscript: GET /transcripts/42, one transcript.
+func BenchmarkGetTranscript(b *testing.B) { benchPair(b, benchGetTranscript()) }
+
+// BenchmarkListPage100: GET /transcripts?limit=100, one page of 100
+// transcripts (Pager.Next against a bare GET and decode of the envelope).
+func BenchmarkListPage100(b *testing.B) { benchPair(b, benchListPage100()) }
 
 // BenchmarkVsBare runs the SDK and the bare client on the same work in one
 // loop, one call of each per iteration (alternating which goes first),
@@ -202,37 +222,7 @@ func BenchmarkListPage100(b *testing.B) {
 //
 // go test -run '^$' -bench 'VsBare' -benchmem -count 6 .
 func BenchmarkVsBare(b *testing.B) {
-	ctx := context.Background()
-	params := &scribe.ListTranscriptsParams{ListParams: scribe.ListParams{Limit: 100}}
-	ops := []struct {
-		name, body string
-		sdk        func(*scribe.Client) error
-		bare       func(hc *http.Client, base string) error
-	}{
-		{"GetTranscript", benchTranscriptJSON(42),
-			func(c *scribe.Client) error { _, err := c.GetTranscript(ctx, 42); return err },
-			func(hc *http.Client, base string) error {
-				var t scribe.Transcript
-				return bareGet(ctx, hc, base+"/transcripts/42", &t)
-			}},
-		{"ListPage100", benchPageJSON(100),
-			func(c *scribe.Client) error {
-				p, err := c.ListTranscripts(ctx, params).Next()
-				if err == nil && len(p.Data) != 100 {
-					err = fmt.Errorf("page of %d", len(p.Data))
-				}
-				return err
-			},
-			func(hc *http.Client, base string) error {
-				var l benchList
-				err := bareGet(ctx, hc, base+"/transcripts?limit=100", &l)
-				if err == nil && len(l.Data) != 100 {
-					err = fmt.Errorf("page of %d", len(l.Data))
-				}
-				return err
-			}},
-	}
-	for _, op := range ops {
+	for _, op := range []benchOp{benchGetTranscript(), benchListPage100()} {
 		run := func(b *testing.B, base string, tr http.RoundTripper) {
 			hc := &http.Client{Transport: tr}
 			c, err := scribe.NewClient(base, scribe.WithHTTPClient(hc), scribe.WithDeveloperKey(testDevKey), scribe.WithRequestTimeout(benchTimeout))
@@ -275,13 +265,6 @@ func BenchmarkVsBare(b *testing.B) {
 			b.ReportMetric(mean[0]/mean[1], "sdk/bare")
 			b.ReportMetric(p50[0]/p50[1], "sdk/bare-p50")
 		}
-		b.Run(op.name+"/InMemory", func(b *testing.B) { run(b, testBase, memTransport{[]byte(op.body)}) })
-		b.Run(op.name+"/Loopback", func(b *testing.B) {
-			srv := benchServer([]byte(op.body))
-			defer srv.Close()
-			tr := srv.Client().Transport.(*http.Transport).Clone()
-			defer tr.CloseIdleConnections()
-			run(b, srv.URL+"/v1", tr)
-		})
+		benchTransports(b, op.name+"/", op.body, run)
 	}
 }

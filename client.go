@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/internal/transport"
 	"github.com/scribehq/scribe-go/internal/wire"
 )
@@ -126,14 +127,17 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 	if u.User != nil {
 		return nil, bad("must not carry credentials (user:password@); pass them with WithDeveloperKey or WithTokenSource")
 	}
+	// The URL is repeated with anything shaped like a credential redacted:
+	// a key pasted into its query would otherwise reach the message.
+	shown := redact.Text(u.Redacted())
 	if u.Scheme != "https" && u.Scheme != "http" {
-		return nil, bad(fmt.Sprintf("must be an absolute https:// URL, got %q", u.Redacted()))
+		return nil, bad(fmt.Sprintf("must be an absolute https:// URL, got %q", shown))
 	}
 	if u.Host == "" || u.Hostname() == "" {
-		return nil, bad(fmt.Sprintf("has no host: %q", u.Redacted()))
+		return nil, bad(fmt.Sprintf("has no host: %q", shown))
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return nil, bad(fmt.Sprintf("must not carry a query or fragment: %q", u.Redacted()))
+		return nil, bad(fmt.Sprintf("must not carry a query or fragment: %q", shown))
 	}
 	if u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()) {
 		return nil, bad(fmt.Sprintf("plain http to %q would send credentials in clear text; use https, or pass WithInsecureHTTP() on a trusted network", u.Hostname()))
@@ -758,7 +762,7 @@ func (cl *call) apiError(resp *http.Response) *Error {
 		}
 		return e
 	}
-	e.Body = scrub(excerpt(data), tok)
+	e.Body = excerpt(data, tok)
 	return e
 }
 

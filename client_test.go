@@ -38,6 +38,8 @@ func TestNewClientBaseURL(t *testing.T) {
 		{"https://user:hunter2@api.example.com", false, "must not carry credentials"},
 		{"https://api.example.com/v1?x=1", false, "query or fragment"},
 		{"https://api.example.com/v1#top", false, "query or fragment"},
+		{"https://api.example.com/v1?key=" + testDevKey, false, "query or fragment"},
+		{"api.example.com/v1?key=" + testDevKey, false, "absolute https://"},
 		{"https://api.example.com/%zz", false, "not a valid URL"},
 	}
 	for _, tt := range tests {
@@ -60,8 +62,8 @@ func TestNewClientBaseURL(t *testing.T) {
 		if !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("NewClient(%q) err = %q, want it to mention %q", tt.url, err, tt.wantErr)
 		}
-		if strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("NewClient(%q) err = %q leaks the password", tt.url, err)
+		if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "TESTKEY") {
+			t.Errorf("NewClient(%q) err = %q leaks the password or key", tt.url, err)
 		}
 	}
 }

@@ -324,15 +324,24 @@ func scrubField(s, credential string, limit int) string {
 	if s == "" {
 		return s
 	}
-	s = escapeControls(scrub(s, credential))
+	s, cutShort := cut(escapeControls(scrub(s, credential)), limit)
+	if cutShort {
+		s += "…"
+	}
+	return s
+}
+
+// cut returns s cut to at most limit bytes at a character boundary, and
+// whether it was cut.
+func cut(s string, limit int) (string, bool) {
 	if len(s) <= limit {
-		return s
+		return s, false
 	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	i := limit
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
 	}
-	return s[:cut] + "…"
+	return s[:i], true
 }
 
 // escapeControls returns s with every control character (C0, DEL, C1) and
@@ -360,15 +369,14 @@ func needsEscape(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
-// excerpt returns at most maxErrorExcerpt bytes of b as valid, printable text.
-func excerpt(b []byte) string {
-	if len(b) > maxErrorExcerpt {
-		b = b[:maxErrorExcerpt]
-		for len(b) > 0 && !utf8.Valid(b) {
-			b = b[:len(b)-1]
-		}
-	}
-	s := strings.ToValidUTF8(string(b), "\uFFFD")
+// excerpt returns at most maxErrorExcerpt bytes of b as valid, printable
+// text, with credential and anything shaped like a credential redacted
+// before the cut: a credential the cut would split is redacted whole, not
+// shown in part. The window scrubbed holds whole any credential that begins
+// within the excerpt.
+func excerpt(b []byte, credential string) string {
+	s := scrub(strings.ToValidUTF8(string(b[:min(len(b), maxErrorExcerpt+len(credential))]), "\uFFFD"), credential)
+	s, _ = cut(s, maxErrorExcerpt)
 	return escapeControls(strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '

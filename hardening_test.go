@@ -78,10 +78,12 @@ func TestRedirectCarriesNoCredential(t *testing.T) {
 	}
 }
 
-// TestRedirectGuardInTransport protects the second line of issue 9 item 1:
-// even if net/http follows a redirect (a caller's CheckRedirect that the
-// client would honour), the guard in the transport refuses the redirected
-// request before it is sent.
+// TestRedirectGuardInTransport protects issue 9 item 1 against a caller's
+// CheckRedirect that follows redirects: the client replaces it, so the
+// redirect target is never reached. (The transport's second line, which
+// refuses a redirected request should net/http follow one anyway, is tested
+// in internal/transport: from here the client's own CheckRedirect always
+// stops first.)
 func TestRedirectGuardInTransport(t *testing.T) {
 	t.Parallel()
 	var reached atomic.Bool

@@ -40,3 +40,22 @@ func TestScrubField(t *testing.T) {
 		}
 	}
 }
+
+// TestExcerptRedactsBeforeTheCut protects Error.Body: a credential that the
+// 512-byte cut would split is redacted whole, not shown in part; an invalid
+// byte early in a long body does not empty the excerpt.
+func TestExcerptRedactsBeforeTheCut(t *testing.T) {
+	t.Parallel()
+	const cred = "opaque-token-0123456789abcdefghijklmnopqrstuvwxyz" // shaped like no known credential
+	for _, pad := range []int{maxErrorExcerpt - 30, maxErrorExcerpt - 10, maxErrorExcerpt - 1} {
+		body := strings.Repeat("x", pad) + " " + cred + " tail"
+		got := excerpt([]byte(body), cred)
+		if strings.Contains(got, cred[:8]) || len(got) > maxErrorExcerpt {
+			t.Errorf("pad %d: excerpt = ...%q (%d bytes); want the credential redacted and at most %d bytes", pad, got[max(0, len(got)-40):], len(got), maxErrorExcerpt)
+		}
+	}
+	body := "<h1>\xffBad gateway</h1>" + strings.Repeat(" padding", 100)
+	if got := excerpt([]byte(body), ""); !strings.HasPrefix(got, "<h1>\uFFFDBad gateway</h1>") || len(got) > maxErrorExcerpt {
+		t.Errorf("excerpt of a long body with an invalid byte = %q (%d bytes)", got, len(got))
+	}
+}
