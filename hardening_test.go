@@ -128,8 +128,9 @@ func listServer(t *testing.T, pages func(afterID string) string) (*httptest.Serv
 
 // TestPaginationCursorNotAdvancing protects issue 9 item 4: a server that
 // says has_more with a page that does not advance the cursor (the same page
-// again, or an earlier one) ends the walk with ErrPaginationStalled after at
-// most one repeat, and no item is yielded twice.
+// again, an earlier one, one overlapping the cursor, or ids out of order)
+// ends the walk with ErrPaginationStalled after at most one repeat, and no
+// item is yielded twice.
 func TestPaginationCursorNotAdvancing(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -144,6 +145,13 @@ func TestPaginationCursorNotAdvancing(t *testing.T) {
 			}
 			return page(true, 9, pluginItem(3), pluginItem(4))
 		}, []int64{5, 6}},
+		{"a page overlapping the cursor", func(after string) string {
+			if after == "" {
+				return page(true, 9, pluginItem(5), pluginItem(6))
+			}
+			return page(true, 9, pluginItem(6), pluginItem(7))
+		}, []int64{5, 6}},
+		{"ids out of order", func(string) string { return page(true, 9, pluginItem(2), pluginItem(1)) }, nil},
 		{"empty pages forever", func(after string) string {
 			if after == "" {
 				return page(true, 9, pluginItem(1))

@@ -234,11 +234,18 @@ func (p *Pager[T]) step(c *cursor) (*Page[T], error) {
 	} else {
 		c.empties = 0
 	}
-	if n := len(page.Data); n > 0 && c.afterID > 0 && p.idOf(page.Data[n-1]) <= c.afterID {
-		// Items at or before the cursor: the same page again, or an earlier
-		// one. Following it would repeat items, and maybe loop forever.
-		return nil, fmt.Errorf("%w: asked for the items after id %d, got a page ending at id %d [request id %s]; report this to the platform",
-			ErrPaginationStalled, c.afterID, p.idOf(page.Data[n-1]), page.RequestID)
+	// Every id must pass the cursor, in ascending order: an item at or
+	// before it (the same page again, an earlier one, or one overlapping the
+	// cursor) would be yielded twice, and a page that does not advance the
+	// cursor could loop forever.
+	prev := c.afterID
+	for _, item := range page.Data {
+		id := p.idOf(item)
+		if id <= prev {
+			return nil, fmt.Errorf("%w: asked for the items after id %d, the page holds id %d after id %d [request id %s]; report this to the platform",
+				ErrPaginationStalled, c.afterID, id, prev, page.RequestID)
+		}
+		prev = id
 	}
 	if p.params.MaxItems > 0 && c.yielded+len(page.Data) >= p.params.MaxItems {
 		if keep := p.params.MaxItems - c.yielded; keep < len(page.Data) {
