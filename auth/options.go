@@ -38,7 +38,7 @@ func (o ClockOption) applyVerifier(v *Verifier) {
 func (o ClockOption) applySource(c *sourceConfig) {
 	if o.now != nil {
 		c.clock = o.now
-		c.customClock = true
+		c.coarse = nil // read the given clock on every call
 	}
 }
 
