@@ -113,16 +113,13 @@ func parse(fs *flag.FlagSet, args []string) int {
 	return -1
 }
 
-// maxUnix bounds -iat and -now: the service refuses claims at or above
-// 2^53 (CONTRACT §4), and nothing below 1 is a time a token is minted at.
-const maxUnix = 1 << 53
-
 // checkUnix refuses a Unix time flag that was given and is not in
-// [1, 2^53).
+// [1, auth.MaxClaimSeconds]: the service refuses claims at or above 2^53
+// (CONTRACT §4), and nothing below 1 is a time a token is minted at.
 func checkUnix(fs *flag.FlagSet, name string, v int64) error {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	if given && (v < 1 || v >= maxUnix) {
+	if given && (v < 1 || v > auth.MaxClaimSeconds) {
 		return fmt.Errorf("-%s %d: give Unix seconds between 1 and 2^53-1, such as %d", name, v, time.Now().Unix())
 	}
 	return nil
