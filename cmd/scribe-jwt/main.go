@@ -34,6 +34,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/redact"
 )
 
 // KeyEnv names the environment variable holding the plugin secret key.
@@ -78,7 +79,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintf(stdout, "scribe-jwt %s (interface %s; %s)\n", scribe.Version, scribe.InterfaceVersion, runtime.Version())
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "scribe-jwt: unknown command %q\n%s", args[0], usage)
+		// Redacted: a key or a token pasted without its command lands here.
+		fmt.Fprintf(stderr, "scribe-jwt: unknown command %q\n%s", redact.Text(args[0]), usage)
 		return exitUsage
 	}
 }
