@@ -260,7 +260,7 @@ func (c *wireClaims) GetAudience() (jwt.ClaimStrings, error) { return nil, nil }
 // Validate implements jwt.ClaimsValidator: the rules golang-jwt lacks. It
 // runs after the signature is verified, beside golang-jwt's exp and iat
 // checks, and its refusal comes first. iat and exp are already known to lie
-// in [0, maxClaimSeconds] (parseSeconds), so exp - iat cannot overflow.
+// in [0, MaxClaimSeconds] (parseSeconds), so exp - iat cannot overflow.
 func (c *wireClaims) Validate() error {
 	switch {
 	case c.IssuedAt == nil:
