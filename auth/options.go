@@ -38,7 +38,7 @@ func (o ClockOption) applyVerifier(v *Verifier) {
 func (o ClockOption) applySource(c *sourceConfig) {
 	if o.now != nil {
 		c.clock = o.now
-		c.customClock = true
+		c.coarse = nil // read the given clock on every call
 	}
 }
 
@@ -47,8 +47,8 @@ func (o ClockOption) applySource(c *sourceConfig) {
 // auth.WithClock(clock.Now) for a scribetest.FakeClock (whose Server hands
 // out token sources already on it: TokenSource, TokenCache,
 // InstallationClient). A nil now keeps time.Now. A TokenSource with its own
-// clock reads it on every Token call instead of relying on timers, which
-// follow the real monotonic clock.
+// clock reads it on every Token call instead of the process's coarse clock,
+// which a timer keeps current from the real clock.
 func WithClock(now func() time.Time) ClockOption { return ClockOption{now: now} }
 
 // WithLeeway sets how far iat may lie in the future and exp in the past
@@ -74,8 +74,8 @@ func WithJitter(d time.Duration) SourceOption {
 	return sourceOptionFunc(func(c *sourceConfig) { c.jitter = d })
 }
 
-// WithMaxEntries bounds how many installations a Cache keeps; the least
-// recently used are dropped beyond it. The default is DefaultMaxEntries
+// WithMaxEntries bounds how many installations a Cache keeps; entries not
+// used recently are dropped beyond it. The default is DefaultMaxEntries
 // (10,000); n < 1 keeps the default.
 func WithMaxEntries(n int) CacheOption {
 	return cacheOptionFunc(func(c *cacheConfig) {

@@ -29,12 +29,12 @@ const minUse = time.Minute
 // sourceConfig is what a TokenSource needs besides its uuid. A Cache shares
 // one among all its sources, so that an entry holds only its own state.
 type sourceConfig struct {
-	// coarse is the clock the hot path reads without WithClock: nil for the
-	// process's shared clock, or a test's manual one.
+	// coarse is the clock the hot path reads: the process's shared clock, or
+	// a test's manual one; nil with WithClock, which makes every call read
+	// clock.
 	coarse       *coarseClock
 	key          SecretKey
 	clock        func() time.Time
-	customClock  bool // set by WithClock: read the clock on every call
 	refreshAhead time.Duration
 	jitter       time.Duration
 	// spread is set by a Cache: a token minted when none is cached (first use,
@@ -49,7 +49,7 @@ func newSourceConfig(key SecretKey, opts []SourceOption) (*sourceConfig, error) 
 	if key.IsZero() {
 		return nil, keyError("secret key", "is the zero value; create it with ParseSecretKey")
 	}
-	cfg := &sourceConfig{key: key, clock: time.Now, refreshAhead: DefaultRefreshAhead, jitter: DefaultJitter}
+	cfg := &sourceConfig{key: key, coarse: &sharedClock, clock: time.Now, refreshAhead: DefaultRefreshAhead, jitter: DefaultJitter}
 	for _, o := range opts {
 		o.applySource(cfg)
 	}
@@ -130,12 +130,8 @@ func (s *TokenSource) InstallationUUID() string { return s.uuid }
 // wait for a mint in progress: an already cancelled ctx then returns its
 // error.
 func (s *TokenSource) Token(ctx context.Context) (string, error) {
-	if e := s.cur.Load(); e != nil && !s.cfg.customClock {
-		c := s.cfg.coarse
-		if c == nil {
-			c = &sharedClock
-		}
-		if c.nanos() < e.refreshAt {
+	if e := s.cur.Load(); e != nil {
+		if c := s.cfg.coarse; c != nil && c.nanos() < e.refreshAt {
 			return e.token, nil
 		}
 	}

@@ -260,7 +260,7 @@ func (c *wireClaims) GetAudience() (jwt.ClaimStrings, error) { return nil, nil }
 // Validate implements jwt.ClaimsValidator: the rules golang-jwt lacks. It
 // runs after the signature is verified, beside golang-jwt's exp and iat
 // checks, and its refusal comes first. iat and exp are already known to lie
-// in [0, maxClaimSeconds] (parseSeconds), so exp - iat cannot overflow.
+// in [0, MaxClaimSeconds] (parseSeconds), so exp - iat cannot overflow.
 func (c *wireClaims) Validate() error {
 	switch {
 	case c.IssuedAt == nil:
@@ -324,27 +324,18 @@ func (e *claimTypeError) Error() string {
 // parseSeconds reads an integer literal in [0, MaxClaimSeconds]. JSON null
 // never reaches it (encoding/json leaves the pointer nil).
 func parseSeconds(claim string, b []byte) (int64, error) {
-	if len(b) == 0 {
+	// JSON integers are "-"? digits; ParseInt also takes a leading '+', which
+	// JSON does not. Anything else (a fraction, an exponent, a string) is a
+	// syntax error to ParseInt: the wrong type.
+	if len(b) == 0 || b[0] == '+' {
 		return 0, &claimTypeError{claim: claim}
-	}
-	digits := b
-	if digits[0] == '-' {
-		digits = digits[1:]
-	}
-	// JSON integers are "-"? digits; anything else (a fraction, an exponent, a
-	// string, ParseInt's leading '+') is the wrong type.
-	if len(digits) == 0 {
-		return 0, &claimTypeError{claim: claim}
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, &claimTypeError{claim: claim}
-		}
 	}
 	n, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil || n < 0 || n > MaxClaimSeconds {
-		// Only a range error is left: the digits were checked above.
+	switch {
+	case errors.Is(err, strconv.ErrRange), err == nil && (n < 0 || n > MaxClaimSeconds):
 		return 0, &claimTypeError{claim: claim, outOfRange: true}
+	case err != nil:
+		return 0, &claimTypeError{claim: claim}
 	}
 	return n, nil
 }

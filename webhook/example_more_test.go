@@ -35,11 +35,8 @@ func ExampleParseEvent() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	secret, err := webhook.ParseSecret(hook.SigningSecret.Reveal())
-	if err != nil {
-		log.Fatal(err)
-	}
-	v, err := webhook.NewVerifier(secret)
+	// SigningSecret is already a webhook.Secret: no need to parse it.
+	v, err := webhook.NewVerifier(hook.SigningSecret)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -203,7 +203,7 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request, event *Event, stor
 		text := h.scrub(err.Error(), maxLoggedError)
 		h.logger().WarnContext(ctx, msg, "webhook_id", id, "event_type", string(event.Type), "status", status, "error", text)
 		if h.details {
-			line += ": " + h.scrub(err.Error(), MaxErrorDetailBytes)
+			line += ": " + clip(text, MaxErrorDetailBytes)
 		}
 		http.Error(w, line, status)
 		return
@@ -245,14 +245,20 @@ func (h *handler) scrub(s string, limit int) string {
 		}
 		return r
 	}, s)
-	if len(s) > limit {
-		cut := limit
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+	return clip(s, limit)
+}
+
+// clip returns s if it has at most limit bytes, else its longest prefix of
+// at most limit bytes that ends at a rune boundary, with "…" added.
+func clip(s string, limit int) string {
+	if len(s) <= limit {
+		return s
 	}
-	return s
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // refuse answers a delivery that failed verification or decoding.

@@ -34,6 +34,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/redact"
 )
 
 // KeyEnv names the environment variable holding the plugin secret key.
@@ -78,7 +79,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintf(stdout, "scribe-jwt %s (interface %s; %s)\n", scribe.Version, scribe.InterfaceVersion, runtime.Version())
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "scribe-jwt: unknown command %q\n%s", args[0], usage)
+		// Redacted: a key or a token pasted without its command lands here.
+		fmt.Fprintf(stderr, "scribe-jwt: unknown command %q\n%s", redact.Text(args[0]), usage)
 		return exitUsage
 	}
 }
@@ -113,16 +115,13 @@ func parse(fs *flag.FlagSet, args []string) int {
 	return -1
 }
 
-// maxUnix bounds -iat and -now: the service refuses claims at or above
-// 2^53 (CONTRACT §4), and nothing below 1 is a time a token is minted at.
-const maxUnix = 1 << 53
-
 // checkUnix refuses a Unix time flag that was given and is not in
-// [1, 2^53).
+// [1, auth.MaxClaimSeconds]: the service refuses claims at or above 2^53
+// (CONTRACT §4), and nothing below 1 is a time a token is minted at.
 func checkUnix(fs *flag.FlagSet, name string, v int64) error {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	if given && (v < 1 || v >= maxUnix) {
+	if given && (v < 1 || v > auth.MaxClaimSeconds) {
 		return fmt.Errorf("-%s %d: give Unix seconds between 1 and 2^53-1, such as %d", name, v, time.Now().Unix())
 	}
 	return nil

@@ -68,6 +68,8 @@ func TestCommand(t *testing.T) {
 		{name: "verify without key", args: []string{"verify", testToken}, code: 2, stderrHas: KeyEnv},
 		{name: "no command", args: nil, code: 2, stderrHas: "usage"},
 		{name: "unknown command", args: []string{"sign"}, code: 2, stderrHas: "unknown command"},
+		{name: "the key given as the command", args: []string{testKey}, code: 2, stderrHas: `unknown command "ask_live_[REDACTED]"`},
+		{name: "a token given as the command", args: []string{testToken}, code: 2, stderrHas: "unknown command"},
 		{name: "unknown flag", env: withKey, args: []string{"verify", "-strict", testToken}, code: 2},
 		{name: "help", args: []string{"-h"}, code: 0},
 		{name: "mint help", args: []string{"mint", "-h"}, code: 0, stderrHas: "-uuid"},
@@ -93,6 +95,10 @@ func TestCommand(t *testing.T) {
 				if strings.Contains(out, keyBody[:16]) || strings.Contains(out, strings.Repeat("A", 20)) {
 					t.Errorf("output leaks the key: %q", out)
 				}
+			}
+			// Only mint prints a token, and only on stdout.
+			if strings.Contains(r.stderr, testToken[strings.LastIndex(testToken, "."):]) {
+				t.Errorf("stderr leaks a token: %q", r.stderr)
 			}
 		})
 	}
