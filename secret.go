@@ -142,24 +142,32 @@ func (s *WebhookSecret) UnmarshalJSON(b []byte) error {
 // "dk_live_[REDACTED]". A bad key is an *ArgumentError from NewClient or the
 // call it is passed to.
 func WithDeveloperKey[K string | auth.DeveloperKey](key K) Option {
-	var k string
+	var dk auth.DeveloperKey
+	var err error
 	switch v := any(key).(type) {
 	case string:
-		k = v
+		dk, err = auth.ParseDeveloperKey(v) // the one rule for a developer key
 	case auth.DeveloperKey:
-		k = v.Reveal()
+		if dk = v; dk.IsZero() {
+			err = errors.New("is empty")
+		}
 	}
 	return Option{func(s *settings) error {
-		switch {
-		case k == "":
-			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "is empty; pass the developer key (dk_live_...) the platform issued"}
-		case !validToken(k):
-			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "contains spaces or control characters; pass the key exactly as issued"}
-		case strings.Contains(k, redact.Marker):
-			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "is the redacted placeholder " + redact.Marker + ", which is what printing a key gives; pass the key itself"}
+		if err != nil {
+			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: developerKeyReason(err)}
 		}
-		dk := developerKey(k)
-		s.credential = &dk
+		k := developerKey(dk.Reveal())
+		s.credential = &k
 		return nil
 	}}
+}
+
+// developerKeyReason turns auth.ParseDeveloperKey's error (which never quotes
+// the key) into an ArgumentError's reason.
+func developerKeyReason(err error) string {
+	reason := strings.TrimPrefix(err.Error(), "auth: "+auth.ErrInvalidKey.Error()+": developer key ")
+	if reason == "is empty" {
+		reason += "; pass the developer key (dk_live_...) the platform issued"
+	}
+	return reason
 }

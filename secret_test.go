@@ -179,6 +179,7 @@ func TestWithDeveloperKeyForms(t *testing.T) {
 		"empty string":           scribe.WithDeveloperKey(""),
 		"redacted string":        scribe.WithDeveloperKey("dk_live_[REDACTED]"),
 		"redacted of a real key": scribe.WithDeveloperKey(fmt.Sprint(dk)),
+		"non-ASCII string":       scribe.WithDeveloperKey("dk_live_é"), // auth.ParseDeveloperKey's rule, the one rule
 	} {
 		var ae *scribe.ArgumentError
 		if _, err := scribe.NewClient("https://api.example.com", opt); !errors.As(err, &ae) || ae.Func != "WithDeveloperKey" {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"unicode"
 	"unique"
 
 	"github.com/scribehq/scribe-go/internal/redact"
@@ -196,23 +195,18 @@ func (k *SecretKey) UnmarshalText(b []byte) error {
 // "dk_live_[REDACTED]"; Reveal returns the key itself.
 type DeveloperKey struct{ h handle }
 
-// ParseDeveloperKey checks that s can be a developer key: not empty, and free
-// of whitespace and control characters (it travels in an Authorization
-// header), and not the redacted form "dk_live_[REDACTED]". It does not
-// require the "dk_live_" prefix. The error never quotes s.
+// ParseDeveloperKey checks that s can be a developer key: not empty,
+// printable ASCII without whitespace (it travels as a bearer token in an
+// Authorization header), and not the redacted form "dk_live_[REDACTED]". It
+// does not require the "dk_live_" prefix. The error never quotes s.
 func ParseDeveloperKey(s string) (DeveloperKey, error) {
 	const kind = "developer key"
 	if s == "" {
 		return DeveloperKey{}, keyError(kind, "is empty")
 	}
-	for i, r := range s {
-		switch {
-		case r == unicode.ReplacementChar:
-			return DeveloperKey{}, keyError(kind, fmt.Sprintf("is not valid UTF-8 at byte %d", i))
-		case unicode.IsSpace(r):
-			return DeveloperKey{}, keyError(kind, fmt.Sprintf("has whitespace at byte %d; trim it", i))
-		case unicode.IsControl(r):
-			return DeveloperKey{}, keyError(kind, fmt.Sprintf("has a control character at byte %d", i))
+	for i := 0; i < len(s); i++ {
+		if problem := keyByteProblem(s[i]); problem != "" {
+			return DeveloperKey{}, keyError(kind, fmt.Sprintf("has %s at byte %d; pass the key exactly as issued", problem, i))
 		}
 	}
 	if strings.Contains(s, redact.Marker) {

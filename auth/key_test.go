@@ -118,6 +118,7 @@ func TestParseDeveloperKey(t *testing.T) {
 		"dk_live_\x00x":       false,
 		"dk_live_\x7fx":       false,
 		"dk_live_\xffx":       false,
+		"dk_live_é":           false, // valid UTF-8, but not what a bearer token may hold
 	} {
 		k, err := auth.ParseDeveloperKey(in)
 		if ok != (err == nil) {
