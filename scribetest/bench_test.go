@@ -48,7 +48,7 @@ func BenchmarkAuthenticateJWTCached(b *testing.B) {
 // keys).
 func BenchmarkAuthenticateJWTFull(b *testing.B) {
 	f := newJWTFixture(b)
-	h := tokenHash(f.token)
+	h := hashKey(f.token)
 	b.ReportAllocs()
 	for b.Loop() {
 		c, p := f.s.verifyJWT(f.token, h)

@@ -126,11 +126,13 @@ func (st *store) publish(evs []event) {
 	}
 }
 
-// hashKey is the SHA-256 of key. A key of up to 128 bytes (every developer
-// key) is copied into a buffer on the stack rather than converted with
-// []byte(key), which allocates beyond 32 bytes.
+// hashKey is the SHA-256 of a credential: a developer key, or an
+// installation JWT (the verification cache's key). A credential of up to
+// 512 bytes (every developer key, a JWT as auth.Mint makes it) is copied
+// into a buffer on the stack rather than converted with []byte(key), which
+// allocates beyond 32 bytes.
 func hashKey(key string) [32]byte {
-	var buf [128]byte
+	var buf [512]byte
 	if len(key) <= len(buf) {
 		return sha256.Sum256(append(buf[:0], key...))
 	}

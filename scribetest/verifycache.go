@@ -1,7 +1,6 @@
 package scribetest
 
 import (
-	"crypto/sha256"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,8 +80,6 @@ type verifyCache struct {
 	mu sync.RWMutex
 	m  map[[32]byte]*verifiedToken
 }
-
-func tokenHash(token string) [32]byte { return sha256.Sum256([]byte(token)) }
 
 func (c *verifyCache) get(h [32]byte) (*verifiedToken, bool) {
 	c.mu.RLock()
