@@ -281,20 +281,26 @@ func putBuf(b *[]byte) {
 // Content-Length is set, so that a large body goes out in one piece rather
 // than chunked.
 func writeEncoded(w http.ResponseWriter, status int, body *[]byte) {
+	writeJSONBytes(w, status, *body)
+	putBuf(body)
+}
+
+// writeJSONBytes writes body, JSON ending with a newline, as an
+// application/json answer with status and its Content-Length.
+func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = headerInt(int64(len(*body)))
+	h["Content-Length"] = headerInt(int64(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(*body)
-	putBuf(body)
+	_, _ = w.Write(body)
 }
 
 // contentTypeJSON is the Content-Type value of every JSON answer; net/http
 // only reads it.
 var contentTypeJSON = []string{"application/json"}
 
-// encodeValue encodes v as writeJSON does (encoding/json, HTML-safe, with a
-// trailing newline) into a buffer from bufPool.
+// encodeValue encodes v as json.Encoder does (HTML-safe, with a trailing
+// newline) into a buffer from bufPool.
 func encodeValue(v any) (*[]byte, error) {
 	buf := getBuf()
 	bb := bytes.NewBuffer(*buf)
