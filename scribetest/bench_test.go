@@ -126,7 +126,7 @@ func newBenchEnv(n int) (*benchEnv, error) {
 			Job:      scribe.TranscriptJob{ID: id, Lines: 4},
 			Audio:    scribe.TranscriptAudio{ID: id, LengthInSeconds: 1800, CreatedOn: now},
 		}
-		b, err := st.encodeTranscriptLocked(&t)
+		b, err := st.encodeTranscriptLocked(&t, nil)
 		if err != nil {
 			return nil, err
 		}
