@@ -599,7 +599,7 @@ func BenchmarkEncodeTranscript(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var err error
-			if buf, err = appendTranscript(buf[:0], &t); err != nil {
+			if buf, err = appendTranscriptMeta(buf[:0], &t, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

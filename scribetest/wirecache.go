@@ -95,21 +95,17 @@ type transcriptRow struct {
 // refused here, when it is stored, naming the member, rather than failing
 // every later GET.
 func encodeTranscript(t *scribe.Transcript) ([]byte, error) {
-	return appendTranscript(nil, t)
+	return appendTranscriptMeta(nil, t, nil)
 }
 
-// appendTranscript appends the encoding of t to b (see encodeTranscript);
-// the store encodes into one scratch buffer, so that storing a transcript
-// allocates nothing but its room in the arena.
-func appendTranscript(b []byte, t *scribe.Transcript) ([]byte, error) {
-	return appendTranscriptMeta(b, t, nil)
-}
-
-// appendTranscriptMeta is appendTranscript with t's metadata already
-// encoded: meta, when not nil, is what appendMetadata made of it, and is
-// written in place of t.Metadata. A fixture load encodes each transcript's
-// metadata as it decodes it, so that it holds bytes rather than a map per
-// transcript until the store takes them (fixtures.go).
+// appendTranscriptMeta appends the encoding of t to b (see
+// encodeTranscript); the store encodes into one scratch buffer
+// (encodeTranscriptLocked), so that storing a transcript allocates nothing
+// but its room in the arena. meta, when not nil, is t's metadata already
+// encoded, what appendMetadata made of it, and is written in place of
+// t.Metadata: a fixture load encodes each transcript's metadata as it
+// decodes it, so that it holds bytes rather than a map per transcript
+// until the store takes them (fixtures.go).
 func appendTranscriptMeta(b []byte, t *scribe.Transcript, meta []byte) ([]byte, error) {
 	b = slices.Grow(b, 320+len(t.Headline)+len(t.Text)+len(t.Type)+len(t.User.FirstName)+len(t.User.LastName))
 	b = append(b, `{"id":`...)
