@@ -154,7 +154,7 @@ func (s *Server) authenticateJWT(token string) (*principal, *problem) {
 // authenticateJWTAt is authenticateJWT with the cached token's time rules
 // checked at now, the request's time.
 func (s *Server) authenticateJWTAt(token string, now time.Time) (*principal, *problem) {
-	h := tokenHash(token)
+	h := hashKey(token)
 	if v, ok := s.verified.get(h); ok && v.fresh(now) {
 		gen := s.st.authGen.Load() // before reading the store: a later change shows as a newer generation
 		if p, ok := v.callerAt(gen); ok {
@@ -176,7 +176,7 @@ func (s *Server) authenticateJWTAt(token string, now time.Time) (*principal, *pr
 	return installationPrincipal(c)
 }
 
-// verifyJWT verifies token (whose tokenHash is h) in full with package
+// verifyJWT verifies token (whose hashKey is h) in full with package
 // auth, taking the keys of the installation it names from the store, and
 // caches what it proved.
 func (s *Server) verifyJWT(token string, h [32]byte) (credentials, *problem) {

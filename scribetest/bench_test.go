@@ -48,7 +48,7 @@ func BenchmarkAuthenticateJWTCached(b *testing.B) {
 // keys).
 func BenchmarkAuthenticateJWTFull(b *testing.B) {
 	f := newJWTFixture(b)
-	h := tokenHash(f.token)
+	h := hashKey(f.token)
 	b.ReportAllocs()
 	for b.Loop() {
 		c, p := f.s.verifyJWT(f.token, h)
@@ -126,7 +126,7 @@ func newBenchEnv(n int) (*benchEnv, error) {
 			Job:      scribe.TranscriptJob{ID: id, Lines: 4},
 			Audio:    scribe.TranscriptAudio{ID: id, LengthInSeconds: 1800, CreatedOn: now},
 		}
-		b, err := st.encodeTranscriptLocked(&t)
+		b, err := st.encodeTranscriptLocked(&t, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -599,7 +599,7 @@ func BenchmarkEncodeTranscript(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var err error
-			if buf, err = appendTranscript(buf[:0], &t); err != nil {
+			if buf, err = appendTranscriptMeta(buf[:0], &t, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -53,7 +53,7 @@ func appendPlugin(b []byte, p *scribe.Plugin) ([]byte, error) {
 
 // okPlugin answers 200 with p, encoded by appendPlugin into a buffer of
 // bufPool; a plugin encoding/json could not encode either is a 500, as
-// encodeValue's failure is.
+// ok's failure is.
 func okPlugin(p *scribe.Plugin) result {
 	buf := getBuf()
 	b, err := appendPlugin(*buf, p)

@@ -96,21 +96,24 @@ func FuzzEncodePlugin(f *testing.F) {
 // and must be changed with them.
 func TestPluginFieldsKnown(t *testing.T) {
 	t.Parallel()
-	members := func(v any) []string {
-		var out []string
-		for f := range reflect.TypeOf(v).Fields() {
-			out = append(out, f.Tag.Get("json"))
-		}
-		return out
-	}
-	if got, want := members(scribe.Plugin{}), []string{"id", "name", "description", "permissions", "published", "disabled",
+	if got, want := jsonMembers(scribe.Plugin{}), []string{"id", "name", "description", "permissions", "published", "disabled",
 		"crm_integration_id", "logo_uri", "user_id", "created_on", "updated_on"}; !slices.Equal(got, want) {
 		t.Errorf("scribe.Plugin members %q, appendPlugin writes %q", got, want)
 	}
-	if got, want := members(scribe.Permissions{}), []string{"user", "transcript"}; !slices.Equal(got, want) {
+	if got, want := jsonMembers(scribe.Permissions{}), []string{"user", "transcript"}; !slices.Equal(got, want) {
 		t.Errorf("scribe.Permissions members %q, appendPlugin writes %q", got, want)
 	}
 	if _, ok := any(scribe.Plugin{}).(json.Marshaler); ok {
 		t.Error("scribe.Plugin has a MarshalJSON; appendPlugin must follow it")
 	}
+}
+
+// jsonMembers lists the json tags of the struct v's fields, in order: what
+// the hand-written encoders write, member by member.
+func jsonMembers(v any) []string {
+	var out []string
+	for f := range reflect.TypeOf(v).Fields() {
+		out = append(out, f.Tag.Get("json"))
+	}
+	return out
 }

@@ -91,9 +91,10 @@ func untilWindowEnd(now time.Time, w time.Duration) time.Duration {
 }
 
 // seconds rounds d up to whole seconds, as the headers count them.
-func seconds(d time.Duration) string {
-	return strconv.FormatInt(int64((max(d, 0)+time.Second-1)/time.Second), 10)
-}
+func seconds(d time.Duration) string { return strconv.FormatInt(ceilSeconds(d), 10) }
+
+// ceilSeconds is d in whole seconds, rounded up; 0 for a negative d.
+func ceilSeconds(d time.Duration) int64 { return int64((max(d, 0) + time.Second - 1) / time.Second) }
 
 // announce sets the RateLimit headers of q. It is on every answer, so it
 // stores the canonical keys (what Header.Set would) and shared values for
@@ -101,7 +102,7 @@ func seconds(d time.Duration) string {
 func (q quota) announce(h http.Header) {
 	h["Ratelimit-Limit"] = headerInt(int64(q.limit))
 	h["Ratelimit-Remaining"] = headerInt(int64(q.remaining))
-	h["Ratelimit-Reset"] = headerInt(int64((max(q.reset, 0) + time.Second - 1) / time.Second))
+	h["Ratelimit-Reset"] = headerInt(ceilSeconds(q.reset))
 }
 
 // smallInts are header values for 0 to 1024, shared by every response

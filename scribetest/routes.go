@@ -29,19 +29,26 @@ type operation struct {
 	handle func(c *call) result
 }
 
-// result is what an operation answers: a status and a body to encode as
-// JSON (or already encoded), or a problem.
+// result is what an operation answers: a status and its body encoded as
+// JSON, or a problem.
 type result struct {
 	status  int
-	body    any
-	encoded *[]byte // the body already encoded, newline included, in a buffer of bufPool
+	encoded *[]byte // the body, newline included, in a buffer of bufPool
 	p       *problem
 }
 
-// ok is every success: the contract answers 200, creates included.
-func ok(body any) result { return result{status: http.StatusOK, body: body} }
+// ok is every success: the contract answers 200, creates included. body is
+// encoded with encoding/json (encodeValue); one it cannot encode is a 500.
+func ok(body any) result {
+	buf, err := encodeValue(body)
+	if err != nil {
+		return fail(encodingFailed())
+	}
+	return okEncoded(buf)
+}
 
-// okEncoded answers 200 with body, JSON already encoded (wirecache.go).
+// okEncoded answers 200 with body, JSON already encoded (wirecache.go,
+// pluginwire.go).
 func okEncoded(body *[]byte) result { return result{status: http.StatusOK, encoded: body} }
 
 func fail(p *problem) result { return result{p: p} }
@@ -144,15 +151,8 @@ func render(res result) response {
 	if res.p != nil {
 		return response{status: res.p.status, problem: res.p}
 	}
-	buf := res.encoded
-	if buf == nil {
-		var err error
-		if buf, err = encodeValue(res.body); err != nil {
-			return response{status: http.StatusInternalServerError, problem: encodingFailed()}
-		}
-	}
-	body := bytes.Clone(*buf)
-	putBuf(buf)
+	body := bytes.Clone(*res.encoded)
+	putBuf(res.encoded)
 	return response{status: res.status, body: body}
 }
 
@@ -166,28 +166,16 @@ func (resp response) write(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, resp.problem)
 		return
 	}
-	h := w.Header()
-	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = headerInt(int64(len(resp.body)))
-	w.WriteHeader(resp.status)
-	_, _ = w.Write(resp.body)
+	writeJSONBytes(w, resp.status, resp.body)
 }
 
 // writeResult writes an operation's result: the problem, or the body as
-// application/json, encoded once into a pooled buffer (or already encoded)
-// and written in one piece with its Content-Length.
+// application/json from its pooled buffer, in one piece with its
+// Content-Length.
 func writeResult(w http.ResponseWriter, r *http.Request, res result) {
 	if res.p != nil {
 		writeProblem(w, r, res.p)
 		return
 	}
-	buf := res.encoded
-	if buf == nil {
-		var err error
-		if buf, err = encodeValue(res.body); err != nil {
-			writeProblem(w, r, encodingFailed())
-			return
-		}
-	}
-	writeEncoded(w, res.status, buf)
+	writeEncoded(w, res.status, res.encoded)
 }

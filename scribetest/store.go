@@ -126,11 +126,13 @@ func (st *store) publish(evs []event) {
 	}
 }
 
-// hashKey is the SHA-256 of key. A key of up to 128 bytes (every developer
-// key) is copied into a buffer on the stack rather than converted with
-// []byte(key), which allocates beyond 32 bytes.
+// hashKey is the SHA-256 of a credential: a developer key, or an
+// installation JWT (the verification cache's key). A credential of up to
+// 512 bytes (every developer key, a JWT as auth.Mint makes it) is copied
+// into a buffer on the stack rather than converted with []byte(key), which
+// allocates beyond 32 bytes.
 func hashKey(key string) [32]byte {
-	var buf [128]byte
+	var buf [512]byte
 	if len(key) <= len(buf) {
 		return sha256.Sum256(append(buf[:0], key...))
 	}
@@ -548,12 +550,9 @@ func (st *store) insertTranscriptLocked(t *scribe.Transcript, meta []byte) (json
 	if t.ID == 0 {
 		t.ID = st.transcripts.last + 1
 	}
-	b, err := appendTranscriptMeta(st.scratch[:0], t, meta)
+	b, err := st.encodeTranscriptLocked(t, meta)
 	if err != nil {
 		return jsonRef{}, err
-	}
-	if cap(b) <= arenaChunk {
-		st.scratch = b[:0]
 	}
 	st.lastJob, st.lastAudio = max(job, t.Job.ID), max(audio, t.Audio.ID)
 	return st.putTranscriptLocked(t.ID, t.User.ID, b), nil
@@ -604,7 +603,7 @@ func (st *store) updateTranscript(id int64, fn func(*scribe.Transcript)) (scribe
 	if next.Metadata == nil {
 		next.Metadata = map[string]json.RawMessage{}
 	}
-	b, err := st.encodeTranscriptLocked(&next)
+	b, err := st.encodeTranscriptLocked(&next, nil)
 	if err != nil {
 		st.mu.Unlock()
 		return scribe.Transcript{}, err
@@ -642,8 +641,10 @@ func (st *store) deleteTranscript(id int64) error {
 
 // encodeTranscriptLocked encodes t into the store's scratch buffer: the
 // bytes are valid until the next call, and are to be copied into tjson.
-func (st *store) encodeTranscriptLocked(t *scribe.Transcript) ([]byte, error) {
-	b, err := appendTranscript(st.scratch[:0], t)
+// meta, when not nil, is t's metadata already encoded
+// (appendTranscriptMeta).
+func (st *store) encodeTranscriptLocked(t *scribe.Transcript, meta []byte) ([]byte, error) {
+	b, err := appendTranscriptMeta(st.scratch[:0], t, meta)
 	if err != nil {
 		return nil, err
 	}

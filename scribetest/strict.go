@@ -212,16 +212,9 @@ func (sh *shape) walkObject(data []byte, i int) (int, error) {
 		if i, err = vsh.walk(data, i); err != nil {
 			return i, prefixField(err, displayName(name))
 		}
-		i = skipSpace(data, i)
-		switch {
-		case i >= len(data):
-			return i, malformedAt(data, i)
-		case data[i] == ',':
-			i = skipSpace(data, i+1)
-		case data[i] == '}':
-			return i + 1, nil
-		default:
-			return i, malformedAt(data, i)
+		var done bool
+		if i, done, err = afterItem(data, i, '}'); err != nil || done {
+			return i, err
 		}
 	}
 }
@@ -243,18 +236,28 @@ func (sh *shape) walkArray(data []byte, i int) (int, error) {
 		if i, err = sh.elem.walk(data, i); err != nil {
 			return i, prefixField(err, "["+strconv.Itoa(n)+"]")
 		}
-		i = skipSpace(data, i)
-		switch {
-		case i >= len(data):
-			return i, malformedAt(data, i)
-		case data[i] == ',':
-			i = skipSpace(data, i+1)
-		case data[i] == ']':
-			return i + 1, nil
-		default:
-			return i, malformedAt(data, i)
+		var done bool
+		if i, done, err = afterItem(data, i, ']'); err != nil || done {
+			return i, err
 		}
 	}
+}
+
+// afterItem reads what follows a member or an element of a container that
+// end closes: a comma, and it returns the index of the next item
+// (whitespace skipped), or end, and it returns the index after it and
+// done.
+func afterItem(data []byte, i int, end byte) (next int, done bool, err error) {
+	i = skipSpace(data, i)
+	switch {
+	case i >= len(data):
+		return i, false, malformedAt(data, i)
+	case data[i] == ',':
+		return skipSpace(data, i+1), false, nil
+	case data[i] == end:
+		return i + 1, true, nil
+	}
+	return i, false, malformedAt(data, i)
 }
 
 // prefixField puts name (a member, or an [index]) in front of the path of a

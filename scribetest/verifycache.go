@@ -1,7 +1,6 @@
 package scribetest
 
 import (
-	"crypto/sha256"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,40 +71,39 @@ outer:
 	return true
 }
 
-// verifyCache remembers the installation JWTs the server has verified, keyed
-// by the SHA-256 of the token (the token itself is not kept), so that a
-// client sending the same token for an hour pays one full verification.
-// It holds at most maxVerifiedTokens entries: when full, expired entries are
-// dropped, then a random sixteenth of the rest. The zero value is empty and ready.
-type verifyCache struct {
+// hashCache maps the hashKey of a credential to what authenticating it
+// established (the credential itself is not kept). It holds at most
+// maxVerifiedTokens entries: an insert into a full cache first drops the
+// entries stale reports (when given), then a random sixteenth of the rest,
+// so that the next inserts do not sweep again. The zero value is empty and
+// ready. The verification cache and the developer cache are two of them.
+type hashCache[V any] struct {
 	mu sync.RWMutex
-	m  map[[32]byte]*verifiedToken
+	m  map[[32]byte]V
 }
 
-func tokenHash(token string) [32]byte { return sha256.Sum256([]byte(token)) }
-
-func (c *verifyCache) get(h [32]byte) (*verifiedToken, bool) {
+func (c *hashCache[V]) get(h [32]byte) (V, bool) {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
 	v, ok := c.m[h]
+	c.mu.RUnlock()
 	return v, ok
 }
 
-func (c *verifyCache) put(h [32]byte, v *verifiedToken, now time.Time) {
+func (c *hashCache[V]) put(h [32]byte, v V, stale func(V) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[[32]byte]*verifiedToken{}
+		c.m = map[[32]byte]V{}
 	}
 	if _, ok := c.m[h]; !ok && len(c.m) >= maxVerifiedTokens {
-		for k, e := range c.m {
-			if !e.fresh(now) {
-				delete(c.m, k)
+		if stale != nil {
+			for k, e := range c.m {
+				if stale(e) {
+					delete(c.m, k)
+				}
 			}
 		}
-		// Still full: drop a sixteenth at random (map order is random), so
-		// that the next inserts do not sweep again.
-		for k := range c.m {
+		for k := range c.m { // map order is random
 			if len(c.m) <= maxVerifiedTokens-maxVerifiedTokens/16 {
 				break
 			}
@@ -115,39 +113,40 @@ func (c *verifyCache) put(h [32]byte, v *verifiedToken, now time.Time) {
 	c.m[h] = v
 }
 
-func (c *verifyCache) remove(h [32]byte) {
+func (c *hashCache[V]) remove(h [32]byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, h)
 }
 
-func (c *verifyCache) len() int {
+func (c *hashCache[V]) len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.m)
 }
 
-// developerCache keeps the principal of each developer key that
-// authenticated, keyed by the SHA-256 of the key (the key itself is not
-// kept), with the store's user generation (store.userGen) it was derived
-// at: while the generation is unchanged, no user and no developer key has
-// changed, and a request takes the principal as is, without the store's
-// lock, a copy of the user or an allocation. Requests share the principal
-// and only read it. Only keys the store knows are cached, so it holds at
-// most one entry per developer; it is bounded by maxVerifiedTokens all the
-// same, dropping a random sixteenth when full. The zero value is empty and
-// ready.
-type developerCache struct {
-	mu sync.RWMutex
-	m  map[[32]byte]cachedCaller
+// verifyCache remembers the installation JWTs the server has verified, so
+// that a client sending the same token for an hour pays one full
+// verification. When full, it drops the tokens no longer fresh first.
+type verifyCache struct{ hashCache[*verifiedToken] }
+
+func (c *verifyCache) put(h [32]byte, v *verifiedToken, now time.Time) {
+	c.hashCache.put(h, v, func(e *verifiedToken) bool { return !e.fresh(now) })
 }
+
+// developerCache keeps the principal of each developer key that
+// authenticated, with the store's user generation (store.userGen) it was
+// derived at: while the generation is unchanged, no user and no developer
+// key has changed, and a request takes the principal as is, without the
+// store's lock, a copy of the user or an allocation. Requests share the
+// principal and only read it. Only keys the store knows are cached, so it
+// holds at most one entry per developer.
+type developerCache struct{ hashCache[cachedCaller] }
 
 // get returns the principal cached for the key hashed to h if it was
 // derived at user generation gen.
 func (c *developerCache) get(h [32]byte, gen uint64) (*principal, bool) {
-	c.mu.RLock()
-	e, ok := c.m[h]
-	c.mu.RUnlock()
+	e, ok := c.hashCache.get(h)
 	if !ok || e.gen != gen {
 		return nil, false
 	}
@@ -155,24 +154,5 @@ func (c *developerCache) get(h [32]byte, gen uint64) (*principal, bool) {
 }
 
 func (c *developerCache) put(h [32]byte, gen uint64, p *principal) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[[32]byte]cachedCaller{}
-	}
-	if _, ok := c.m[h]; !ok && len(c.m) >= maxVerifiedTokens {
-		for k := range c.m { // map order is random
-			if len(c.m) <= maxVerifiedTokens-maxVerifiedTokens/16 {
-				break
-			}
-			delete(c.m, k)
-		}
-	}
-	c.m[h] = cachedCaller{gen: gen, p: p}
-}
-
-func (c *developerCache) len() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return len(c.m)
+	c.hashCache.put(h, cachedCaller{gen: gen, p: p}, nil)
 }

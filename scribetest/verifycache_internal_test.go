@@ -78,6 +78,19 @@ func TestVerifyCacheHit(t *testing.T) {
 	}
 }
 
+// TestVerifyCacheHitAllocates protects the cached JWT's per-request cost:
+// a token verified before is hashed from hashKey's stack buffer and taken
+// with its cached principal, without an allocation.
+func TestVerifyCacheHitAllocates(t *testing.T) {
+	f := newJWTFixture(t)
+	if _, p := f.s.authenticateJWT(f.token); p != nil {
+		t.Fatalf("first verification: %v", p)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = f.s.authenticateJWT(f.token) }); n != 0 {
+		t.Errorf("a cached JWT of %d bytes costs %v allocations, want 0", len(f.token), n)
+	}
+}
+
 // TestVerifyCacheBound: the cache never holds more than maxVerifiedTokens
 // tokens; when full, expired tokens go first.
 func TestVerifyCacheBound(t *testing.T) {
@@ -86,7 +99,7 @@ func TestVerifyCacheBound(t *testing.T) {
 	var c verifyCache
 	fresh := &verifiedToken{iat: now, exp: now.Add(time.Hour)}
 	expired := &verifiedToken{iat: now.Add(-3 * time.Hour), exp: now.Add(-2 * time.Hour)}
-	key := func(i int) [32]byte { return tokenHash(itoa(int64(i))) }
+	key := func(i int) [32]byte { return hashKey(itoa(int64(i))) }
 	for i := range maxVerifiedTokens {
 		v := fresh
 		if i%2 == 0 {

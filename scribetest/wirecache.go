@@ -95,21 +95,17 @@ type transcriptRow struct {
 // refused here, when it is stored, naming the member, rather than failing
 // every later GET.
 func encodeTranscript(t *scribe.Transcript) ([]byte, error) {
-	return appendTranscript(nil, t)
+	return appendTranscriptMeta(nil, t, nil)
 }
 
-// appendTranscript appends the encoding of t to b (see encodeTranscript);
-// the store encodes into one scratch buffer, so that storing a transcript
-// allocates nothing but its room in the arena.
-func appendTranscript(b []byte, t *scribe.Transcript) ([]byte, error) {
-	return appendTranscriptMeta(b, t, nil)
-}
-
-// appendTranscriptMeta is appendTranscript with t's metadata already
-// encoded: meta, when not nil, is what appendMetadata made of it, and is
-// written in place of t.Metadata. A fixture load encodes each transcript's
-// metadata as it decodes it, so that it holds bytes rather than a map per
-// transcript until the store takes them (fixtures.go).
+// appendTranscriptMeta appends the encoding of t to b (see
+// encodeTranscript); the store encodes into one scratch buffer
+// (encodeTranscriptLocked), so that storing a transcript allocates nothing
+// but its room in the arena. meta, when not nil, is t's metadata already
+// encoded, what appendMetadata made of it, and is written in place of
+// t.Metadata: a fixture load encodes each transcript's metadata as it
+// decodes it, so that it holds bytes rather than a map per transcript
+// until the store takes them (fixtures.go).
 func appendTranscriptMeta(b []byte, t *scribe.Transcript, meta []byte) ([]byte, error) {
 	b = slices.Grow(b, 320+len(t.Headline)+len(t.Text)+len(t.Type)+len(t.User.FirstName)+len(t.User.LastName))
 	b = append(b, `{"id":`...)
@@ -281,20 +277,26 @@ func putBuf(b *[]byte) {
 // Content-Length is set, so that a large body goes out in one piece rather
 // than chunked.
 func writeEncoded(w http.ResponseWriter, status int, body *[]byte) {
+	writeJSONBytes(w, status, *body)
+	putBuf(body)
+}
+
+// writeJSONBytes writes body, JSON ending with a newline, as an
+// application/json answer with status and its Content-Length.
+func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = headerInt(int64(len(*body)))
+	h["Content-Length"] = headerInt(int64(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(*body)
-	putBuf(body)
+	_, _ = w.Write(body)
 }
 
 // contentTypeJSON is the Content-Type value of every JSON answer; net/http
 // only reads it.
 var contentTypeJSON = []string{"application/json"}
 
-// encodeValue encodes v as writeJSON does (encoding/json, HTML-safe, with a
-// trailing newline) into a buffer from bufPool.
+// encodeValue encodes v as json.Encoder does (HTML-safe, with a trailing
+// newline) into a buffer from bufPool.
 func encodeValue(v any) (*[]byte, error) {
 	buf := getBuf()
 	bb := bytes.NewBuffer(*buf)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -470,13 +469,6 @@ func FuzzEncodeTranscript(f *testing.F) {
 // must be changed with them.
 func TestTranscriptFieldsKnown(t *testing.T) {
 	t.Parallel()
-	members := func(v any) []string {
-		var out []string
-		for f := range reflect.TypeOf(v).Fields() {
-			out = append(out, f.Tag.Get("json"))
-		}
-		return out
-	}
 	want := map[string][]string{
 		"Transcript":      {"id", "headline", "text", "type", "created_on", "metadata", "user", "job", "audio"},
 		"TranscriptUser":  {"id", "first_name", "last_name"},
@@ -484,10 +476,10 @@ func TestTranscriptFieldsKnown(t *testing.T) {
 		"TranscriptAudio": {"id", "length_in_seconds", "created_on"},
 	}
 	got := map[string][]string{
-		"Transcript":      members(scribe.Transcript{}),
-		"TranscriptUser":  members(scribe.TranscriptUser{}),
-		"TranscriptJob":   members(scribe.TranscriptJob{}),
-		"TranscriptAudio": members(scribe.TranscriptAudio{}),
+		"Transcript":      jsonMembers(scribe.Transcript{}),
+		"TranscriptUser":  jsonMembers(scribe.TranscriptUser{}),
+		"TranscriptJob":   jsonMembers(scribe.TranscriptJob{}),
+		"TranscriptAudio": jsonMembers(scribe.TranscriptAudio{}),
 	}
 	for k := range want {
 		if !slices.Equal(got[k], want[k]) {
