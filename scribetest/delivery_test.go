@@ -251,11 +251,7 @@ func TestWebhookDeliveryIsSignedAndShaped(t *testing.T) {
 	}
 	e.settle(t)
 
-	secret, err := webhook.ParseSecret(hook.SigningSecret.Reveal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := webhook.NewVerifier(secret, webhook.WithClock(e.clock.Now))
+	v, err := webhook.NewVerifier(hook.SigningSecret, webhook.WithClock(e.clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -847,8 +843,7 @@ func ExampleServer_Deliveries() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	secret, _ := webhook.ParseSecret(hook.SigningSecret.Reveal())
-	v, _ := webhook.NewVerifier(secret)
+	v, _ := webhook.NewVerifier(hook.SigningSecret) // already a webhook.Secret
 	receiver.Config.Handler = webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
 		in, err := e.Installation()
 		if err != nil {

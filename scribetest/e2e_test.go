@@ -40,11 +40,7 @@ type sdkReceiver struct {
 
 func newSDKReceiver(t *testing.T, hook scribe.Webhook) *sdkReceiver {
 	t.Helper()
-	secret, err := webhook.ParseSecret(hook.SigningSecret.Reveal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := webhook.NewVerifier(secret)
+	v, err := webhook.NewVerifier(hook.SigningSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
