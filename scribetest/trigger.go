@@ -28,11 +28,10 @@ type TriggeredEvent struct {
 // needs a webhook, and for transcript events transcript permission "read";
 // the error says what is missing.
 func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEvent, error) {
-	i := slices.IndexFunc(s.Plugins(), func(p scribe.Plugin) bool { return p.ID == pluginID })
-	if i < 0 {
+	plugin, ok := s.st.plugin(pluginID)
+	if !ok {
 		return nil, fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)
 	}
-	plugin := s.Plugins()[i]
 	if len(s.Webhooks(pluginID)) == 0 {
 		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has no webhook to deliver to; create one first (CreateWebhook, or POST %swebhooks): %w", pluginID, AdminPathPrefix, ErrConflict)
 	}
