@@ -165,11 +165,10 @@ func failFirst(k int) func(int, http.ResponseWriter, *http.Request) {
 }
 
 // eventually polls cond until it holds, failing t after waitLimit (a
-// liveness bound, not a measure of speed) with the last state it saw: s's
-// delivery attempts (attempt, time, status or error, the receiver's answer)
-// and pending deliveries, and what each seen function describes, such as
-// what a receiver got.
-func eventually(t *testing.T, s *scribetest.Server, what string, cond func() bool, seen ...func() string) {
+// liveness bound, not a measure of speed) with the last state it saw: what
+// each seen function describes, such as a server's delivery attempts
+// (attemptsSeen) or what a receiver got. The tests of this package share it.
+func eventually(t *testing.T, what string, cond func() bool, seen ...func() string) {
 	t.Helper()
 	deadline := time.NewTimer(waitLimit)
 	defer deadline.Stop()
@@ -178,7 +177,7 @@ func eventually(t *testing.T, s *scribetest.Server, what string, cond func() boo
 	for !cond() {
 		select {
 		case <-deadline.C:
-			last := "\n" + attemptsSeen(s)()
+			last := ""
 			for _, f := range seen {
 				last += "\n" + f()
 			}
@@ -638,9 +637,9 @@ func TestSlowReceiverBlocksNothingElse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, e.s, "the fast receiver gets every event while the slow one hangs", func() bool {
+	eventually(t, "the fast receiver gets every event while the slow one hangs", func() bool {
 		return len(fast.got()) == transcripts+1 && len(slow.got()) > 0
-	}, func() string {
+	}, attemptsSeen(e.s), func() string {
 		return fmt.Sprintf("fast got %d:\n%sslow got %d:\n%s", len(fast.got()), gotLines(fast.got()), len(slow.got()), gotLines(slow.got()))
 	})
 	client, err := e.s.InstallationClient(key.Key, inst.UUID)
@@ -696,7 +695,7 @@ func TestCloseReportsUndeliveredAndLeaksNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-hanging
-	eventually(t, e.s, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 })
+	eventually(t, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 }, attemptsSeen(e.s))
 	if len(deliveryGoroutines()) == 0 {
 		t.Fatal("no delivery goroutine runs while an attempt hangs; the count proves nothing")
 	}
@@ -1079,10 +1078,10 @@ func TestFakeClockAdvanceFiresDueRetry(t *testing.T) {
 	if _, err := oc.s.Install(oc.plugin.ID, oc.user.ID); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, oc.s, "the first attempt and its retry timer", func() bool {
+	eventually(t, "the first attempt and its retry timer", func() bool {
 		p := oc.s.PendingDeliveries()
 		return len(p) == 1 && !p[0].NextAttempt.IsZero()
-	})
+	}, attemptsSeen(oc.s))
 	next := oc.s.PendingDeliveries()[0].NextAttempt
 	if d := next.Sub(t0); d < 8*time.Minute || d > 12*time.Minute {
 		t.Fatalf("next attempt due %v after the first, want 10m ±20%%", d)
@@ -1092,10 +1091,10 @@ func TestFakeClockAdvanceFiresDueRetry(t *testing.T) {
 		t.Fatalf("a second before the retry is due: %d attempts, %d timers; want 1 and 1", n, len(oc.clock.PendingTimers()))
 	}
 	oc.clock.Advance(time.Second)
-	eventually(t, oc.s, "the retry after the clock reached it", func() bool {
+	eventually(t, "the retry after the clock reached it", func() bool {
 		as := oc.s.Deliveries()
 		return len(as) == 2 && as[1].Delivered
-	})
+	}, attemptsSeen(oc.s))
 	if got := oc.s.Deliveries()[1].Time; !got.Equal(next) {
 		t.Errorf("the retry was signed at %v, want its due time %v", got, next)
 	}
