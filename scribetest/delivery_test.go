@@ -51,10 +51,18 @@ type hookEnv struct {
 	user   scribe.User
 }
 
+// newHookEnv makes a hookEnv whose retries follow fastSchedule.
 func newHookEnv(t *testing.T, opts ...scribetest.Option) *hookEnv {
 	t.Helper()
+	return newHookEnvWith(t, append([]scribetest.Option{fastSchedule}, opts...)...)
+}
+
+// newHookEnvWith makes a hookEnv on a FakeClock at t0 with opts only: the
+// server's default (27-hour) retry schedule unless opts change it.
+func newHookEnvWith(t *testing.T, opts ...scribetest.Option) *hookEnv {
+	t.Helper()
 	e := &hookEnv{clock: scribetest.NewFakeClock(t0)}
-	e.s = scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithClock(e.clock), fastSchedule}, opts...)...)
+	e.s = scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithClock(e.clock)}, opts...)...)
 	var err error
 	if e.dev, err = e.s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"}); err != nil {
 		t.Fatal(err)
@@ -936,17 +944,7 @@ type oneClockEnv struct {
 
 func newOneClockEnv(t *testing.T, fn func(n int, e *webhook.Event) error, opts ...scribetest.Option) *oneClockEnv {
 	t.Helper()
-	e := &hookEnv{clock: scribetest.NewFakeClock(t0)}
-	e.s = scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithClock(e.clock),
-		scribetest.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
-	var err error
-	if e.dev, err = e.s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"}); err != nil {
-		t.Fatal(err)
-	}
-	e.plugin = e.newPlugin(t, scribe.PermissionRead)
-	if e.user, err = e.s.CreateUser(scribetest.UserParams{FirstName: "Grace"}); err != nil {
-		t.Fatal(err)
-	}
+	e := newHookEnvWith(t, append([]scribetest.Option{scribetest.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	oc := &oneClockEnv{hookEnv: e}
 	oc.srv = httptest.NewUnstartedServer(nil)
 	t.Cleanup(oc.srv.Close)
