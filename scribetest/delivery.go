@@ -479,7 +479,6 @@ func (d *deliveries) waitLocked(dl *delivery, delay time.Duration) {
 		return
 	}
 	d.wg.Add(1)
-	dl.due = d.clock.Now().Add(delay)
 	dl.timer = d.timers.AfterFunc(delay, func() {
 		defer d.wg.Done()
 		d.mu.Lock()
@@ -490,6 +489,10 @@ func (d *deliveries) waitLocked(dl *delivery, delay time.Duration) {
 			d.notifyLocked()
 		}
 	})
+	// Read after the timer is set: if a test moves the clock meanwhile, due
+	// is no earlier than the timer's, so moving the clock to due (settled)
+	// fires it instead of waiting at a time it never reaches.
+	dl.due = d.clock.Now().Add(delay)
 }
 
 // notifyLocked wakes whoever waits for a change of state (settled).
