@@ -608,8 +608,13 @@ func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
 	if !secret.IsZero() {
 		full := secret.Reveal()
 		s = strings.ReplaceAll(s, full, redact.String(full))
-		if bare := strings.TrimPrefix(full, webhook.SecretPrefix); bare != "" {
-			s = strings.ReplaceAll(s, bare, redact.Marker)
+		// The key's base64 without the prefix, with its padding and without
+		// (as webhook.NewHandler redacts it): redact.Text knows neither.
+		bare := strings.TrimPrefix(full, webhook.SecretPrefix)
+		for _, k := range []string{bare, strings.TrimRight(bare, "=")} {
+			if k != "" {
+				s = strings.ReplaceAll(s, k, redact.Marker)
+			}
 		}
 	}
 	s = redact.Text(s)

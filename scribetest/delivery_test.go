@@ -1217,9 +1217,16 @@ func TestWebhook422IsNotRetried(t *testing.T) {
 	}
 }
 
+// unpadded is a signing secret's key in base64 without its prefix and
+// padding (base64.RawStdEncoding), as a receiver's message may quote it.
+func unpadded(secret string) string {
+	return strings.TrimRight(strings.TrimPrefix(secret, "whsec_"), "=")
+}
+
 // Each attempt keeps the start of the receiver's answer: at most
 // MaxResponseExcerpt bytes of valid UTF-8, without the webhook's signing
-// secret (prefixed or bare), credential-shaped text or control characters.
+// secret (prefixed, bare or unpadded), credential-shaped text or control
+// characters.
 func TestDeliveryAttemptKeepsScrubbedAnswer(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t, scribetest.WithWebhookSchedule(0), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
@@ -1228,8 +1235,8 @@ func TestDeliveryAttemptKeepsScrubbedAnswer(t *testing.T) {
 	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		<-ready
 		w.WriteHeader(http.StatusBadRequest)
-		fmt.Fprintf(w, "bad signature for %s (key %s), key ask_live_4eC39HqLyjWDarjtT1zdp7dc\x1b[2J\nline two %s",
-			secret, strings.TrimPrefix(secret, "whsec_"), strings.Repeat("é", 2000))
+		fmt.Fprintf(w, "bad signature for %s (key %s, unpadded %s), key ask_live_4eC39HqLyjWDarjtT1zdp7dc\x1b[2J\nline two %s",
+			secret, strings.TrimPrefix(secret, "whsec_"), unpadded(secret), strings.Repeat("é", 2000))
 	})
 	hook := e.hook(t, e.plugin.ID, rc.url())
 	secret = hook.SigningSecret.Reveal()
@@ -1243,7 +1250,7 @@ func TestDeliveryAttemptKeepsScrubbedAnswer(t *testing.T) {
 		t.Fatalf("attempts:\n%s", attemptLines(a))
 	}
 	body := a[0].ResponseBody
-	for _, leak := range []string{secret, strings.TrimPrefix(secret, "whsec_"), "4eC39HqLyjWDarjtT1zdp7dc", "\x1b"} {
+	for _, leak := range []string{secret, strings.TrimPrefix(secret, "whsec_"), unpadded(secret), "4eC39HqLyjWDarjtT1zdp7dc", "\x1b"} {
 		if strings.Contains(body, leak) {
 			t.Errorf("ResponseBody %q leaks %q", body, leak)
 		}
