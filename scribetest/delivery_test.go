@@ -711,16 +711,13 @@ func TestCloseReportsUndeliveredAndLeaksNothing(t *testing.T) {
 	e.s.Close()
 	// Close returns once every sender and timer callback has called Done;
 	// one may not have returned yet, so wait for them to be gone.
-	for deadline := time.Now().Add(waitLimit); ; time.Sleep(time.Millisecond) {
-		left := deliveryGoroutines()
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("%d delivery goroutines outlive Close by %v:\n%s", len(left), waitLimit, strings.Join(left, "\n\n"))
-			break
-		}
-	}
+	var left []string
+	eventually(t, "no delivery goroutine outlives Close", func() bool {
+		left = deliveryGoroutines()
+		return len(left) == 0
+	}, func() string {
+		return fmt.Sprintf("%d delivery goroutines:\n%s", len(left), strings.Join(left, "\n\n"))
+	})
 	if _, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: "after Close"}); err != nil {
 		t.Fatal(err)
 	}
