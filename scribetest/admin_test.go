@@ -114,7 +114,7 @@ func TestAdminAPIDrivesEvents(t *testing.T) {
 		t.Fatalf("GET deliveries = %d %v", status, ds)
 	}
 	first := attempts[0].(map[string]any)
-	for _, k := range []string{"event_id", "event_type", "webhook_id", "uri", "attempt", "time", "status_code", "error", "duration_ms", "delivered", "final"} {
+	for _, k := range []string{"event_id", "event_type", "webhook_id", "uri", "attempt", "time", "status_code", "response_body", "error", "duration_ms", "delivered", "final", "permanent"} {
 		if _, ok := first[k]; !ok {
 			t.Errorf("an attempt lacks %q: %v", k, first)
 		}
