@@ -845,7 +845,9 @@ func (s *Server) RequireDelivered(t testing.TB, eventIDs ...string) []DeliveryAt
 		hook  int64
 	}
 	waiting := map[key]string{}
+	byKey := make(map[key]*delivery, len(pending))
 	for _, dl := range pending {
+		byKey[key{dl.ev.id, dl.hook}] = dl
 		switch {
 		case dl.timer != nil:
 			waiting[key{dl.ev.id, dl.hook}] = fmt.Sprintf("still pending: next attempt due at %s, %v from now by the server's clock",
@@ -889,14 +891,11 @@ func (s *Server) RequireDelivered(t testing.TB, eventIDs ...string) []DeliveryAt
 			continue
 		}
 		var typ webhook.EventType
-		uri := ""
-		for _, dl := range pending {
-			if dl.ev.id == k.event && dl.hook == k.hook {
-				typ, uri = dl.ev.typ, dl.uri
-			}
-		}
+		var uri string
 		if len(as) > 0 {
 			typ, uri = as[0].EventType, as[0].URI
+		} else if dl := byKey[k]; dl != nil {
+			typ, uri = dl.ev.typ, dl.uri
 		}
 		fmt.Fprintf(&b, "\n  event %s (%s) to webhook %d (%s):", k.event, typ, k.hook, uri)
 		for _, a := range as {
