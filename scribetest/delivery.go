@@ -669,7 +669,7 @@ func (d *deliveries) recordLocked(rec DeliveryAttempt) {
 // wait blocks until nothing is pending, ctx ends or the server is closed,
 // moving a FakeClock to each retry.
 func (d *deliveries) wait(ctx context.Context) error {
-	n, cause := d.settled(ctx, true, nil)
+	n, cause := d.settled(ctx, nil)
 	if n == 0 {
 		return nil
 	}
@@ -681,9 +681,9 @@ func (d *deliveries) wait(ctx context.Context) error {
 
 // settled waits until no delivery that want selects (every one, if want is
 // nil) is pending, and returns how many still are and, if some are, why the
-// wait ended: ctx, or the server's close. With advance, whenever nothing is
-// due or in flight it moves a FakeClock to the earliest retry.
-func (d *deliveries) settled(ctx context.Context, advance bool, want func(*delivery) bool) (int, error) {
+// wait ended: ctx, or the server's close. Whenever nothing is due or in
+// flight it moves a FakeClock to the earliest retry.
+func (d *deliveries) settled(ctx context.Context, want func(*delivery) bool) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for {
@@ -701,7 +701,7 @@ func (d *deliveries) settled(ctx context.Context, advance bool, want func(*deliv
 		case ctx.Err() != nil:
 			return n, ctx.Err()
 		}
-		if advance && d.advancer != nil && len(d.ready) == 0 && len(d.inflight) == 0 {
+		if d.advancer != nil && len(d.ready) == 0 && len(d.inflight) == 0 {
 			if next, ok := d.nextDueLocked(); ok {
 				// Every pending delivery waits on a timer: move the clock to
 				// the first. Advance runs the timer, which takes d.mu.
@@ -770,7 +770,7 @@ func (d *deliveries) close() int {
 
 // shutdown waits, until ctx ends, for every delivery to settle, then closes.
 func (d *deliveries) shutdown(ctx context.Context) error {
-	_, cause := d.settled(ctx, true, nil)
+	_, cause := d.settled(ctx, nil)
 	n := d.close()
 	if n == 0 {
 		return nil
@@ -829,7 +829,7 @@ func (s *Server) RequireDelivered(t testing.TB, eventIDs ...string) []DeliveryAt
 		// On the system clock, do not wait for a retry due after the bound.
 		ctx = d.stopBeforeLateRetry(ctx, cancel, want)
 	}
-	_, cause := d.settled(ctx, true, want)
+	_, cause := d.settled(ctx, want)
 
 	d.mu.Lock()
 	attempts := d.attempts.all()
