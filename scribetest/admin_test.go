@@ -114,7 +114,7 @@ func TestAdminAPIDrivesEvents(t *testing.T) {
 		t.Fatalf("GET deliveries = %d %v", status, ds)
 	}
 	first := attempts[0].(map[string]any)
-	for _, k := range []string{"event_id", "event_type", "webhook_id", "uri", "attempt", "time", "status_code", "error", "duration_ms", "delivered", "final"} {
+	for _, k := range []string{"event_id", "event_type", "webhook_id", "uri", "attempt", "time", "status_code", "response_body", "error", "duration_ms", "delivered", "final", "permanent"} {
 		if _, ok := first[k]; !ok {
 			t.Errorf("an attempt lacks %q: %v", k, first)
 		}
@@ -143,6 +143,10 @@ func TestAdminAPIErrors(t *testing.T) {
 		{"owner change", "PATCH", "/_scribetest/transcripts/1", `{"user_id":9}`, 400, "cannot change"},
 		{"bad webhook uri", "POST", "/_scribetest/webhooks", `{"plugin_id":100,"uri":"ftp://x"}`, 400, "uri"},
 		{"unknown operation", "GET", "/_scribetest/nothing", "", 404, "no admin operation"},
+		{"trigger of an event the plugin never gets", "POST", "/_scribetest/trigger",
+			`{"plugin_id":101,"type":"transcript.created","uri":"http://127.0.0.1:9/hook"}`, 409, `transcript permission "none"`},
+		{"trigger of an unknown type", "POST", "/_scribetest/trigger",
+			`{"plugin_id":101,"type":"plugin.renamed","uri":"http://127.0.0.1:9/hook"}`, 400, "unknown event type"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,5 +155,10 @@ func TestAdminAPIErrors(t *testing.T) {
 				t.Errorf("%s %s = %d %v; want %d and an error saying %q", tt.method, tt.path, status, body, tt.status, tt.want)
 			}
 		})
+	}
+	// A refused trigger made no webhook: one made then would never have its
+	// signing secret shown (the next trigger finds it and does not print it).
+	if hooks := s.Webhooks(101); len(hooks) != 0 {
+		t.Errorf("refused triggers with a uri left %d webhooks on plugin 101", len(hooks))
 	}
 }

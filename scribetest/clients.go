@@ -22,7 +22,7 @@ func (s *Server) DeveloperClient(key auth.DeveloperKey, opts ...scribe.Option) (
 // reads the server's clock (so a FakeClock moves token expiry too), for the
 // /transcripts and /users/me operations.
 func (s *Server) InstallationClient(key auth.SecretKey, uuid string, opts ...scribe.Option) (*scribe.Client, error) {
-	ts, err := auth.NewTokenSource(key, uuid, auth.WithClock(s.clock.Now))
+	ts, err := s.TokenSource(key, uuid)
 	if err != nil {
 		return nil, err
 	}

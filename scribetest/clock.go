@@ -3,7 +3,6 @@ package scribetest
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -219,9 +218,5 @@ func (s *Server) WebhookVerifier(hook scribe.Webhook, opts ...webhook.VerifierOp
 	if hook.SigningSecret.IsZero() {
 		return nil, errors.New("scribetest: WebhookVerifier: the webhook has no signing secret; pass the scribe.Webhook that CreateWebhook or the fixtures returned")
 	}
-	secret, err := webhook.ParseSecret(hook.SigningSecret.Reveal())
-	if err != nil {
-		return nil, fmt.Errorf("scribetest: WebhookVerifier: webhook %d: %w", hook.ID, err)
-	}
-	return webhook.NewVerifier(secret, append([]webhook.VerifierOption{webhook.WithClock(s.clock.Now)}, opts...)...)
+	return webhook.NewVerifier(hook.SigningSecret, append([]webhook.VerifierOption{webhook.WithClock(s.clock.Now)}, opts...)...)
 }

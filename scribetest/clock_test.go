@@ -1,8 +1,13 @@
 package scribetest_test
 
 import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,5 +149,49 @@ func TestTokenHelpersReadTheServersClock(t *testing.T) {
 	}
 	if _, err := systemClock.GetMe(ctx); err == nil {
 		t.Error("a token minted on the system clock, 3 days ahead of the server's, was accepted; the test proves nothing")
+	}
+}
+
+// movedClock is a FakeClock that some other goroutine moves forward by a
+// second just as the server sets a retry timer: the race between the
+// server reading Now and setting the timer, made certain.
+type movedClock struct{ *scribetest.FakeClock }
+
+func (c movedClock) AfterFunc(d time.Duration, f func()) scribetest.Timer {
+	c.Advance(time.Second)
+	return c.FakeClock.AfterFunc(d, f)
+}
+
+// WaitForDeliveries still walks a retry whose timer was set after the
+// clock moved: it advances to the timer's real due time rather than
+// spinning at one it read a moment too early.
+func TestWaitForDeliveriesWhenTheClockMovesAsATimerIsSet(t *testing.T) {
+	t.Parallel()
+	clock := movedClock{scribetest.NewFakeClock(t0)}
+	s := scribetest.NewTestServer(t, scribetest.WithClock(clock), scribetest.WithWebhookSchedule(0, time.Hour),
+		scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+	var calls atomic.Int32
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if calls.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(rc.Close)
+	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+	user, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	if _, err := s.CreateWebhook(plugin.ID, rc.URL+"/hook"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Install(plugin.ID, user.ID); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := s.WaitForDeliveries(ctx); err != nil {
+		t.Fatalf("WaitForDeliveries: %v; pending %+v, timers %v, now %v", err, s.PendingDeliveries(), clock.PendingTimers(), clock.Now())
+	}
+	if a := s.Deliveries(); len(a) != 2 || !a[1].Delivered {
+		t.Errorf("attempts:\n%s want a failure, then the retry delivered", attemptLines(a))
 	}
 }

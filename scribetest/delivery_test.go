@@ -51,10 +51,18 @@ type hookEnv struct {
 	user   scribe.User
 }
 
+// newHookEnv makes a hookEnv whose retries follow fastSchedule.
 func newHookEnv(t *testing.T, opts ...scribetest.Option) *hookEnv {
 	t.Helper()
+	return newHookEnvWith(t, append([]scribetest.Option{fastSchedule}, opts...)...)
+}
+
+// newHookEnvWith makes a hookEnv on a FakeClock at t0 with opts only: the
+// server's default (27-hour) retry schedule unless opts change it.
+func newHookEnvWith(t *testing.T, opts ...scribetest.Option) *hookEnv {
+	t.Helper()
 	e := &hookEnv{clock: scribetest.NewFakeClock(t0)}
-	e.s = scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithClock(e.clock), fastSchedule}, opts...)...)
+	e.s = scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithClock(e.clock)}, opts...)...)
 	var err error
 	if e.dev, err = e.s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"}); err != nil {
 		t.Fatal(err)
@@ -165,11 +173,10 @@ func failFirst(k int) func(int, http.ResponseWriter, *http.Request) {
 }
 
 // eventually polls cond until it holds, failing t after waitLimit (a
-// liveness bound, not a measure of speed) with the last state it saw: s's
-// delivery attempts (attempt, time, status or error, the receiver's answer)
-// and pending deliveries, and what each seen function describes, such as
-// what a receiver got.
-func eventually(t *testing.T, s *scribetest.Server, what string, cond func() bool, seen ...func() string) {
+// liveness bound, not a measure of speed) with the last state it saw: what
+// each seen function describes, such as a server's delivery attempts
+// (attemptsSeen) or what a receiver got. The tests of this package share it.
+func eventually(t *testing.T, what string, cond func() bool, seen ...func() string) {
 	t.Helper()
 	deadline := time.NewTimer(waitLimit)
 	defer deadline.Stop()
@@ -178,7 +185,7 @@ func eventually(t *testing.T, s *scribetest.Server, what string, cond func() boo
 	for !cond() {
 		select {
 		case <-deadline.C:
-			last := "\n" + attemptsSeen(s)()
+			last := ""
 			for _, f := range seen {
 				last += "\n" + f()
 			}
@@ -251,11 +258,7 @@ func TestWebhookDeliveryIsSignedAndShaped(t *testing.T) {
 	}
 	e.settle(t)
 
-	secret, err := webhook.ParseSecret(hook.SigningSecret.Reveal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := webhook.NewVerifier(secret, webhook.WithClock(e.clock.Now))
+	v, err := webhook.NewVerifier(hook.SigningSecret, webhook.WithClock(e.clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -642,9 +645,9 @@ func TestSlowReceiverBlocksNothingElse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, e.s, "the fast receiver gets every event while the slow one hangs", func() bool {
+	eventually(t, "the fast receiver gets every event while the slow one hangs", func() bool {
 		return len(fast.got()) == transcripts+1 && len(slow.got()) > 0
-	}, func() string {
+	}, attemptsSeen(e.s), func() string {
 		return fmt.Sprintf("fast got %d:\n%sslow got %d:\n%s", len(fast.got()), gotLines(fast.got()), len(slow.got()), gotLines(slow.got()))
 	})
 	client, err := e.s.InstallationClient(key.Key, inst.UUID)
@@ -700,7 +703,7 @@ func TestCloseReportsUndeliveredAndLeaksNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-hanging
-	eventually(t, e.s, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 })
+	eventually(t, "the failing receiver's first attempt is recorded", func() bool { return len(e.s.Deliveries()) > 0 }, attemptsSeen(e.s))
 	if len(deliveryGoroutines()) == 0 {
 		t.Fatal("no delivery goroutine runs while an attempt hangs; the count proves nothing")
 	}
@@ -708,16 +711,13 @@ func TestCloseReportsUndeliveredAndLeaksNothing(t *testing.T) {
 	e.s.Close()
 	// Close returns once every sender and timer callback has called Done;
 	// one may not have returned yet, so wait for them to be gone.
-	for deadline := time.Now().Add(waitLimit); ; time.Sleep(time.Millisecond) {
-		left := deliveryGoroutines()
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("%d delivery goroutines outlive Close by %v:\n%s", len(left), waitLimit, strings.Join(left, "\n\n"))
-			break
-		}
-	}
+	var left []string
+	eventually(t, "no delivery goroutine outlives Close", func() bool {
+		left = deliveryGoroutines()
+		return len(left) == 0
+	}, func() string {
+		return fmt.Sprintf("%d delivery goroutines:\n%s", len(left), strings.Join(left, "\n\n"))
+	})
 	if _, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: "after Close"}); err != nil {
 		t.Fatal(err)
 	}
@@ -847,8 +847,7 @@ func ExampleServer_Deliveries() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	secret, _ := webhook.ParseSecret(hook.SigningSecret.Reveal())
-	v, _ := webhook.NewVerifier(secret)
+	v, _ := webhook.NewVerifier(hook.SigningSecret) // already a webhook.Secret
 	receiver.Config.Handler = webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
 		in, err := e.Installation()
 		if err != nil {
@@ -942,17 +941,7 @@ type oneClockEnv struct {
 
 func newOneClockEnv(t *testing.T, fn func(n int, e *webhook.Event) error, opts ...scribetest.Option) *oneClockEnv {
 	t.Helper()
-	e := &hookEnv{clock: scribetest.NewFakeClock(t0)}
-	e.s = scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithClock(e.clock),
-		scribetest.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
-	var err error
-	if e.dev, err = e.s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"}); err != nil {
-		t.Fatal(err)
-	}
-	e.plugin = e.newPlugin(t, scribe.PermissionRead)
-	if e.user, err = e.s.CreateUser(scribetest.UserParams{FirstName: "Grace"}); err != nil {
-		t.Fatal(err)
-	}
+	e := newHookEnvWith(t, append([]scribetest.Option{scribetest.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	oc := &oneClockEnv{hookEnv: e}
 	oc.srv = httptest.NewUnstartedServer(nil)
 	t.Cleanup(oc.srv.Close)
@@ -1084,10 +1073,10 @@ func TestFakeClockAdvanceFiresDueRetry(t *testing.T) {
 	if _, err := oc.s.Install(oc.plugin.ID, oc.user.ID); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, oc.s, "the first attempt and its retry timer", func() bool {
+	eventually(t, "the first attempt and its retry timer", func() bool {
 		p := oc.s.PendingDeliveries()
 		return len(p) == 1 && !p[0].NextAttempt.IsZero()
-	})
+	}, attemptsSeen(oc.s))
 	next := oc.s.PendingDeliveries()[0].NextAttempt
 	if d := next.Sub(t0); d < 8*time.Minute || d > 12*time.Minute {
 		t.Fatalf("next attempt due %v after the first, want 10m ±20%%", d)
@@ -1097,10 +1086,10 @@ func TestFakeClockAdvanceFiresDueRetry(t *testing.T) {
 		t.Fatalf("a second before the retry is due: %d attempts, %d timers; want 1 and 1", n, len(oc.clock.PendingTimers()))
 	}
 	oc.clock.Advance(time.Second)
-	eventually(t, oc.s, "the retry after the clock reached it", func() bool {
+	eventually(t, "the retry after the clock reached it", func() bool {
 		as := oc.s.Deliveries()
 		return len(as) == 2 && as[1].Delivered
-	})
+	}, attemptsSeen(oc.s))
 	if got := oc.s.Deliveries()[1].Time; !got.Equal(next) {
 		t.Errorf("the retry was signed at %v, want its due time %v", got, next)
 	}
@@ -1225,9 +1214,16 @@ func TestWebhook422IsNotRetried(t *testing.T) {
 	}
 }
 
+// unpadded is a signing secret's key in base64 without its prefix and
+// padding (base64.RawStdEncoding), as a receiver's message may quote it.
+func unpadded(secret string) string {
+	return strings.TrimRight(strings.TrimPrefix(secret, "whsec_"), "=")
+}
+
 // Each attempt keeps the start of the receiver's answer: at most
 // MaxResponseExcerpt bytes of valid UTF-8, without the webhook's signing
-// secret (prefixed or bare), credential-shaped text or control characters.
+// secret (prefixed, bare or unpadded), credential-shaped text or control
+// characters.
 func TestDeliveryAttemptKeepsScrubbedAnswer(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t, scribetest.WithWebhookSchedule(0), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
@@ -1236,8 +1232,8 @@ func TestDeliveryAttemptKeepsScrubbedAnswer(t *testing.T) {
 	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		<-ready
 		w.WriteHeader(http.StatusBadRequest)
-		fmt.Fprintf(w, "bad signature for %s (key %s), key ask_live_4eC39HqLyjWDarjtT1zdp7dc\x1b[2J\nline two %s",
-			secret, strings.TrimPrefix(secret, "whsec_"), strings.Repeat("é", 2000))
+		fmt.Fprintf(w, "bad signature for %s (key %s, unpadded %s), key ask_live_4eC39HqLyjWDarjtT1zdp7dc\x1b[2J\nline two %s",
+			secret, strings.TrimPrefix(secret, "whsec_"), unpadded(secret), strings.Repeat("é", 2000))
 	})
 	hook := e.hook(t, e.plugin.ID, rc.url())
 	secret = hook.SigningSecret.Reveal()
@@ -1251,7 +1247,7 @@ func TestDeliveryAttemptKeepsScrubbedAnswer(t *testing.T) {
 		t.Fatalf("attempts:\n%s", attemptLines(a))
 	}
 	body := a[0].ResponseBody
-	for _, leak := range []string{secret, strings.TrimPrefix(secret, "whsec_"), "4eC39HqLyjWDarjtT1zdp7dc", "\x1b"} {
+	for _, leak := range []string{secret, strings.TrimPrefix(secret, "whsec_"), unpadded(secret), "4eC39HqLyjWDarjtT1zdp7dc", "\x1b"} {
 		if strings.Contains(body, leak) {
 			t.Errorf("ResponseBody %q leaks %q", body, leak)
 		}

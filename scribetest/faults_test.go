@@ -341,7 +341,7 @@ func TestFaultDelay(t *testing.T) {
 	// of hanging it for the hour.
 	inject(t, e.s, scribetest.Fault{Delay: time.Hour, Path: path(e.plugin.ID)})
 	fired := len(e.s.FiredFaults())
-	cctx, cancel := context.WithTimeout(ctx, faultWaitLimit)
+	cctx, cancel := context.WithTimeout(ctx, waitLimit)
 	defer cancel()
 	go func() {
 		for len(e.s.FiredFaults()) == fired && cctx.Err() == nil {
@@ -374,36 +374,29 @@ func TestFaultDelay(t *testing.T) {
 	}
 }
 
-// faultWaitLimit bounds the waits of the fault tests: a liveness bound that
-// fails a hung test, never a measure of speed.
-const faultWaitLimit = 10 * time.Second
-
 // waitForFaultedRequests waits until the request log holds every request a
 // fault fired on, and returns the log. A request that a fault dropped, or
 // whose client went away during its delay, is logged when its handler
 // returns, which may be after the client has seen the connection close. If
-// faultWaitLimit passes first it fails t with the fired faults and the log
-// as last seen.
+// waitLimit passes first it fails t with the fired faults and the log as
+// last seen.
 func waitForFaultedRequests(t *testing.T, s *scribetest.Server) []scribetest.Request {
 	t.Helper()
-	deadline := time.Now().Add(faultWaitLimit)
-	for {
-		fired, log := s.FiredFaults(), s.Requests()
-		var missing []string
+	var fired []scribetest.FiredFault
+	var log []scribetest.Request
+	var missing []string
+	eventually(t, "the request log holds every request a fault fired on", func() bool {
+		fired, log, missing = s.FiredFaults(), s.Requests(), nil
 		for _, f := range fired {
 			if !slices.ContainsFunc(log, func(r scribetest.Request) bool { return r.RequestID == f.RequestID }) {
 				missing = append(missing, f.Method+" "+f.Path+" "+f.RequestID)
 			}
 		}
-		if len(missing) == 0 {
-			return log
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v the request log still lacks %d requests faults fired on: %v\nfired faults: %+v\nrequest log: %+v",
-				faultWaitLimit, len(missing), missing, fired, log)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return len(missing) == 0
+	}, func() string {
+		return fmt.Sprintf("%d missing: %v\nfired faults: %+v\nrequest log: %+v", len(missing), missing, fired, log)
+	})
+	return log
 }
 
 // TestFaultsConcurrent: a fault for n requests fires exactly n times under

@@ -201,6 +201,10 @@ type fixtureLoad struct {
 	devKeys    []auth.DeveloperKey // per user; zero for a non-developer
 	keys       []auth.SecretKey    // per secret key
 	signingKey []webhook.Secret    // per webhook
+
+	// The largest explicit id of each section, found by check: apply
+	// reserves them so that generated ids come after every one.
+	lastUser, lastPlugin, lastSecretKey, lastInstallation, lastTranscript, lastWebhook int64
 }
 
 // sections maps each section of the document to a decoder of its elements.
@@ -589,41 +593,38 @@ func (js *jsonStream) unexpected(want string) error {
 	return fmt.Errorf("fixtures: not valid JSON: unexpected %q where %s belongs", js.buf[js.pos], want)
 }
 
-// idSet checks the explicit ids of one section: positive, unique in the
-// document, free on the server. It returns them.
-func idSet[T any](name string, ids []int64, existing *collection[T]) (map[int64]bool, error) {
+// idSet checks the explicit ids of section name, each read from an element
+// by idOf: positive, unique in the document, free on the server. It returns
+// them and the largest (0 when there is none).
+func idSet[T, R any](name string, items *segments[T], idOf func(T) int64, existing *collection[R]) (map[int64]bool, int64, error) {
 	seen := map[int64]bool{}
-	for i, id := range ids {
+	var last int64
+	for i, it := range items.all() {
+		id := idOf(it)
 		path := func() string { return fmt.Sprintf("%s[%d].id", name, i) }
 		if err := checkChosenID(id); err != nil {
-			return nil, fixtureError(path(), "%v", err)
+			return nil, 0, fixtureError(path(), "%v", err)
 		}
 		switch {
 		case id == 0:
 			continue // generated
 		case seen[id]:
-			return nil, fixtureError(path(), "id %d appears twice", id)
+			return nil, 0, fixtureError(path(), "id %d appears twice", id)
 		case existing.taken(id):
-			return nil, fixtureError(path(), "id %d is already taken on the server", id)
+			return nil, 0, fixtureError(path(), "id %d is already taken on the server", id)
 		}
 		seen[id] = true
+		last = max(last, id)
 	}
-	return seen, nil
-}
-
-func ids[T any](items *segments[T], id func(T) int64) []int64 {
-	out := make([]int64, items.len())
-	for i, it := range items.all() {
-		out[i] = id(it)
-	}
-	return out
+	return seen, last, nil
 }
 
 // check validates the whole document against itself and the store (held
 // locked by the caller), without changing anything.
 func (l *fixtureLoad) check(st *store) error {
-	userIDs, err := idSet("users", ids(&l.users, func(u fixtureUser) int64 { return u.ID }), &st.users)
-	if err != nil {
+	var err error
+	var userIDs, pluginIDs map[int64]bool
+	if userIDs, l.lastUser, err = idSet("users", &l.users, func(u fixtureUser) int64 { return u.ID }, &st.users); err != nil {
 		return err
 	}
 	developers := map[int64]bool{}
@@ -665,8 +666,7 @@ func (l *fixtureLoad) check(st *store) error {
 	userExists := func(id int64) bool { return userIDs[id] || st.users.taken(id) }
 	isDeveloper := func(id int64) bool { return developers[id] || (st.users.taken(id) && st.users.rows[id].developer) }
 
-	pluginIDs, err := idSet("plugins", ids(&l.plugins, func(p fixturePlugin) int64 { return p.ID }), &st.plugins)
-	if err != nil {
+	if pluginIDs, l.lastPlugin, err = idSet("plugins", &l.plugins, func(p fixturePlugin) int64 { return p.ID }, &st.plugins); err != nil {
 		return err
 	}
 	pluginExists := func(id int64) bool { return pluginIDs[id] || st.plugins.taken(id) }
@@ -686,7 +686,7 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 
-	if _, err := idSet("secret_keys", ids(&l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }), &st.secretKeys); err != nil {
+	if _, l.lastSecretKey, err = idSet("secret_keys", &l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }, &st.secretKeys); err != nil {
 		return err
 	}
 	l.keys = make([]auth.SecretKey, l.secretKeys.len())
@@ -704,7 +704,7 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 
-	if _, err := idSet("installations", ids(&l.installations, func(in fixtureInstallation) int64 { return in.ID }), &st.installs); err != nil {
+	if _, l.lastInstallation, err = idSet("installations", &l.installations, func(in fixtureInstallation) int64 { return in.ID }, &st.installs); err != nil {
 		return err
 	}
 	uuids := map[string]bool{}
@@ -737,7 +737,7 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 
-	if _, err := idSet("transcripts", ids(&l.transcripts, func(t stagedTranscript) int64 { return t.ID }), &st.transcripts); err != nil {
+	if _, l.lastTranscript, err = idSet("transcripts", &l.transcripts, func(t stagedTranscript) int64 { return t.ID }, &st.transcripts); err != nil {
 		return err
 	}
 	for i, t := range l.transcripts.all() {
@@ -756,7 +756,7 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 
-	if _, err := idSet("webhooks", ids(&l.webhooks, func(w fixtureWebhook) int64 { return w.ID }), &st.webhooks); err != nil {
+	if _, l.lastWebhook, err = idSet("webhooks", &l.webhooks, func(w fixtureWebhook) int64 { return w.ID }, &st.webhooks); err != nil {
 		return err
 	}
 	l.signingKey = make([]webhook.Secret, l.webhooks.len())
@@ -808,17 +808,12 @@ func utcPtr(t *time.Time) *time.Time {
 // apply adds a checked document to the store (held locked by the caller).
 // Explicit ids are reserved first, so generated ones come after them.
 func (l *fixtureLoad) apply(st *store) (Fixtures, error) {
-	reserve := func(last *int64, ids []int64) {
-		for _, id := range ids {
-			*last = max(*last, id)
-		}
-	}
-	reserve(&st.users.last, ids(&l.users, func(u fixtureUser) int64 { return u.ID }))
-	reserve(&st.plugins.last, ids(&l.plugins, func(p fixturePlugin) int64 { return p.ID }))
-	reserve(&st.secretKeys.last, ids(&l.secretKeys, func(k fixtureSecretKey) int64 { return k.ID }))
-	reserve(&st.installs.last, ids(&l.installations, func(in fixtureInstallation) int64 { return in.ID }))
-	reserve(&st.transcripts.last, ids(&l.transcripts, func(t stagedTranscript) int64 { return t.ID }))
-	reserve(&st.webhooks.last, ids(&l.webhooks, func(w fixtureWebhook) int64 { return w.ID }))
+	st.users.last = max(st.users.last, l.lastUser)
+	st.plugins.last = max(st.plugins.last, l.lastPlugin)
+	st.secretKeys.last = max(st.secretKeys.last, l.lastSecretKey)
+	st.installs.last = max(st.installs.last, l.lastInstallation)
+	st.transcripts.last = max(st.transcripts.last, l.lastTranscript)
+	st.webhooks.last = max(st.webhooks.last, l.lastWebhook)
 
 	out := Fixtures{
 		Users:         make([]scribe.User, 0, l.users.len()),

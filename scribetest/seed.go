@@ -23,7 +23,8 @@ type UserParams struct {
 	// LastName is the user's last name; "" is allowed.
 	LastName string
 	// EmailAddress is the address GET /users/me and installation lists
-	// show; it is not checked, and "" is allowed.
+	// show. A given one must be a bare e-mail address (such as
+	// ada@example.com); "" generates "user<id>@example.com".
 	EmailAddress string
 }
 

@@ -28,22 +28,11 @@ type TriggeredEvent struct {
 // needs a webhook, and for transcript events transcript permission "read";
 // the error says what is missing.
 func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEvent, error) {
-	i := slices.IndexFunc(s.Plugins(), func(p scribe.Plugin) bool { return p.ID == pluginID })
-	if i < 0 {
-		return nil, fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)
+	if err := s.triggerable(pluginID, typ); err != nil {
+		return nil, err
 	}
-	plugin := s.Plugins()[i]
 	if len(s.Webhooks(pluginID)) == 0 {
 		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has no webhook to deliver to; create one first (CreateWebhook, or POST %swebhooks): %w", pluginID, AdminPathPrefix, ErrConflict)
-	}
-	transcript := typ == webhook.EventTranscriptCreated || typ == webhook.EventTranscriptUpdated
-	switch {
-	case !typ.Known():
-		return nil, fmt.Errorf("scribetest: Trigger: unknown event type %q; use %s, %s, %s or %s", typ,
-			webhook.EventInstallationCreated, webhook.EventInstallationDeleted, webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated)
-	case transcript && plugin.Permissions.Transcript != scribe.PermissionRead:
-		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has transcript permission %q, so transcript events never reach its webhooks: %w",
-			pluginID, plugin.Permissions.Transcript, ErrConflict)
 	}
 
 	d := s.deliveries
@@ -87,10 +76,30 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 	return out, nil
 }
 
+// triggerable checks what Trigger needs but a webhook: that plugin pluginID
+// exists, typ is a known event type, and the plugin may receive it.
+func (s *Server) triggerable(pluginID int64, typ webhook.EventType) error {
+	plugin, ok := s.st.plugin(pluginID)
+	if !ok {
+		return fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)
+	}
+	transcript := typ == webhook.EventTranscriptCreated || typ == webhook.EventTranscriptUpdated
+	switch {
+	case !typ.Known():
+		return fmt.Errorf("scribetest: Trigger: unknown event type %q; use %s, %s, %s or %s", typ,
+			webhook.EventInstallationCreated, webhook.EventInstallationDeleted, webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated)
+	case transcript && plugin.Permissions.Transcript != scribe.PermissionRead:
+		return fmt.Errorf("scribetest: Trigger: plugin %d has transcript permission %q, so transcript events never reach its webhooks: %w",
+			pluginID, plugin.Permissions.Transcript, ErrConflict)
+	}
+	return nil
+}
+
 // adminTrigger serves POST /_scribetest/trigger: {"plugin_id", "type",
 // "uri"}. With uri, the plugin's webhook of that URI is used, or created
 // (answered with its signing secret, "created": true), before the event is
-// triggered.
+// triggered. A trigger refused for its plugin or type is refused before
+// any webhook is created: the answer would not carry the new secret.
 func (s *Server) adminTrigger(w http.ResponseWriter, r *http.Request) {
 	var b struct {
 		PluginID int64  `json:"plugin_id"`
@@ -104,6 +113,10 @@ func (s *Server) adminTrigger(w http.ResponseWriter, r *http.Request) {
 		Events  []TriggeredEvent `json:"events"`
 		Webhook any              `json:"webhook,omitempty"`
 		Created bool             `json:"created,omitempty"`
+	}
+	if err := s.triggerable(b.PluginID, webhook.EventType(b.Type)); err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
 	}
 	if b.URI != "" {
 		hooks := s.Webhooks(b.PluginID)

@@ -65,15 +65,11 @@ func TestReceiverAgainstReferenceServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, err := webhook.ParseSecret(hook.SigningSecret.Reveal())
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	var stdout, stderr syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, ln, secret, &stdout, &stderr) }()
+	go func() { done <- serve(ctx, ln, hook.SigningSecret, &stdout, &stderr) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
