@@ -309,12 +309,7 @@ func (e *ResponseTooLargeError) Is(target error) bool { return target == ErrResp
 
 // scrub removes credentials from text taken from a response: the one the
 // request carried, and anything shaped like one.
-func scrub(s, credential string) string {
-	if len(credential) >= 8 { // shorter strings would garble the text, and are no real secret
-		s = strings.ReplaceAll(s, credential, redact.String(credential))
-	}
-	return redact.Text(s)
-}
+func scrub(s, credential string) string { return redact.Known(s, credential) }
 
 // scrubField makes a value the service sent fit to print: the request's own
 // credential and anything shaped like a credential redacted, control and
@@ -324,24 +319,11 @@ func scrubField(s, credential string, limit int) string {
 	if s == "" {
 		return s
 	}
-	s, cutShort := cut(escapeControls(scrub(s, credential)), limit)
+	s, cutShort := redact.Cut(escapeControls(scrub(s, credential)), limit)
 	if cutShort {
 		s += "…"
 	}
 	return s
-}
-
-// cut returns s cut to at most limit bytes at a character boundary, and
-// whether it was cut.
-func cut(s string, limit int) (string, bool) {
-	if len(s) <= limit {
-		return s, false
-	}
-	i := limit
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i], true
 }
 
 // escapeControls returns s with every control character (C0, DEL, C1) and
@@ -376,7 +358,7 @@ func needsEscape(r rune) bool {
 // within the excerpt.
 func excerpt(b []byte, credential string) string {
 	s := scrub(strings.ToValidUTF8(string(b[:min(len(b), maxErrorExcerpt+len(credential))]), "\uFFFD"), credential)
-	s, _ = cut(s, maxErrorExcerpt)
+	s, _ = redact.Cut(s, maxErrorExcerpt)
 	return escapeControls(strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '

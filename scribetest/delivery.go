@@ -606,32 +606,20 @@ func (d *deliveries) attempt(dl *delivery, n int) DeliveryAttempt {
 func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
 	s := strings.ToValidUTF8(string(b), "\uFFFD")
 	if !secret.IsZero() {
-		full := secret.Reveal()
-		s = strings.ReplaceAll(s, full, redact.String(full))
-		// The key's base64 without the prefix, with its padding and without
-		// (as webhook.NewHandler redacts it): redact.Text knows neither.
-		bare := strings.TrimPrefix(full, webhook.SecretPrefix)
-		for _, k := range []string{bare, strings.TrimRight(bare, "=")} {
-			if k != "" {
-				s = strings.ReplaceAll(s, k, redact.Marker)
-			}
-		}
+		// The secret, and the key's base64 with and without its padding (as
+		// webhook.NewHandler redacts it): redact.Text knows only the first.
+		s = redact.Known(s, redact.WebhookSecretForms(secret.Reveal())...)
+	} else {
+		s = redact.Text(s)
 	}
-	s = redact.Text(s)
 	s = strings.Map(func(r rune) rune {
 		if r != '\n' && r != '\t' && unicode.IsControl(r) {
 			return ' '
 		}
 		return r
 	}, s)
-	if len(s) > MaxResponseExcerpt {
-		cut := MaxResponseExcerpt
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s, truncated = s[:cut], true
-	}
-	if truncated {
+	s, cut := redact.Cut(s, MaxResponseExcerpt)
+	if truncated || cut {
 		s += "…"
 	}
 	return s

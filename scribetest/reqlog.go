@@ -5,7 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/scribehq/scribe-go/internal/redact"
 )
 
 // Request is one request the server answered, as its request log keeps it.
@@ -60,14 +61,10 @@ const TruncatedMarker = "…[truncated]"
 // are substrings of its request line, and keeping even "GET" as such would
 // pin the whole line, however long, for as long as the record lives.
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return strings.Clone(s)
+	if s, cut := redact.Cut(s, n); cut {
+		return strings.Clone(s) + TruncatedMarker
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strings.Clone(s[:cut]) + TruncatedMarker
+	return strings.Clone(s)
 }
 
 // loggedMethod is truncate(m, maxLoggedMethod) without the copy for the

@@ -235,10 +235,7 @@ const maxLoggedError = 4 << 10
 // LF, ANSI escapes) replaced by spaces; at most limit bytes, cut at a rune
 // boundary with "…" added.
 func (h *handler) scrub(s string, limit int) string {
-	for _, k := range h.keyTexts {
-		s = strings.ReplaceAll(s, k, redact.Marker)
-	}
-	s = redact.Text(s)
+	s = redact.Known(s, h.keyTexts...)
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == utf8.RuneError {
 			return ' '
@@ -251,14 +248,10 @@ func (h *handler) scrub(s string, limit int) string {
 // clip returns s if it has at most limit bytes, else its longest prefix of
 // at most limit bytes that ends at a rune boundary, with "…" added.
 func clip(s string, limit int) string {
-	if len(s) <= limit {
-		return s
+	if s, cut := redact.Cut(s, limit); cut {
+		return s + "…"
 	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return s
 }
 
 // refuse answers a delivery that failed verification or decoding.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Marker stands in place of secret material.
@@ -81,4 +82,43 @@ func Format(f fmt.State, verb rune, s string) {
 	default:
 		_, _ = f.Write([]byte(r))
 	}
+}
+
+// MinKnownLen is the shortest secret Known replaces: a shorter string is no
+// real secret, and replacing it would garble unrelated text.
+const MinKnownLen = 8
+
+// Known returns s with every occurrence of each of the given secrets (those
+// of at least MinKnownLen bytes) replaced by its redacted form, then
+// everything else shaped like a credential (Text). It is for free text that
+// may quote a secret the caller holds, in forms Text cannot recognise (an
+// opaque token, a key's bare base64).
+func Known(s string, secrets ...string) string {
+	for _, k := range secrets {
+		if len(k) >= MinKnownLen {
+			s = strings.ReplaceAll(s, k, String(k))
+		}
+	}
+	return Text(s)
+}
+
+// WebhookSecretForms returns the texts a webhook signing secret may be
+// quoted as: the secret itself ("whsec_" + base64 of the key), the key's
+// base64 without the prefix, and that base64 without its padding.
+func WebhookSecretForms(secret string) []string {
+	bare := strings.TrimPrefix(secret, "whsec_")
+	return []string{secret, bare, strings.TrimRight(bare, "=")}
+}
+
+// Cut returns s cut to at most limit bytes at a UTF-8 character boundary,
+// and whether anything was cut. It never splits a character.
+func Cut(s string, limit int) (string, bool) {
+	if len(s) <= limit {
+		return s, false
+	}
+	i := max(limit, 0)
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i], true
 }

@@ -71,3 +71,54 @@ func TestTextRedactsServiceStyleKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestKnown protects the one redaction of secrets a caller holds: every
+// occurrence of each is replaced by its redacted form, strings too short to
+// be a secret are left alone (they would garble the text), and what is
+// shaped like a credential is redacted too.
+func TestKnown(t *testing.T) {
+	got := Known("token opaque-123456 again opaque-123456, key ask_live_abc, short AQ==", "opaque-123456", "AQ==", "")
+	want := "token " + Marker + " again " + Marker + ", key ask_live_" + Marker + ", short AQ=="
+	if got != want {
+		t.Errorf("Known = %q\nwant    %q", got, want)
+	}
+}
+
+// TestWebhookSecretForms protects that each form a receiver may quote a
+// signing secret in is redacted: whole, bare base64, unpadded base64.
+func TestWebhookSecretForms(t *testing.T) {
+	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	const key = "c2VjcmV0LWtleS1ieXRlcw=="
+	for _, quoted := range []string{secret, "whsec_" + key, key, "c2VjcmV0LWtleS1ieXRlcw"} {
+		s := "receiver said: " + quoted + "!"
+		full := secret
+		if quoted != secret {
+			full = "whsec_" + key
+		}
+		if got := Known(s, WebhookSecretForms(full)...); strings.Contains(got, strings.TrimPrefix(quoted, "whsec_")) {
+			t.Errorf("Known(%q) = %q: the secret is still there", s, got)
+		}
+	}
+}
+
+// TestCut protects that a cut never splits a character and reports itself.
+func TestCut(t *testing.T) {
+	for _, tt := range []struct {
+		s     string
+		limit int
+		want  string
+		cut   bool
+	}{
+		{"abc", 3, "abc", false},
+		{"abcd", 3, "abc", true},
+		{"aé", 2, "a", true}, // é is two bytes: not split
+		{"éé", 3, "é", true},
+		{"abc", 0, "", true},
+		{"", 0, "", false},
+	} {
+		got, cut := Cut(tt.s, tt.limit)
+		if got != tt.want || cut != tt.cut {
+			t.Errorf("Cut(%q, %d) = %q, %v; want %q, %v", tt.s, tt.limit, got, cut, tt.want, tt.cut)
+		}
+	}
+}
