@@ -134,12 +134,9 @@ func ExampleClient_CreatePluginSecretKey() {
 	fmt.Println(sk.Value) // safe to log
 	fmt.Println(strings.HasPrefix(sk.Value.Reveal(), "ask_live_"))
 
-	// Reveal hands the key to where it is needed, here package auth.
-	key, err := auth.ParseSecretKey(sk.Value.Reveal())
-	if err != nil {
-		log.Fatal(err)
-	}
-	client, err := scribe.NewInstallationClient(sc.srv.URL(), key, sc.inst.UUID)
+	// The Value is already an auth.SecretKey, checked when it was decoded:
+	// it signs installation JWTs as it is.
+	client, err := scribe.NewInstallationClient(sc.srv.URL(), sk.Value, sc.inst.UUID)
 	if err != nil {
 		log.Fatal(err)
 	}

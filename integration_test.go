@@ -375,11 +375,7 @@ func TestIntegrationSecretKeyRotation(t *testing.T) {
 		t.Errorf("server's keys (-want +got):\n%s", diff)
 	}
 
-	key, err := auth.ParseSecretKey(nk.Value.Reveal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rotated, err := scribe.NewInstallationClient(w.s.URL(), key, w.inst.UUID, scribe.WithHTTPClient(w.hc))
+	rotated, err := scribe.NewInstallationClient(w.s.URL(), nk.Value, w.inst.UUID, scribe.WithHTTPClient(w.hc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1071,8 +1067,7 @@ func TestIntegrationWebhookDelivery(t *testing.T) {
 	t.Cleanup(recv.Close)
 
 	wh := integMust(s.CreateWebhook(w.plugin.ID, recv.URL+"/hook"))(t)
-	secret := integMust(webhook.ParseSecret(wh.SigningSecret.Reveal()))(t)
-	verifier := integMust(webhook.NewVerifier(secret))(t)
+	verifier := integMust(webhook.NewVerifier(wh.SigningSecret))(t)
 	h := webhook.NewHandler(verifier, func(_ context.Context, e *webhook.Event) error {
 		events <- e
 		return nil
