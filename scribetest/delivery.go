@@ -495,6 +495,15 @@ func (d *deliveries) waitLocked(dl *delivery, delay time.Duration) {
 	dl.due = d.clock.Now().Add(delay)
 }
 
+// changedLocked returns a channel that notifyLocked closes at the next
+// change of the deliveries: wait on it after unlocking d.mu.
+func (d *deliveries) changedLocked() <-chan struct{} {
+	if d.changed == nil {
+		d.changed = make(chan struct{})
+	}
+	return d.changed
+}
+
 // notifyLocked wakes whoever waits for a change of state (settled).
 func (d *deliveries) notifyLocked() {
 	if d.changed != nil {
@@ -699,10 +708,7 @@ func (d *deliveries) settled(ctx context.Context, want func(*delivery) bool) (in
 				continue
 			}
 		}
-		if d.changed == nil {
-			d.changed = make(chan struct{})
-		}
-		changed := d.changed
+		changed := d.changedLocked()
 		d.mu.Unlock()
 		select {
 		case <-changed:
@@ -938,10 +944,7 @@ func (d *deliveries) stopBeforeLateRetry(ctx context.Context, cancel context.Can
 				cancel()
 				return
 			}
-			if d.changed == nil {
-				d.changed = make(chan struct{})
-			}
-			changed := d.changed
+			changed := d.changedLocked()
 			d.mu.Unlock()
 			select {
 			case <-changed:
