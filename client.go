@@ -683,7 +683,9 @@ func (cl *call) finish(resp *http.Response, m meta, out any) error {
 	if err != nil {
 		return fmt.Errorf("scribe: %s %s: reading the %d response: %w", cl.r.method, cl.path(), resp.StatusCode, err)
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	// out points to a zero value (every caller declares it for this call):
+	// transcripts take decode.go's fast path, the rest json.Unmarshal.
+	if err := unmarshalResponse(data, out); err != nil {
 		return &DecodeError{Method: cl.r.method, Path: cl.path(), StatusCode: resp.StatusCode, RequestID: scrubField(m.requestID, cl.token, maxRequestIDLen), Err: err}
 	}
 	return nil

@@ -1,0 +1,872 @@
+package scribe
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/scribehq/scribe-go/internal/wire"
+)
+
+// This file is the client's fast path for decoding the two responses read
+// most, a transcript (GET /transcripts/{id}) and a page of them
+// (GET /transcripts): json.Unmarshal's reflection was the largest single
+// cost of those calls. The fast path reads only the form it can read
+// exactly: when it answers true, the result is what json.Unmarshal would
+// give into a zero value, field for field; for anything else (a null, a
+// float where an integer goes, a duplicate or case-variant member name, a
+// non-ASCII or escaped member name, malformed JSON, deep nesting) it answers
+// false and the caller runs json.Unmarshal, which then gives its own result
+// or error. FuzzDecodeTranscript and FuzzDecodeTranscriptList compare the
+// two on any input; TestDecodeFastPathTaken checks that what the reference
+// server sends stays on the fast path; docs/client.md ("Decoding
+// responses") says the same for users.
+
+// unmarshalResponse decodes a 2xx body into out, which always points to a
+// zero value (the callers declare it just before the call): a transcript
+// or a page of transcripts through the fast path when it can, anything else,
+// and whatever the fast path refuses, through json.Unmarshal, whose error
+// is returned as it is.
+func unmarshalResponse(data []byte, out any) error {
+	switch v := out.(type) {
+	case *Transcript:
+		if decodeTranscript(data, v) {
+			return nil
+		}
+	case *wire.List[Transcript]:
+		if decodeTranscriptList(data, v) {
+			return nil
+		}
+	}
+	return json.Unmarshal(data, out)
+}
+
+// decodeTranscript decodes data into *t, which must be the zero value. True
+// means *t holds exactly what json.Unmarshal(data, t) gives; false means the
+// fast path does not read this input, and *t is left zero for json.Unmarshal.
+func decodeTranscript(data []byte, t *Transcript) bool {
+	d := decoder{data: data}
+	if d.transcript(t) && d.end() {
+		return true
+	}
+	*t = Transcript{}
+	return false
+}
+
+// decodeTranscriptList is decodeTranscript for a page of transcripts, the
+// list envelope of GET /transcripts.
+func decodeTranscriptList(data []byte, l *wire.List[Transcript]) bool {
+	d := decoder{data: data}
+	if d.list(l) && d.end() {
+		return true
+	}
+	*l = wire.List[Transcript]{}
+	return false
+}
+
+// maxSkipDepth bounds the nesting of the values the decoder skips or keeps
+// as raw bytes (unknown members, metadata values); deeper input goes to
+// json.Unmarshal, which has its own bound.
+const maxSkipDepth = 64
+
+// The member names of each struct the fast path fills, as encoding/json
+// knows them (their json tags). A name that equals one of them but for
+// case is a match for encoding/json too; the fast path leaves it to
+// json.Unmarshal. TestDecodeKnowsEveryField checks these lists against the
+// structs, so that a field added to them cannot be skipped silently.
+var (
+	transcriptNames = []string{"id", "headline", "text", "type", "created_on", "metadata", "user", "job", "audio"}
+	userNames       = []string{"id", "first_name", "last_name"}
+	jobNames        = []string{"id", "lines"}
+	audioNames      = []string{"id", "length_in_seconds", "created_on"}
+	listNames       = []string{"has_more", "total_count", "data"}
+)
+
+// decoder reads one JSON document from data, front to back.
+type decoder struct {
+	data []byte
+	i    int    // the next byte to read
+	buf  []byte // scratch for unescaping strings, reused
+}
+
+// ws skips whitespace as JSON defines it.
+func (d *decoder) ws() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// end reports whether nothing but whitespace is left.
+func (d *decoder) end() bool {
+	d.ws()
+	return d.i == len(d.data)
+}
+
+// consume reads byte c after optional whitespace.
+func (d *decoder) consume(c byte) bool {
+	d.ws()
+	if d.i < len(d.data) && d.data[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// field reads the next member name of an object whose '{' is read (first)
+// or whose last member's value is read, and the ':' after it. end is true
+// when the object closed instead. ok is false for malformed input and for
+// a name that is not plain printable ASCII without escapes: encoding/json
+// folds such names in ways the fast path does not reproduce.
+func (d *decoder) field(first bool) (name []byte, end, ok bool) {
+	d.ws()
+	if d.i >= len(d.data) {
+		return nil, false, false
+	}
+	c := d.data[d.i]
+	if c == '}' {
+		d.i++
+		return nil, true, true // after '{' or after a value: a ',' before it fails below
+	}
+	if !first {
+		if c != ',' {
+			return nil, false, false
+		}
+		d.i++
+		d.ws()
+		if d.i >= len(d.data) {
+			return nil, false, false
+		}
+		c = d.data[d.i]
+	}
+	if c != '"' {
+		return nil, false, false
+	}
+	start := d.i + 1
+	j := start
+	for ; j < len(d.data); j++ {
+		b := d.data[j]
+		if b == '"' {
+			break
+		}
+		if b < 0x20 || b >= utf8.RuneSelf || b == '\\' {
+			return nil, false, false
+		}
+	}
+	if j >= len(d.data) {
+		return nil, false, false
+	}
+	d.i = j + 1
+	if !d.consume(':') {
+		return nil, false, false
+	}
+	return d.data[start:j], false, true
+}
+
+// unknown decides on a member name that no field has exactly: true when no
+// field has it in any case either, so that encoding/json ignores the member
+// (the caller skips its value); false when encoding/json would decode it
+// into a field by case-insensitive match.
+func unknown(name []byte, names []string) bool {
+	for _, n := range names {
+		if asciiEqualFold(name, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiEqualFold reports whether a and b are equal with ASCII letters
+// folded, which for ASCII is how encoding/json matches names.
+func asciiEqualFold(a []byte, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range len(a) {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// list reads the envelope of a page of transcripts.
+func (d *decoder) list(l *wire.List[Transcript]) bool {
+	if !d.consume('{') {
+		return false
+	}
+	var seen uint
+	for first := true; ; first = false {
+		name, end, ok := d.field(first)
+		if !ok {
+			return false
+		}
+		if end {
+			return true
+		}
+		var bit uint
+		switch string(name) {
+		case "has_more":
+			bit = 1 << 0
+			l.HasMore, ok = d.bool()
+		case "total_count":
+			bit = 1 << 1
+			l.TotalCount, ok = d.int()
+		case "data":
+			bit = 1 << 2
+			ok = d.transcripts(&l.Data)
+		default:
+			ok = unknown(name, listNames) && d.skip(0)
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+	}
+}
+
+// transcripts reads an array of transcripts. An empty array is an empty,
+// non-nil slice, as encoding/json makes it.
+func (d *decoder) transcripts(out *[]Transcript) bool {
+	if !d.consume('[') {
+		return false
+	}
+	// A transcript takes at least about 200 bytes of JSON, and as many of
+	// memory: room for len/256 of them, at most a page of 100, avoids the
+	// copies of growing the slice without overshooting by much.
+	s := make([]Transcript, 0, min(len(d.data)/256, 100))
+	d.ws()
+	if d.i < len(d.data) && d.data[d.i] == ']' {
+		d.i++
+		*out = s
+		return true
+	}
+	for {
+		s = append(s, Transcript{})
+		if !d.transcript(&s[len(s)-1]) {
+			return false
+		}
+		d.ws()
+		if d.i >= len(d.data) {
+			return false
+		}
+		switch d.data[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			*out = s
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// transcript reads one transcript into *t, which is zero.
+func (d *decoder) transcript(t *Transcript) bool {
+	if !d.consume('{') {
+		return false
+	}
+	var seen uint
+	for first := true; ; first = false {
+		name, end, ok := d.field(first)
+		if !ok {
+			return false
+		}
+		if end {
+			return true
+		}
+		var bit uint
+		switch string(name) {
+		case "id":
+			bit = 1 << 0
+			t.ID, ok = d.int64()
+		case "headline":
+			bit = 1 << 1
+			t.Headline, ok = d.str()
+		case "text":
+			bit = 1 << 2
+			t.Text, ok = d.str()
+		case "type":
+			bit = 1 << 3
+			t.Type, ok = d.str()
+		case "created_on":
+			bit = 1 << 4
+			ok = d.time(&t.CreatedOn)
+		case "metadata":
+			bit = 1 << 5
+			t.Metadata, ok = d.metadata()
+		case "user":
+			bit = 1 << 6
+			ok = d.user(&t.User)
+		case "job":
+			bit = 1 << 7
+			ok = d.job(&t.Job)
+		case "audio":
+			bit = 1 << 8
+			ok = d.audio(&t.Audio)
+		default:
+			ok = unknown(name, transcriptNames) && d.skip(0)
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+	}
+}
+
+// user reads a transcript's user.
+func (d *decoder) user(u *TranscriptUser) bool {
+	if !d.consume('{') {
+		return false
+	}
+	var seen uint
+	for first := true; ; first = false {
+		name, end, ok := d.field(first)
+		if !ok {
+			return false
+		}
+		if end {
+			return true
+		}
+		var bit uint
+		switch string(name) {
+		case "id":
+			bit = 1 << 0
+			u.ID, ok = d.int64()
+		case "first_name":
+			bit = 1 << 1
+			u.FirstName, ok = d.str()
+		case "last_name":
+			bit = 1 << 2
+			u.LastName, ok = d.str()
+		default:
+			ok = unknown(name, userNames) && d.skip(0)
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+	}
+}
+
+// job reads a transcript's job.
+func (d *decoder) job(j *TranscriptJob) bool {
+	if !d.consume('{') {
+		return false
+	}
+	var seen uint
+	for first := true; ; first = false {
+		name, end, ok := d.field(first)
+		if !ok {
+			return false
+		}
+		if end {
+			return true
+		}
+		var bit uint
+		switch string(name) {
+		case "id":
+			bit = 1 << 0
+			j.ID, ok = d.int64()
+		case "lines":
+			bit = 1 << 1
+			j.Lines, ok = d.int()
+		default:
+			ok = unknown(name, jobNames) && d.skip(0)
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+	}
+}
+
+// audio reads a transcript's audio.
+func (d *decoder) audio(a *TranscriptAudio) bool {
+	if !d.consume('{') {
+		return false
+	}
+	var seen uint
+	for first := true; ; first = false {
+		name, end, ok := d.field(first)
+		if !ok {
+			return false
+		}
+		if end {
+			return true
+		}
+		var bit uint
+		switch string(name) {
+		case "id":
+			bit = 1 << 0
+			a.ID, ok = d.int64()
+		case "length_in_seconds":
+			bit = 1 << 1
+			a.LengthInSeconds, ok = d.int()
+		case "created_on":
+			bit = 1 << 2
+			ok = d.time(&a.CreatedOn)
+		default:
+			ok = unknown(name, audioNames) && d.skip(0)
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+	}
+}
+
+// bool reads true or false.
+func (d *decoder) bool() (bool, bool) {
+	d.ws()
+	if d.literal("true") {
+		return true, true
+	}
+	return false, d.literal("false")
+}
+
+// literal reads the bytes of lit if they come next.
+func (d *decoder) literal(lit string) bool {
+	if len(d.data)-d.i >= len(lit) && string(d.data[d.i:d.i+len(lit)]) == lit {
+		d.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// int64 reads an integer in its canonical form (0 or -?[1-9][0-9]*) that
+// fits an int64. A fraction or an exponent stops the read at '.' or 'e',
+// where the caller, expecting ',' or '}', fails; -0, which encoding/json
+// reads as 0, is refused only to keep the rule simple.
+func (d *decoder) int64() (int64, bool) {
+	d.ws()
+	data, i := d.data, d.i
+	neg := i < len(data) && data[i] == '-'
+	if neg {
+		i++
+	}
+	if i >= len(data) {
+		return 0, false
+	}
+	if data[i] == '0' {
+		if neg {
+			return 0, false
+		}
+		d.i = i + 1
+		return 0, true
+	}
+	start := i
+	var u uint64
+	for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+		if i-start == 19 { // 20 digits or more: beyond any int64
+			return 0, false
+		}
+		u = u*10 + uint64(data[i]-'0')
+		i++
+	}
+	if i == start {
+		return 0, false
+	}
+	d.i = i
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true // -(1<<63) wraps to itself: math.MinInt64
+	}
+	if u > 1<<63-1 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// int is int64 for an int field: the value must fit an int.
+func (d *decoder) int() (int, bool) {
+	n, ok := d.int64()
+	if !ok || strconv.IntSize == 32 && int64(int32(n)) != n {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// time reads a timestamp as encoding/json does: the quoted bytes, as they
+// are, go to (*time.Time).UnmarshalJSON.
+func (d *decoder) time(t *time.Time) bool {
+	d.ws()
+	start := d.i
+	if start >= len(d.data) || d.data[start] != '"' {
+		return false
+	}
+	end, ok := d.skipString(start)
+	if !ok {
+		return false
+	}
+	d.i = end
+	return t.UnmarshalJSON(d.data[start:end]) == nil
+}
+
+// metadata reads a transcript's metadata: an object whose values are kept
+// as their exact bytes, as json.RawMessage keeps them; the last of
+// duplicate keys wins, as in encoding/json. An empty object is an empty,
+// non-nil map.
+func (d *decoder) metadata() (map[string]json.RawMessage, bool) {
+	if !d.consume('{') {
+		return nil, false
+	}
+	m := make(map[string]json.RawMessage)
+	d.ws()
+	if d.i < len(d.data) && d.data[d.i] == '}' {
+		d.i++
+		return m, true
+	}
+	for {
+		key, ok := d.str()
+		if !ok || !d.consume(':') {
+			return nil, false
+		}
+		d.ws()
+		start := d.i
+		if !d.skip(1) {
+			return nil, false
+		}
+		m[key] = append(json.RawMessage(nil), d.data[start:d.i]...)
+		d.ws()
+		if d.i >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.i] {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// skip reads one JSON value of any kind, checking it as encoding/json's
+// scanner does, without keeping it. depth is the nesting so far; beyond
+// maxSkipDepth the value is refused.
+func (d *decoder) skip(depth int) bool {
+	d.ws()
+	if d.i >= len(d.data) {
+		return false
+	}
+	switch c := d.data[d.i]; c {
+	case '"':
+		end, ok := d.skipString(d.i)
+		d.i = end
+		return ok
+	case '{', '[':
+		if depth >= maxSkipDepth {
+			return false
+		}
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		d.i++
+		d.ws()
+		if d.i < len(d.data) && d.data[d.i] == closer {
+			d.i++
+			return true
+		}
+		for {
+			if c == '{' {
+				d.ws()
+				if d.i >= len(d.data) || d.data[d.i] != '"' {
+					return false
+				}
+				end, ok := d.skipString(d.i)
+				if !ok {
+					return false
+				}
+				d.i = end
+				if !d.consume(':') {
+					return false
+				}
+			}
+			if !d.skip(depth + 1) {
+				return false
+			}
+			d.ws()
+			if d.i >= len(d.data) {
+				return false
+			}
+			switch d.data[d.i] {
+			case ',':
+				d.i++
+			case closer:
+				d.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case 't':
+		return d.literal("true")
+	case 'f':
+		return d.literal("false")
+	case 'n':
+		return d.literal("null")
+	default:
+		return d.number()
+	}
+}
+
+// number reads a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (d *decoder) number() bool {
+	data, i := d.data, d.i
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(data):
+		return false
+	case data[i] == '0':
+		i++
+	case '1' <= data[i] && data[i] <= '9':
+		i = digits(data, i+1)
+	default:
+		return false
+	}
+	if i < len(data) && data[i] == '.' {
+		j := digits(data, i+1)
+		if j == i+1 {
+			return false
+		}
+		i = j
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		j := digits(data, i)
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	d.i = i
+	return true
+}
+
+// digits returns the index of the first byte at or after i that is not a
+// decimal digit.
+func digits(data []byte, i int) int {
+	for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// strPlain marks the bytes a JSON string holds as they are and that need
+// no check: printable ASCII but for '"' and '\\'.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// skipString checks the JSON string that starts with the quote at
+// data[i], as encoding/json's scanner does (escapes well formed, no control
+// character; any other byte, invalid UTF-8 included, is allowed), and
+// returns the index just after its closing quote.
+func (d *decoder) skipString(i int) (int, bool) {
+	data := d.data
+	i++
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case strPlain[c] || c >= utf8.RuneSelf:
+			i++
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			n := escapeLen(data, i)
+			if n == 0 {
+				return i, false
+			}
+			i += n
+		default: // a control character
+			return i, false
+		}
+	}
+	return i, false
+}
+
+// escapeLen returns the length of the escape sequence at data[i] (a
+// backslash), or 0 if it is not one JSON allows.
+func escapeLen(data []byte, i int) int {
+	if i+1 >= len(data) {
+		return 0
+	}
+	switch data[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if hex4(data, i+2) < 0 {
+			return 0
+		}
+		return 6
+	}
+	return 0
+}
+
+// hex4 returns the value of the four hex digits at data[i:], or -1.
+func hex4(data []byte, i int) rune {
+	if i+4 > len(data) {
+		return -1
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// str reads a JSON string and returns its value as encoding/json gives
+// it. A string without escapes that is valid UTF-8 is one allocation;
+// others are unescaped in the decoder's scratch buffer first.
+func (d *decoder) str() (string, bool) {
+	d.ws()
+	data := d.data
+	i := d.i
+	if i >= len(data) || data[i] != '"' {
+		return "", false
+	}
+	i++
+	start := i
+	high := false
+	for i < len(data) {
+		c := data[i]
+		if strPlain[c] {
+			i++
+			continue
+		}
+		switch {
+		case c == '"':
+			if high && !utf8.Valid(data[start:i]) {
+				return d.unquote(start)
+			}
+			d.i = i + 1
+			return string(data[start:i]), true
+		case c == '\\':
+			return d.unquote(start)
+		case c >= utf8.RuneSelf:
+			high = true
+			i++
+		default: // a control character
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// unquote reads the rest of a string whose content starts at data[start]
+// and returns its value, as encoding/json's unquoting does: escapes
+// decoded, a \u escape of a surrogate that is not the first half of a
+// valid pair as U+FFFD, and each byte of invalid UTF-8 as U+FFFD.
+func (d *decoder) unquote(start int) (string, bool) {
+	data := d.data
+	b := d.buf[:0]
+	i := start
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case strPlain[c]:
+			j := i + 1
+			for j < len(data) && strPlain[data[j]] {
+				j++
+			}
+			b = append(b, data[i:j]...)
+			i = j
+		case c == '"':
+			d.i = i + 1
+			d.buf = b
+			return string(b), true
+		case c == '\\':
+			if i+1 >= len(data) {
+				return "", false
+			}
+			switch e := data[i+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r := hex4(data, i+2)
+				if r < 0 {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					r1 := rune(-1)
+					if i+1 < len(data) && data[i] == '\\' && data[i+1] == 'u' {
+						r1 = hex4(data, i+2)
+					}
+					if dec := utf16.DecodeRune(r, r1); dec != unicode.ReplacementChar {
+						b = utf8.AppendRune(b, dec)
+						i += 6
+						continue
+					}
+					r = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = utf8.AppendRune(b, utf8.RuneError)
+			} else {
+				b = append(b, data[i:i+size]...)
+			}
+			i += size
+		default: // a control character
+			return "", false
+		}
+	}
+	return "", false
+}
