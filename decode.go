@@ -1,6 +1,7 @@
 package scribe
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -755,6 +756,16 @@ func hex4(data []byte, i int) rune {
 	return r
 }
 
+// plain8 reports whether the 8 bytes of x are all strPlain: none below
+// 0x20, none from 0x80, no '"' and no '\\' (the classic word-at-a-time
+// tests: a byte below n, a zero byte after an XOR).
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ (ones * '"')
+	backslash := x ^ (ones * '\\')
+	return ((x-ones*0x20)|(quote-ones)|(backslash-ones)|x)&highs == 0
+}
+
 // str reads a JSON string and returns its value as encoding/json gives
 // it. A string without escapes that is valid UTF-8 is one allocation;
 // others are unescaped in the decoder's scratch buffer first.
@@ -769,6 +780,12 @@ func (d *decoder) str() (string, bool) {
 	start := i
 	high := false
 	for i < len(data) {
+		for i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		if i >= len(data) {
+			break
+		}
 		c := data[i]
 		if strPlain[c] {
 			i++

@@ -546,6 +546,11 @@ func BenchmarkDecodeTranscriptEscaped(b *testing.B) {
 	benchDecode(b, one[5], scribe.DecodeTranscript) // "para\u2028line\u2029end" and a quoted headline
 }
 
+// benchDecode runs json.Unmarshal (json) and the fast path (fast) on data
+// as sequential sub-benchmarks (allocations, benchstat), and both in one
+// loop (ratio), alternating, which reports fast/json, the ratio of their
+// total times: on a shared machine the sequential pair sees different
+// stretches of load.
 func benchDecode[T any](b *testing.B, data []byte, fast func([]byte, *T) bool) {
 	b.Run("json", func(b *testing.B) {
 		b.ReportAllocs()
@@ -566,5 +571,33 @@ func benchDecode[T any](b *testing.B, data []byte, fast func([]byte, *T) bool) {
 				b.Fatal("fast path refused the benchmark's body")
 			}
 		}
+	})
+	b.Run("ratio", func(b *testing.B) {
+		var took [2]time.Duration // json, fast
+		runs := [2]func(){
+			func() {
+				var v T
+				if err := json.Unmarshal(data, &v); err != nil {
+					b.Fatal(err)
+				}
+			},
+			func() {
+				var v T
+				if !fast(data, &v) {
+					b.Fatal("fast path refused the benchmark's body")
+				}
+			},
+		}
+		i := 0
+		for b.Loop() {
+			for k := range 2 {
+				j := (i + k) % 2 // alternate which goes first
+				t0 := time.Now()
+				runs[j]()
+				took[j] += time.Since(t0)
+			}
+			i++
+		}
+		b.ReportMetric(float64(took[1])/float64(took[0]), "fast/json")
 	})
 }
