@@ -134,7 +134,7 @@ func (d *decoder) field(first bool) (name []byte, end, ok bool) {
 	c := d.data[d.i]
 	if c == '}' {
 		d.i++
-		return nil, true, true // after '{' or after a value: a ',' before it fails below
+		return nil, true, true // right after '{' or a value; after ',' a '"' is wanted below
 	}
 	if !first {
 		if c != ',' {
@@ -794,12 +794,12 @@ func (d *decoder) str() (string, bool) {
 		switch {
 		case c == '"':
 			if high && !utf8.Valid(data[start:i]) {
-				return d.unquote(start)
+				return d.unescape(start)
 			}
 			d.i = i + 1
 			return string(data[start:i]), true
 		case c == '\\':
-			return d.unquote(start)
+			return d.unescape(start)
 		case c >= utf8.RuneSelf:
 			high = true
 			i++
@@ -808,6 +808,21 @@ func (d *decoder) str() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// unescape is unquote with the scratch buffer sized first: the string's
+// raw length bounds its value's but for invalid UTF-8 (a byte becomes
+// three), so that unquoting a long text does not grow the buffer step by
+// step.
+func (d *decoder) unescape(start int) (string, bool) {
+	end, ok := d.skipString(start - 1)
+	if !ok {
+		return "", false
+	}
+	if n := end - 1 - start; cap(d.buf) < n {
+		d.buf = make([]byte, 0, n)
+	}
+	return d.unquote(start)
 }
 
 // unquote reads the rest of a string whose content starts at data[start]
