@@ -403,6 +403,52 @@ func TestDecodeFastPathTaken(t *testing.T) {
 	}
 }
 
+// TestClientDecodesOnFastPath protects the hook in the client: GET
+// /transcripts/{id} and a page of GET /transcripts must decode through the
+// fast path. The results are the same either way, so the test counts
+// allocations (deterministic, unlike time): what decoding a transcript adds
+// to a call, against a call whose body is {}, must be fewer than what it
+// adds to json.Unmarshal; it is as many if the call goes to json.Unmarshal.
+func TestClientDecodesOnFastPath(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name        string
+		body, empty string
+		call        func(*scribe.Client) error
+		into        func() any
+	}{
+		{"GetTranscript", benchTranscriptJSON(42), `{}`,
+			func(c *scribe.Client) error { _, err := c.GetTranscript(ctx, 42); return err },
+			func() any { return new(scribe.Transcript) }},
+		{"ListTranscripts", benchPageJSON(20), `{"data":[]}`,
+			func(c *scribe.Client) error { _, err := c.ListTranscripts(ctx, nil).Next(); return err },
+			func() any { return new(wire.List[scribe.Transcript]) }},
+	} {
+		allocs := func(body string) float64 {
+			cl, err := scribe.NewClient(testBase, scribe.WithHTTPClient(&http.Client{Transport: memTransport{[]byte(body)}}), scribe.WithDeveloperKey(testDevKey))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.call(cl); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			return testing.AllocsPerRun(20, func() { c.call(cl) })
+		}
+		jsonAllocs := func(body string) float64 {
+			return testing.AllocsPerRun(20, func() {
+				if err := json.Unmarshal([]byte(body), c.into()); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		sdk := allocs(c.body) - allocs(c.empty)
+		std := jsonAllocs(c.body) - jsonAllocs(c.empty)
+		if sdk >= std {
+			t.Errorf("%s: decoding the body adds %.0f allocations to the call, json.Unmarshal %.0f: the call does not take the fast path", c.name, sdk, std)
+		}
+	}
+}
+
 // TestDecodeKnowsEveryField protects against a field added to Transcript,
 // its parts or the list envelope that the fast path would skip as unknown:
 // the names it reads must be the json names of the structs' fields.
