@@ -86,17 +86,18 @@ func isJWT(token string) bool {
 
 // authenticate finds who the request's bearer token belongs to. The verdict
 // is kept with the request, so the rate limiter and the operation share one
-// verification.
-func (s *Server) authenticate(r *http.Request) (*principal, *problem) {
-	info := infoOf(r)
+// verification. info is the request's reqInfo (infoOf).
+func (s *Server) authenticate(info *reqInfo, r *http.Request) (*principal, *problem) {
 	if !info.authed {
-		info.caller, info.authProblem = s.authenticateHeader(r)
+		info.caller, info.authProblem = s.authenticateHeader(r, s.requestTime(info))
 		info.authed = true
 	}
 	return info.caller, info.authProblem
 }
 
-func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
+// authenticateHeader authenticates r's Authorization header at now, the
+// request's time.
+func (s *Server) authenticateHeader(r *http.Request, now time.Time) (*principal, *problem) {
 	values := r.Header["Authorization"] // the canonical key: Values would canonicalize it on every request
 	if len(values) == 0 {
 		return nil, newProblem(http.StatusUnauthorized, scribe.CodeMissingToken,
@@ -116,7 +117,7 @@ func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
 			"the Authorization header has no token after Bearer").with("WWW-Authenticate", challengeNone)
 	}
 	if isJWT(token) {
-		return s.authenticateJWTAt(token, s.requestTime(infoOf(r)))
+		return s.authenticateJWTAt(token, now)
 	}
 	return s.authenticateDeveloper(token)
 }

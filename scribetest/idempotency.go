@@ -201,7 +201,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func(*call) resul
 	fp := sha256.Sum256(c.signed)
 
 	k := newIdemKey(c.caller.scope(), key)
-	replay, p := s.idem.begin(k, fp, s.requestTime(infoOf(c.r)))
+	replay, p := s.idem.begin(k, fp, s.requestTime(c.info))
 	switch {
 	case p != nil:
 		writeProblem(w, c.r, p)

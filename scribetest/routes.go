@@ -13,6 +13,7 @@ import (
 // caller it authenticated as and, for a POST, the body read so far.
 type call struct {
 	r      *http.Request
+	info   *reqInfo // the request's (infoOf)
 	caller *principal
 	body   []byte
 	// signed is, for a POST, "METHOD PATH\n" followed by the body: what the
@@ -107,7 +108,8 @@ func (s *Server) routes() http.Handler {
 // Idempotency-Key (409, replay), then run the operation.
 func (s *Server) serveOperation(op operation) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		caller, p := s.authenticate(r)
+		info := infoOf(w)
+		caller, p := s.authenticate(info, r)
 		if p == nil {
 			p = checkKind(caller, op.kind)
 		}
@@ -118,8 +120,8 @@ func (s *Server) serveOperation(op operation) http.Handler {
 			writeProblem(w, r, p)
 			return
 		}
-		c := &infoOf(r).call
-		*c = call{r: r, caller: caller}
+		c := &info.call
+		*c = call{r: r, info: info, caller: caller}
 		if r.Method != http.MethodPost {
 			writeResult(w, r, op.handle(c))
 			return
