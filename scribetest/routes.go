@@ -1,7 +1,6 @@
 package scribetest
 
 import (
-	"bytes"
 	"net/http"
 	"slices"
 	"strings"
@@ -137,25 +136,16 @@ func (s *Server) serveOperation(op operation) http.Handler {
 	})
 }
 
-// response is a rendered answer, as the idempotency store keeps it. A
-// problem is kept as such, so that a replay carries its own request id
-// (api/openapi.yaml: request_id equals the Request-Id header). A body is
-// always application/json.
+// response is an answer as the idempotency store takes and replays it: a
+// status and a body (always application/json), or a problem, kept as such
+// so that a replay carries its own request id (api/openapi.yaml:
+// request_id equals the Request-Id header). The store copies the body it
+// is given (idempotencyStore.finish); the body it replays is its own and
+// never changes.
 type response struct {
 	status  int
 	body    []byte
 	problem *problem
-}
-
-// render turns an operation's result into the bytes it answers with: the
-// status and body writeResult would write, the body in memory of its own.
-func render(res result) response {
-	if res.p != nil {
-		return response{status: res.p.status, problem: res.p}
-	}
-	body := bytes.Clone(*res.encoded)
-	putBuf(res.encoded)
-	return response{status: res.status, body: body}
 }
 
 // encodingFailed is the answer when a body cannot be encoded as JSON.
