@@ -158,6 +158,9 @@ func (s *Server) createPlugin(c *call) result {
 		return fail(validationFailed("name: is required"))
 	}
 	pl := scribe.Plugin{
+		// The request's time, as the store would stamp it (store.now),
+		// without reading the clock again.
+		CreatedOn:        s.requestTime(c.info).UTC().Truncate(time.Second),
 		Name:             *b.Name,
 		Description:      b.Description,
 		Permissions:      scribe.Permissions{User: scribe.PermissionNone, Transcript: scribe.PermissionNone},

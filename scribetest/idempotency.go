@@ -3,6 +3,7 @@ package scribetest
 import (
 	"crypto/sha256"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"sync"
 	"time"
@@ -21,13 +22,34 @@ const (
 // SHA-256 of the caller's scope (principal.scope, which holds no NUL), a NUL
 // and the key. A digest rather than the strings: the store keeps an entry
 // per POST for 24 hours, and keys without pointers are nothing for the
-// garbage collector to mark, however many there are.
+// garbage collector to mark, however many there are. It stays a
+// cryptographic hash (unlike fingerprint): two keys that met would let one
+// holder's request replay another holder's answer.
 type idemKey [32]byte
 
 func newIdemKey(scope, key string) idemKey {
 	b := make([]byte, 0, 320) // on the stack for any key of the contract's 255 bytes
 	b = append(append(append(b, scope...), 0), key...)
 	return sha256.Sum256(b)
+}
+
+// fingerprint identifies a request for its Idempotency-Key: a 128-bit hash
+// of its method, path and body, two maphash sums under seeds random and
+// secret to the process. It tells a key's retry (the same request) from
+// another request sent with the same key by the same holder, and never
+// meets another holder's requests (keys are scoped, idemKey): a collision
+// could only make a holder's request replay that holder's own first
+// answer, at odds of about 2^-128. That needs no cryptographic hash, and
+// SHA-256 of a body took a few hundred nanoseconds of every POST.
+type fingerprint [2]uint64
+
+// fingerprintSeeds are fingerprint's two seeds.
+var fingerprintSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// fingerprintOf is the fingerprint of signed, "METHOD PATH\n" and the
+// body (readJSONBody lays a POST out so).
+func fingerprintOf(signed []byte) fingerprint {
+	return fingerprint{maphash.Bytes(fingerprintSeeds[0], signed), maphash.Bytes(fingerprintSeeds[1], signed)}
 }
 
 // idemEntry is a key's first request: its fingerprint, its creation time
@@ -39,7 +61,7 @@ func newIdemKey(scope, key string) idemKey {
 // its chunk's byte blocks, and a kept problem in the store's problems map.
 type idemEntry struct {
 	key         idemKey
-	fingerprint [32]byte
+	fingerprint fingerprint
 	// created is when the key was claimed, by the server's clock, as
 	// time.Time.Unix would give it.
 	createdSec  int64
@@ -168,7 +190,7 @@ type idemTicket uint64
 // begin claims k for a request with fingerprint fp. It returns the stored
 // response to replay (replay true), or a 409 problem, or neither: the
 // caller then does the work and calls finish or abandon with the ticket.
-func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (resp response, replay bool, ticket idemTicket, _ *problem) {
+func (st *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (resp response, replay bool, ticket idemTicket, _ *problem) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.expire(now)
@@ -275,8 +297,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func(*call) resul
 		writeProblem(w, c.r, invalidParameter(fmt.Sprintf("Idempotency-Key: must be 1 to %d characters, got %d", maxIdempotencyKey, len(key))))
 		return
 	}
-	// "METHOD PATH\n" and the body, laid out so by readJSONBody.
-	fp := sha256.Sum256(c.signed)
+	fp := fingerprintOf(c.signed)
 
 	k := newIdemKey(c.caller.scope(), key)
 	kept, replay, ticket, p := s.idem.begin(k, fp, s.requestTime(c.info))

@@ -17,7 +17,7 @@ func TestIdempotencyExpiryKeepsReclaimedKey(t *testing.T) {
 	st := newIdempotencyStore()
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	k := newIdemKey("developer:1", "key")
-	fp := [32]byte{1}
+	fp := fingerprint{1}
 	_, replay, first, p := st.begin(k, fp, t0)
 	if replay || p != nil {
 		t.Fatalf("first claim: replay %v, %v", replay, p)
@@ -58,7 +58,7 @@ func TestIdempotencyStoreManyKeys(t *testing.T) {
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	const n = 5*idemChunkLen + 17
 	key := func(i int) idemKey { return newIdemKey("developer:1", itoa(int64(i))) }
-	fp := func(i int) [32]byte { return [32]byte{byte(i), byte(i >> 8), 1} }
+	fp := func(i int) fingerprint { return fingerprint{uint64(i), 1} }
 	body := func(i int) string { return strings.Repeat(itoa(int64(i)), 1+i%40) + "\n" } // crosses block boundaries
 	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
 	for i := range n {
@@ -100,7 +100,7 @@ func TestIdempotencyStoreManyKeys(t *testing.T) {
 				t.Fatalf("key %d replayed %d %q; want %d %q", i, resp.status, resp.body, 200+i%3, body(i))
 			}
 		}
-		if _, _, _, p := st.begin(key(i), [32]byte{9}, now); p == nil || p.code != scribe.CodeIdempotencyKeyReused {
+		if _, _, _, p := st.begin(key(i), fingerprint{9}, now); p == nil || p.code != scribe.CodeIdempotencyKeyReused {
 			t.Fatalf("key %d with another fingerprint: %v, want idempotency_key_reused", i, p)
 		}
 	}
