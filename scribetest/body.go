@@ -261,10 +261,13 @@ func parseDecimal(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
-// pathID reads the {id} of the path: a positive 64-bit integer, else 400
-// invalid_parameter (api/openapi.yaml, parameter Id).
-func pathID(r *http.Request) (int64, *problem) {
-	s := r.PathValue("id")
+// pathID reads the {id} of the call's path: a positive 64-bit integer,
+// else 400 invalid_parameter (api/openapi.yaml, parameter Id).
+func pathID(c *call) (int64, *problem) {
+	s := c.id
+	if s == "" {
+		s = c.r.PathValue("id")
+	}
 	n, err := parseDecimal(s)
 	if err != nil || n < 1 {
 		return 0, invalidParameter(fmt.Sprintf("id: must be a positive 64-bit integer, got %q", s))

@@ -72,7 +72,7 @@ func (s *Server) getTranscript(c *call) result {
 	if c.caller.plugin.Permissions.Transcript != scribe.PermissionRead {
 		return fail(permissionDenied("transcript"))
 	}
-	id, p := pathID(c.r)
+	id, p := pathID(c)
 	if p != nil {
 		return fail(p)
 	}
@@ -102,7 +102,7 @@ func (s *Server) getMe(c *call) result {
 // ownPlugin returns the caller's plugin named by the path, or 404 exactly as
 // if another developer's plugin did not exist.
 func (s *Server) ownPlugin(c *call) (scribe.Plugin, *problem) {
-	id, p := pathID(c.r)
+	id, p := pathID(c)
 	if p != nil {
 		return scribe.Plugin{}, p
 	}
