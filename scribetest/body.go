@@ -32,7 +32,7 @@ const maxBodyBytes = 1 << 20
 // before the body (idempotent), so that it hashes the buffer as it is; the
 // body is (*buf)[start:]. On a problem no buffer is returned.
 func readJSONBody(w http.ResponseWriter, r *http.Request) (buf *[]byte, start int, _ *problem) {
-	ct := r.Header.Get("Content-Type")
+	ct := headerValue(r.Header, "Content-Type")
 	if ct != "" && ct != "application/json" { // the usual value needs no parsing
 		if p := checkJSONMediaType(ct); p != nil {
 			return nil, 0, p
@@ -41,7 +41,16 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) (buf *[]byte, start in
 	buf = getBuf()
 	*buf = append(append(append(append((*buf)[:0], r.Method...), ' '), r.URL.Path...), '\n')
 	start = len(*buf)
-	err := readAllInto(buf, http.MaxBytesReader(w, r.Body, maxBodyBytes), r.ContentLength)
+	body := r.Body
+	if r.ContentLength < 0 || r.ContentLength > maxBodyBytes {
+		// Chunked, or declared too large: MaxBytesReader stops the read
+		// past the limit and has net/http close the connection after the
+		// 413. A declared length within the limit needs no wrapper (and no
+		// allocation): net/http's body ends at that length, and
+		// readAllInto refuses more than the limit anyway.
+		body = http.MaxBytesReader(w, body, maxBodyBytes)
+	}
+	err := readAllInto(buf, body, r.ContentLength)
 	if err != nil {
 		putBuf(buf)
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
@@ -60,13 +69,19 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) (buf *[]byte, start in
 
 // readAllInto appends what r holds to *buf, as io.ReadAll does, growing
 // the buffer once to the declared length (when there is one within the
-// limit) rather than by doubling.
+// limit) rather than by doubling. More than maxBodyBytes is a
+// *http.MaxBytesError, as http.MaxBytesReader reports it.
 func readAllInto(buf *[]byte, r io.Reader, declared int64) error {
 	b := *buf
 	if declared > 0 && declared <= maxBodyBytes {
 		b = slices.Grow(b, int(declared)+1) // +1: room to see EOF without growing
 	}
+	limit := len(b) + maxBodyBytes
 	for {
+		if len(b) > limit {
+			*buf = b
+			return &http.MaxBytesError{Limit: maxBodyBytes}
+		}
 		if len(b) == cap(b) {
 			b = slices.Grow(b, 512)
 		}
@@ -80,6 +95,15 @@ func readAllInto(buf *[]byte, r io.Reader, declared int64) error {
 			return err
 		}
 	}
+}
+
+// headerValue is h.Get(key) for a key already in canonical form, without
+// canonicalizing it again.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 func checkJSONMediaType(ct string) *problem {

@@ -283,7 +283,7 @@ func (st *idempotencyStore) abandon(k idemKey, ticket idemTicket) {
 // 5xx answer is not kept, so a retry after a failure does the work.
 // Without a key, do's result is written as any operation's is.
 func (s *Server) idempotent(w http.ResponseWriter, c *call, do func(*call) result) {
-	values := c.r.Header.Values("Idempotency-Key")
+	values := c.r.Header["Idempotency-Key"] // the canonical key: Values would canonicalize it again
 	if len(values) == 0 {
 		writeResult(w, c.r, do(c))
 		return

@@ -20,6 +20,10 @@ type reqInfo struct {
 	at     time.Time // when the request arrived, by the server's clock
 	code   string    // the problem code answered, if any
 	status int
+	// path is the request's path when the router matched it to an
+	// operation's path without an id: the server's own copy, which the
+	// request log keeps instead of copying the request's (loggedPath).
+	path string
 
 	// authenticate's verdict, kept so that the rate limiter and the
 	// operation share one verification of the token.

@@ -164,6 +164,9 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			if id, ok := route.match(r.URL.Path); ok {
+				if !route.wild {
+					infoOf(w).path = route.prefix // the path itself, base path included
+				}
 				rt.s.serveOperation(&route.op, w, r, id)
 				return
 			}
