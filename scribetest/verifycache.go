@@ -115,15 +115,30 @@ func (e *credEntry[V]) matches(cred string) bool {
 	return len(e.cred) == len(cred) && equalSecret(e.cred, cred)
 }
 
-// equalSecret compares a and b, of the same length, in time that depends
-// on their length only (crypto/subtle.ConstantTimeCompare's loop, without
-// converting the strings to byte slices, which would allocate).
+// equalSecret compares a and b in time that depends on their length only,
+// as crypto/subtle.ConstantTimeCompare does, eight bytes at a time and
+// without converting the strings to byte slices (which would allocate).
 func equalSecret(a, b string) bool {
-	var v byte
-	for i := 0; i < len(a) && i < len(b); i++ {
-		v |= a[i] ^ b[i]
+	if len(a) != len(b) {
+		return false
 	}
-	return v == 0 && len(a) == len(b)
+	var v uint64
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		v |= load64(a, i) ^ load64(b, i)
+	}
+	for ; i < len(a); i++ {
+		v |= uint64(a[i] ^ b[i])
+	}
+	return v == 0
+}
+
+// load64 is the eight bytes of s from i as a little-endian word (one load;
+// the compiler combines the byte loads).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // hashCache maps a credential (a developer key, an installation JWT) to

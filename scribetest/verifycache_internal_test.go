@@ -232,7 +232,9 @@ func TestEqualSecret(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
 		want bool
-	}{{"", "", true}, {"abc", "abc", true}, {"abc", "abd", false}, {"abc", "ab", false}, {"ab", "abc", false}, {"xbc", "abc", false}} {
+	}{{"", "", true}, {"abc", "abc", true}, {"abc", "abd", false}, {"abc", "ab", false}, {"ab", "abc", false}, {"xbc", "abc", false},
+		{"0123456789abcdefX", "0123456789abcdefX", true}, {"0123456789abcdefX", "0123456789abcdefY", false},
+		{"0123456789abcdefX", "0123456709abcdefX", false}, {"01234567", "01234568", false}, {"x1234567", "01234567", false}} {
 		if got := equalSecret(tc.a, tc.b); got != tc.want {
 			t.Errorf("equalSecret(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
