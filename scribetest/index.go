@@ -14,6 +14,10 @@ type index []int64
 // insert adds id, keeping the order. Inserting an id already present does
 // nothing.
 func (ix *index) insert(id int64) {
+	if n := len(*ix); n == 0 || (*ix)[n-1] < id { // the usual case: a new largest id
+		*ix = append(*ix, id)
+		return
+	}
 	i, found := slices.BinarySearch(*ix, id)
 	if !found {
 		*ix = slices.Insert(*ix, i, id)
