@@ -67,7 +67,12 @@ type idemEntry struct {
 	createdSec  int64
 	createdNsec int32
 	// status is the kept response's status once done.
-	status  int32
+	status int32
+	// live is whether the index holds this entry for its key: set when
+	// the key is claimed, cleared when the claim is abandoned, found
+	// expired or expires. finish and expire read it instead of looking
+	// the key up in the index (a cache miss in a large one).
+	live    bool
 	done    bool
 	problem bool // the response is a problem, in idempotencyStore.problems
 	body    blockRef
@@ -207,7 +212,7 @@ func (st *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (res
 	switch {
 	case !ok:
 		sec, nsec := now.Unix(), int32(now.Nanosecond())
-		seq = st.push(idemEntry{key: k, fingerprint: fp, createdSec: sec, createdNsec: nsec})
+		seq = st.push(idemEntry{key: k, fingerprint: fp, createdSec: sec, createdNsec: nsec, live: true})
 		st.index[k] = seq
 		return response{}, false, idemTicket(seq), nil
 	case e.fingerprint != fp:
@@ -225,6 +230,7 @@ func (st *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (res
 // forget drops k's entry e, of sequence number seq, from the index.
 func (st *idempotencyStore) forget(k idemKey, seq uint64, e *idemEntry) {
 	delete(st.index, k)
+	e.live = false
 	if e.problem {
 		delete(st.problems, seq)
 	}
@@ -239,8 +245,8 @@ func (st *idempotencyStore) expire(now time.Time) {
 		if !e.expired(now) {
 			return
 		}
-		if seq, ok := st.index[e.key]; ok && seq == st.headSeq {
-			st.forget(e.key, seq, e)
+		if e.live {
+			st.forget(e.key, st.headSeq, e)
 		}
 		st.pop()
 	}
@@ -251,11 +257,11 @@ func (st *idempotencyStore) expire(now time.Time) {
 func (st *idempotencyStore) finish(k idemKey, ticket idemTicket, resp response) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	seq, ok := st.index[k]
-	if !ok || seq != uint64(ticket) {
+	e, c, ok := st.claim(k, ticket)
+	if !ok {
 		return
 	}
-	e, c := st.at(seq)
+	seq := uint64(ticket)
 	e.done, e.status = true, int32(resp.status)
 	if resp.problem != nil {
 		e.problem = true
@@ -270,10 +276,23 @@ func (st *idempotencyStore) finish(k idemKey, ticket idemTicket, resp response) 
 func (st *idempotencyStore) abandon(k idemKey, ticket idemTicket) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if seq, ok := st.index[k]; ok && seq == uint64(ticket) {
-		e, _ := st.at(seq)
-		st.forget(k, seq, e)
+	if e, _, ok := st.claim(k, ticket); ok {
+		st.forget(k, uint64(ticket), e)
 	}
+}
+
+// claim returns the entry of ticket and its chunk if the claim still holds
+// k: the entry is still in the order and live (the index holds it for k).
+func (st *idempotencyStore) claim(k idemKey, ticket idemTicket) (*idemEntry, *idemChunk, bool) {
+	seq := uint64(ticket)
+	if seq < st.headSeq || seq >= st.headSeq+uint64(st.len()) {
+		return nil, nil, false
+	}
+	e, c := st.at(seq)
+	if !e.live || e.key != k {
+		return nil, nil, false
+	}
+	return e, c, true
 }
 
 // idempotent runs do once per Idempotency-Key (when the request has one):

@@ -75,6 +75,7 @@ func TestIdempotencyStoreManyKeys(t *testing.T) {
 			st.finish(key(i), ticket, response{status: 200 + i%3, body: []byte(body(i))})
 		}
 	}
+	checkIdemLive(t, st)
 	if len(st.chunks) != n/idemChunkLen+1 {
 		t.Fatalf("%d chunks for %d entries, want %d", len(st.chunks), n, n/idemChunkLen+1)
 	}
@@ -105,6 +106,7 @@ func TestIdempotencyStoreManyKeys(t *testing.T) {
 		}
 	}
 
+	checkIdemLive(t, st)
 	// One second before the first claim is 24 hours old, nothing expires.
 	if _, _, _, p := st.begin(key(-1), fp(0), t0.Add(idempotencyTTL-time.Second)); p != nil {
 		t.Fatal(p)
@@ -133,6 +135,7 @@ func TestIdempotencyStoreManyKeys(t *testing.T) {
 			t.Fatalf("the problem of claim %d is kept after it expired", seq)
 		}
 	}
+	checkIdemLive(t, st)
 	if len(st.chunks) > (n-half)/idemChunkLen+3 {
 		t.Errorf("%d chunks kept for %d live entries", len(st.chunks), st.len())
 	}
@@ -174,4 +177,26 @@ func hasPointers(t reflect.Type) bool {
 		return false
 	}
 	return true
+}
+
+// checkIdemLive checks the idempotency store's invariant: an entry in the
+// order is live exactly when the index holds it for its key, and every key
+// the index holds names a live entry in the order.
+func checkIdemLive(t *testing.T, st *idempotencyStore) {
+	t.Helper()
+	live := 0
+	for i := range st.len() {
+		seq := st.headSeq + uint64(i)
+		e, _ := st.at(seq)
+		got, ok := st.index[e.key]
+		if e.live != (ok && got == seq) {
+			t.Fatalf("entry %d: live = %v, index holds %d, %v", seq, e.live, got, ok)
+		}
+		if e.live {
+			live++
+		}
+	}
+	if live != len(st.index) {
+		t.Fatalf("%d live entries, %d keys indexed", live, len(st.index))
+	}
 }
