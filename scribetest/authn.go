@@ -86,17 +86,18 @@ func isJWT(token string) bool {
 
 // authenticate finds who the request's bearer token belongs to. The verdict
 // is kept with the request, so the rate limiter and the operation share one
-// verification.
-func (s *Server) authenticate(r *http.Request) (*principal, *problem) {
-	info := infoOf(r)
+// verification. info is the request's reqInfo (infoOf).
+func (s *Server) authenticate(info *reqInfo, r *http.Request) (*principal, *problem) {
 	if !info.authed {
-		info.caller, info.authProblem = s.authenticateHeader(r)
+		info.caller, info.authProblem = s.authenticateHeader(r, s.requestTime(info))
 		info.authed = true
 	}
 	return info.caller, info.authProblem
 }
 
-func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
+// authenticateHeader authenticates r's Authorization header at now, the
+// request's time.
+func (s *Server) authenticateHeader(r *http.Request, now time.Time) (*principal, *problem) {
 	values := r.Header["Authorization"] // the canonical key: Values would canonicalize it on every request
 	if len(values) == 0 {
 		return nil, newProblem(http.StatusUnauthorized, scribe.CodeMissingToken,
@@ -116,7 +117,7 @@ func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
 			"the Authorization header has no token after Bearer").with("WWW-Authenticate", challengeNone)
 	}
 	if isJWT(token) {
-		return s.authenticateJWTAt(token, s.requestTime(infoOf(r)))
+		return s.authenticateJWTAt(token, now)
 	}
 	return s.authenticateDeveloper(token)
 }
@@ -126,17 +127,16 @@ func (s *Server) authenticateHeader(r *http.Request) (*principal, *problem) {
 // user or developer key has changed since; otherwise the store is asked and
 // the principal cached.
 func (s *Server) authenticateDeveloper(token string) (*principal, *problem) {
-	h := hashKey(token)
 	gen := s.st.userGen.Load() // before reading the store: a later change shows as a newer generation
-	if p, ok := s.developers.get(h, gen); ok {
+	if p, ok := s.developers.get(token, gen); ok {
 		return p, nil
 	}
-	dev, ok := s.st.developerByKeyHash(h)
+	dev, ok := s.st.developerByKeyHash(hashKey(token))
 	if !ok {
 		return nil, unauthorized(scribe.CodeInvalidToken, "the token is neither a known developer key nor an installation JWT")
 	}
 	p := newPrincipal(principal{kind: kindDeveloper, developer: dev})
-	s.developers.put(h, gen, p)
+	s.developers.put(token, gen, p)
 	return p, nil
 }
 
@@ -154,8 +154,7 @@ func (s *Server) authenticateJWT(token string) (*principal, *problem) {
 // authenticateJWTAt is authenticateJWT with the cached token's time rules
 // checked at now, the request's time.
 func (s *Server) authenticateJWTAt(token string, now time.Time) (*principal, *problem) {
-	h := hashKey(token)
-	if v, ok := s.verified.get(h); ok && v.fresh(now) {
+	if v, ok := s.verified.get(token); ok && v.fresh(now) {
 		gen := s.st.authGen.Load() // before reading the store: a later change shows as a newer generation
 		if p, ok := v.callerAt(gen); ok {
 			return p, nil
@@ -168,18 +167,17 @@ func (s *Server) authenticateJWTAt(token string, now time.Time) (*principal, *pr
 			return p, prob
 		}
 	}
-	c, p := s.verifyJWT(token, h)
+	c, p := s.verifyJWT(token)
 	if p != nil {
-		s.verified.remove(h)
+		s.verified.remove(token)
 		return nil, p
 	}
 	return installationPrincipal(c)
 }
 
-// verifyJWT verifies token (whose hashKey is h) in full with package
-// auth, taking the keys of the installation it names from the store, and
-// caches what it proved.
-func (s *Server) verifyJWT(token string, h [32]byte) (credentials, *problem) {
+// verifyJWT verifies token in full with package auth, taking the keys of
+// the installation it names from the store, and caches what it proved.
+func (s *Server) verifyJWT(token string) (credentials, *problem) {
 	var found credentials
 	claims, err := s.verifier.VerifyLookup(token, func(uuid string) ([]auth.SecretKey, error) {
 		c, ok := s.st.credentialsFor(strings.ToLower(uuid))
@@ -200,7 +198,7 @@ func (s *Server) verifyJWT(token string, h [32]byte) (credentials, *problem) {
 	if err != nil {
 		return credentials{}, tokenProblem(err)
 	}
-	s.verified.put(h, &verifiedToken{
+	s.verified.put(token, &verifiedToken{
 		uuid: found.installation.UUID,
 		iat:  claims.IssuedAt,
 		exp:  claims.ExpiresAt,

@@ -32,7 +32,7 @@ const maxBodyBytes = 1 << 20
 // before the body (idempotent), so that it hashes the buffer as it is; the
 // body is (*buf)[start:]. On a problem no buffer is returned.
 func readJSONBody(w http.ResponseWriter, r *http.Request) (buf *[]byte, start int, _ *problem) {
-	ct := r.Header.Get("Content-Type")
+	ct := headerValue(r.Header, "Content-Type")
 	if ct != "" && ct != "application/json" { // the usual value needs no parsing
 		if p := checkJSONMediaType(ct); p != nil {
 			return nil, 0, p
@@ -41,7 +41,16 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) (buf *[]byte, start in
 	buf = getBuf()
 	*buf = append(append(append(append((*buf)[:0], r.Method...), ' '), r.URL.Path...), '\n')
 	start = len(*buf)
-	err := readAllInto(buf, http.MaxBytesReader(w, r.Body, maxBodyBytes), r.ContentLength)
+	body := r.Body
+	if r.ContentLength < 0 || r.ContentLength > maxBodyBytes {
+		// Chunked, or declared too large: MaxBytesReader stops the read
+		// past the limit and has net/http close the connection after the
+		// 413. A declared length within the limit needs no wrapper (and no
+		// allocation): net/http's body ends at that length, and
+		// readAllInto refuses more than the limit anyway.
+		body = http.MaxBytesReader(w, body, maxBodyBytes)
+	}
+	err := readAllInto(buf, body, r.ContentLength)
 	if err != nil {
 		putBuf(buf)
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
@@ -60,13 +69,19 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) (buf *[]byte, start in
 
 // readAllInto appends what r holds to *buf, as io.ReadAll does, growing
 // the buffer once to the declared length (when there is one within the
-// limit) rather than by doubling.
+// limit) rather than by doubling. More than maxBodyBytes is a
+// *http.MaxBytesError, as http.MaxBytesReader reports it.
 func readAllInto(buf *[]byte, r io.Reader, declared int64) error {
 	b := *buf
 	if declared > 0 && declared <= maxBodyBytes {
 		b = slices.Grow(b, int(declared)+1) // +1: room to see EOF without growing
 	}
+	limit := len(b) + maxBodyBytes
 	for {
+		if len(b) > limit {
+			*buf = b
+			return &http.MaxBytesError{Limit: maxBodyBytes}
+		}
 		if len(b) == cap(b) {
 			b = slices.Grow(b, 512)
 		}
@@ -80,6 +95,15 @@ func readAllInto(buf *[]byte, r io.Reader, declared int64) error {
 			return err
 		}
 	}
+}
+
+// headerValue is h.Get(key) for a key already in canonical form, without
+// canonicalizing it again.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 func checkJSONMediaType(ct string) *problem {
@@ -207,6 +231,24 @@ func checkQuery(r *http.Request, accepted []string) *problem {
 	if r.URL.RawQuery == "" || len(accepted) == 0 {
 		return nil
 	}
+	if raw := r.URL.RawQuery; plainQuery(raw) && len(accepted) <= maxPlainAccepted {
+		var counts [maxPlainAccepted]int
+		for pairs := raw; pairs != ""; {
+			var key string
+			key, _, pairs = nextQueryPair(pairs)
+			for i, name := range accepted {
+				if key == name {
+					counts[i]++
+				}
+			}
+		}
+		for i, name := range accepted {
+			if counts[i] > 1 {
+				return invalidParameter(name + ": given more than once; give it once")
+			}
+		}
+		return nil
+	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return invalidParameter("the query string is malformed: " + err.Error())
@@ -234,22 +276,71 @@ const (
 // 0) from a query checkQuery has accepted.
 func parsePage(r *http.Request) (pageParams, *problem) {
 	pp := pageParams{limit: defaultLimit}
-	q := r.URL.Query()
-	if v, ok := q["limit"]; ok {
-		n, err := parseDecimal(v[0])
+	limit, hasLimit := queryValue(r, "limit")
+	if hasLimit {
+		n, err := parseDecimal(limit)
 		if err != nil || n < 1 || n > maxLimit {
-			return pp, invalidParameter(fmt.Sprintf("limit: must be an integer from 1 to %d, got %q", maxLimit, v[0]))
+			return pp, invalidParameter(fmt.Sprintf("limit: must be an integer from 1 to %d, got %q", maxLimit, limit))
 		}
 		pp.limit = int(n)
 	}
-	if v, ok := q["after_id"]; ok {
-		n, err := parseDecimal(v[0])
+	if v, ok := queryValue(r, "after_id"); ok {
+		n, err := parseDecimal(v)
 		if err != nil {
-			return pp, invalidParameter(fmt.Sprintf("after_id: must be an integer of 0 or more, got %q", v[0]))
+			return pp, invalidParameter(fmt.Sprintf("after_id: must be an integer of 0 or more, got %q", v))
 		}
 		pp.afterID = n
 	}
 	return pp, nil
+}
+
+// maxPlainAccepted is how many parameters checkQuery counts without
+// url.ParseQuery.
+const maxPlainAccepted = 4
+
+// plainQuery reports whether url.ParseQuery would only split raw at "&"
+// and "=": it has nothing to unescape ("%", "+") and no ";" (which
+// ParseQuery refuses). checkQuery and queryValue read such a query in
+// place, without ParseQuery's map and strings (a page request's query was
+// parsed twice per request); any other goes to url.ParseQuery, with its
+// errors.
+func plainQuery(raw string) bool { return !strings.ContainsAny(raw, "%+;") }
+
+// nextQueryPair returns the first non-empty key=value pair of the plain
+// query pairs, as url.ParseQuery splits it, and the pairs after it. key is
+// "" when none is left.
+func nextQueryPair(pairs string) (key, value, rest string) {
+	for pairs != "" {
+		var kv string
+		kv, pairs, _ = strings.Cut(pairs, "&")
+		if kv == "" {
+			continue
+		}
+		key, value, _ = strings.Cut(kv, "=")
+		return key, value, pairs
+	}
+	return "", "", ""
+}
+
+// queryValue is r.URL.Query()'s first value of name, and whether name is
+// given.
+func queryValue(r *http.Request, name string) (string, bool) {
+	raw := r.URL.RawQuery
+	if !plainQuery(raw) {
+		v, ok := r.URL.Query()[name]
+		if !ok {
+			return "", false
+		}
+		return v[0], true
+	}
+	for raw != "" {
+		var key, value string
+		key, value, raw = nextQueryPair(raw)
+		if key == name {
+			return value, true
+		}
+	}
+	return "", false
 }
 
 // parseDecimal parses a non-negative decimal integer of plain ASCII digits
@@ -261,10 +352,13 @@ func parseDecimal(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
-// pathID reads the {id} of the path: a positive 64-bit integer, else 400
-// invalid_parameter (api/openapi.yaml, parameter Id).
-func pathID(r *http.Request) (int64, *problem) {
-	s := r.PathValue("id")
+// pathID reads the {id} of the call's path: a positive 64-bit integer,
+// else 400 invalid_parameter (api/openapi.yaml, parameter Id).
+func pathID(c *call) (int64, *problem) {
+	s := c.id
+	if s == "" {
+		s = c.r.PathValue("id")
+	}
 	n, err := parseDecimal(s)
 	if err != nil || n < 1 {
 		return 0, invalidParameter(fmt.Sprintf("id: must be a positive 64-bit integer, got %q", s))

@@ -664,7 +664,7 @@ func (l *fixtureLoad) check(st *store) error {
 		}
 	}
 	userExists := func(id int64) bool { return userIDs[id] || st.users.taken(id) }
-	isDeveloper := func(id int64) bool { return developers[id] || (st.users.taken(id) && st.users.rows[id].developer) }
+	isDeveloper := func(id int64) bool { return developers[id] || (st.users.taken(id) && st.users.rows.at(id).developer) }
 
 	if pluginIDs, l.lastPlugin, err = idSet("plugins", &l.plugins, func(p fixturePlugin) int64 { return p.ID }, &st.plugins); err != nil {
 		return err

@@ -72,7 +72,7 @@ func (s *Server) getTranscript(c *call) result {
 	if c.caller.plugin.Permissions.Transcript != scribe.PermissionRead {
 		return fail(permissionDenied("transcript"))
 	}
-	id, p := pathID(c.r)
+	id, p := pathID(c)
 	if p != nil {
 		return fail(p)
 	}
@@ -102,7 +102,7 @@ func (s *Server) getMe(c *call) result {
 // ownPlugin returns the caller's plugin named by the path, or 404 exactly as
 // if another developer's plugin did not exist.
 func (s *Server) ownPlugin(c *call) (scribe.Plugin, *problem) {
-	id, p := pathID(c.r)
+	id, p := pathID(c)
 	if p != nil {
 		return scribe.Plugin{}, p
 	}
@@ -158,6 +158,9 @@ func (s *Server) createPlugin(c *call) result {
 		return fail(validationFailed("name: is required"))
 	}
 	pl := scribe.Plugin{
+		// The request's time, as the store would stamp it (store.now),
+		// without reading the clock again.
+		CreatedOn:        s.requestTime(c.info).UTC().Truncate(time.Second),
 		Name:             *b.Name,
 		Description:      b.Description,
 		Permissions:      scribe.Permissions{User: scribe.PermissionNone, Transcript: scribe.PermissionNone},

@@ -3,6 +3,7 @@ package scribetest
 import (
 	"crypto/sha256"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"sync"
 	"time"
@@ -21,7 +22,9 @@ const (
 // SHA-256 of the caller's scope (principal.scope, which holds no NUL), a NUL
 // and the key. A digest rather than the strings: the store keeps an entry
 // per POST for 24 hours, and keys without pointers are nothing for the
-// garbage collector to mark, however many there are.
+// garbage collector to mark, however many there are. It stays a
+// cryptographic hash (unlike fingerprint): two keys that met would let one
+// holder's request replay another holder's answer.
 type idemKey [32]byte
 
 func newIdemKey(scope, key string) idemKey {
@@ -30,150 +33,266 @@ func newIdemKey(scope, key string) idemKey {
 	return sha256.Sum256(b)
 }
 
-// idemEntry is a key's first request: its fingerprint, and once it has
-// finished, its response. The map holds entries by value, one object less
-// per entry.
+// fingerprint identifies a request for its Idempotency-Key: a 128-bit hash
+// of its method, path and body, two maphash sums under seeds random and
+// secret to the process. It tells a key's retry (the same request) from
+// another request sent with the same key by the same holder, and never
+// meets another holder's requests (keys are scoped, idemKey): a collision
+// could only make a holder's request replay that holder's own first
+// answer, at odds of about 2^-128. That needs no cryptographic hash, and
+// SHA-256 of a body took a few hundred nanoseconds of every POST.
+type fingerprint [2]uint64
+
+// fingerprintSeeds are fingerprint's two seeds.
+var fingerprintSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// fingerprintOf is the fingerprint of signed, "METHOD PATH\n" and the
+// body (readJSONBody lays a POST out so).
+func fingerprintOf(signed []byte) fingerprint {
+	return fingerprint{maphash.Bytes(fingerprintSeeds[0], signed), maphash.Bytes(fingerprintSeeds[1], signed)}
+}
+
+// idemEntry is a key's first request: its fingerprint, its creation time
+// and, once it has finished, its response. It holds no pointer: the store
+// keeps the entries in fixed-size chunks in creation order (idemChunk) and
+// the map holds only each key's sequence number, so that a map that grows
+// to a day of POSTs copies 40-byte slots rather than whole entries, and the
+// collector has nothing to trace in either. A response's body is kept in
+// its chunk's byte blocks, and a kept problem in the store's problems map.
 type idemEntry struct {
-	fingerprint [32]byte
-	created     time.Time
-	done        bool
-	resp        response
+	key         idemKey
+	fingerprint fingerprint
+	// created is when the key was claimed, by the server's clock, as
+	// time.Time.Unix would give it.
+	createdSec  int64
+	createdNsec int32
+	// status is the kept response's status once done.
+	status int32
+	// live is whether the index holds this entry for its key: set when
+	// the key is claimed, cleared when the claim is abandoned, found
+	// expired or expires. finish and expire read it instead of looking
+	// the key up in the index (a cache miss in a large one).
+	live    bool
+	done    bool
+	problem bool // the response is a problem, in idempotencyStore.problems
+	body    blockRef
+}
+
+// created is when e was claimed.
+func (e *idemEntry) created() time.Time { return time.Unix(e.createdSec, int64(e.createdNsec)) }
+
+// expired reports whether e is 24 hours old or more at now.
+func (e *idemEntry) expired(now time.Time) bool { return now.Sub(e.created()) >= idempotencyTTL }
+
+// blockRef locates a kept body in its chunk's blocks.
+type blockRef struct{ block, off, n uint32 }
+
+// idemChunkLen is how many entries a chunk holds.
+const idemChunkLen = 1024
+
+// idemBlockSize is the size of the byte blocks a chunk keeps its entries'
+// bodies in; a larger body gets a block of its own.
+const idemBlockSize = 64 << 10
+
+// idemChunk is idemChunkLen consecutive entries of the creation order, and
+// the bodies of their responses. It is let go, bodies and all, once the
+// expiry has passed its last entry.
+type idemChunk struct {
+	entries *[idemChunkLen]idemEntry // pointer-free: not scanned
+	blocks  [][]byte                 // append-only; bytes once written never change
+}
+
+// keep copies body into c's blocks and returns where it is.
+func (c *idemChunk) keep(body []byte) blockRef {
+	last := len(c.blocks) - 1
+	if last < 0 || cap(c.blocks[last])-len(c.blocks[last]) < len(body) {
+		c.blocks = append(c.blocks, make([]byte, 0, max(idemBlockSize, len(body))))
+		last++
+	}
+	b := c.blocks[last]
+	off := len(b)
+	c.blocks[last] = append(b, body...)
+	return blockRef{block: uint32(last), off: uint32(off), n: uint32(len(body))}
+}
+
+// body returns the bytes at r, capped so that appending to them copies.
+func (c *idemChunk) body(r blockRef) []byte {
+	end := r.off + r.n
+	return c.blocks[r.block][r.off:end:end]
 }
 
 // idempotencyStore remembers the first response to each key for 24 hours
-// of the server's clock. Entries are kept in creation order, so expired ones
-// are dropped from the front as new ones arrive.
+// of the server's clock. Entries are kept in creation order, in chunks, so
+// expired ones are dropped from the front as new ones arrive.
 type idempotencyStore struct {
-	mu      sync.Mutex
-	entries map[idemKey]idemEntry
-	order   claimQueue
-}
-
-// idemClaim is an entry's place in the creation order: its key and its
-// creation time, so that expire finds the oldest entries' age without a
-// look-up in the map (a cache miss per request in a large one).
-type idemClaim struct {
-	key     idemKey
-	created time.Time
+	mu sync.Mutex
+	// index is each live key's entry, by sequence number: the n-th claim
+	// ever made is n. A key abandoned or claimed again no longer points
+	// to its old entry, which stays in its chunk until it expires.
+	index map[idemKey]uint64
+	// problems holds the problems kept as responses (4xx answers), by
+	// sequence number.
+	problems map[uint64]*problem
+	chunks   []*idemChunk
+	head     int    // index of the front entry in chunks[0]
+	tail     int    // index after the last entry in chunks[len(chunks)-1]
+	headSeq  uint64 // sequence number of the front entry
 }
 
 func newIdempotencyStore() *idempotencyStore {
-	return &idempotencyStore{entries: map[idemKey]idemEntry{}}
+	return &idempotencyStore{index: map[idemKey]uint64{}, problems: map[uint64]*problem{}, headSeq: 1}
 }
 
+// len is the number of entries in the creation order, live or not.
+func (st *idempotencyStore) len() int {
+	if len(st.chunks) == 0 {
+		return 0
+	}
+	return (len(st.chunks)-1)*idemChunkLen + st.tail - st.head
+}
+
+// at returns the entry of sequence number seq, which is in the order, and
+// its chunk.
+func (st *idempotencyStore) at(seq uint64) (*idemEntry, *idemChunk) {
+	i := int(seq-st.headSeq) + st.head
+	c := st.chunks[i/idemChunkLen]
+	return &c.entries[i%idemChunkLen], c
+}
+
+// push appends e to the creation order and returns its sequence number.
+func (st *idempotencyStore) push(e idemEntry) uint64 {
+	if len(st.chunks) == 0 || st.tail == idemChunkLen {
+		st.chunks = append(st.chunks, &idemChunk{entries: new([idemChunkLen]idemEntry)})
+		st.tail = 0
+	}
+	st.chunks[len(st.chunks)-1].entries[st.tail] = e
+	st.tail++
+	return st.headSeq + uint64(st.len()) - 1
+}
+
+// pop drops the front entry; the order must not be empty.
+func (st *idempotencyStore) pop() {
+	st.head++
+	st.headSeq++
+	if len(st.chunks) == 1 && st.head == st.tail { // empty: start over
+		st.chunks[0] = nil
+		st.chunks = st.chunks[:0]
+		st.head, st.tail = 0, 0
+		return
+	}
+	if st.head == idemChunkLen {
+		st.chunks[0] = nil
+		st.chunks = st.chunks[1:]
+		st.head = 0
+	}
+}
+
+// idemTicket is a claim's sequence number, which finish and abandon take
+// so that they touch that claim only: a key expired and claimed again
+// meanwhile is another claim.
+type idemTicket uint64
+
 // begin claims k for a request with fingerprint fp. It returns the stored
-// response to replay, or a 409 problem, or neither: the caller then does the
-// work and calls finish or abandon.
-func (st *idempotencyStore) begin(k idemKey, fp [32]byte, now time.Time) (*response, *problem) {
+// response to replay (replay true), or a 409 problem, or neither: the
+// caller then does the work and calls finish or abandon with the ticket.
+func (st *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (resp response, replay bool, ticket idemTicket, _ *problem) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.expire(now)
-	e, ok := st.entries[k]
-	if ok && now.Sub(e.created) >= idempotencyTTL {
-		delete(st.entries, k)
-		ok = false
+	seq, ok := st.index[k]
+	var e *idemEntry
+	var c *idemChunk
+	if ok {
+		e, c = st.at(seq)
+		if e.expired(now) { // the clock went back, or the order is not by time
+			st.forget(k, seq, e)
+			ok = false
+		}
 	}
 	switch {
 	case !ok:
-		st.entries[k] = idemEntry{fingerprint: fp, created: now}
-		st.order.push(idemClaim{k, now})
-		return nil, nil
+		sec, nsec := now.Unix(), int32(now.Nanosecond())
+		seq = st.push(idemEntry{key: k, fingerprint: fp, createdSec: sec, createdNsec: nsec, live: true})
+		st.index[k] = seq
+		return response{}, false, idemTicket(seq), nil
 	case e.fingerprint != fp:
-		return nil, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
+		return response{}, false, 0, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
 			"this Idempotency-Key was used with another request body (or another operation); use a new key for a new operation")
 	case !e.done:
-		return nil, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyInUse,
+		return response{}, false, 0, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyInUse,
 			"the first request with this Idempotency-Key is still running; retry later with the same key")
+	case e.problem:
+		return response{status: int(e.status), problem: st.problems[seq]}, true, 0, nil
 	}
-	resp := e.resp
-	return &resp, nil
+	return response{status: int(e.status), body: c.body(e.body)}, true, 0, nil
+}
+
+// forget drops k's entry e, of sequence number seq, from the index.
+func (st *idempotencyStore) forget(k idemKey, seq uint64, e *idemEntry) {
+	delete(st.index, k)
+	e.live = false
+	if e.problem {
+		delete(st.problems, seq)
+	}
 }
 
 // expire drops the entries older than the TTL from the front of the order.
-// A claim whose key has since been abandoned and claimed again (a newer
-// entry, of another creation time) leaves that entry alone.
+// An entry whose key has since been abandoned and claimed again (a newer
+// entry) leaves the index alone.
 func (st *idempotencyStore) expire(now time.Time) {
-	for {
-		c, ok := st.order.front()
-		if !ok || now.Sub(c.created) < idempotencyTTL {
+	for st.len() > 0 {
+		e := &st.chunks[0].entries[st.head]
+		if !e.expired(now) {
 			return
 		}
-		if e, ok := st.entries[c.key]; ok && e.created.Equal(c.created) {
-			delete(st.entries, c.key)
+		if e.live {
+			st.forget(e.key, st.headSeq, e)
 		}
-		st.order.pop()
+		st.pop()
 	}
 }
 
-// claimChunk is how many claims a chunk of the queue holds.
-const claimChunk = 1024
-
-// claimQueue is the creation order of the claims: a FIFO of fixed-size
-// chunks. A push never copies what is already queued (a slice grown by
-// append copies every claim again each time it doubles, a cost that showed
-// in the profile of a POST once a store held many keys), and the chunks
-// before the head are let go as the head passes them.
-type claimQueue struct {
-	chunks []*[claimChunk]idemClaim
-	head   int // index of the front claim in chunks[0]
-	tail   int // index after the last claim in chunks[len(chunks)-1]
-}
-
-func (q *claimQueue) push(c idemClaim) {
-	if len(q.chunks) == 0 || q.tail == claimChunk {
-		q.chunks = append(q.chunks, new([claimChunk]idemClaim))
-		q.tail = 0
-	}
-	q.chunks[len(q.chunks)-1][q.tail] = c
-	q.tail++
-}
-
-func (q *claimQueue) front() (idemClaim, bool) {
-	if len(q.chunks) == 0 || (len(q.chunks) == 1 && q.head == q.tail) {
-		return idemClaim{}, false
-	}
-	return q.chunks[0][q.head], true
-}
-
-// pop drops the front claim; the queue must not be empty.
-func (q *claimQueue) pop() {
-	q.chunks[0][q.head] = idemClaim{}
-	q.head++
-	if len(q.chunks) == 1 && q.head == q.tail { // empty: start over
-		q.head, q.tail = 0, 0
+// finish stores resp as the response to the claim of ticket, if k is still
+// held by it. A body is copied into the store.
+func (st *idempotencyStore) finish(k idemKey, ticket idemTicket, resp response) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	e, c, ok := st.claim(k, ticket)
+	if !ok {
 		return
 	}
-	if q.head == claimChunk {
-		q.chunks[0] = nil
-		q.chunks = q.chunks[1:]
-		q.head = 0
+	seq := uint64(ticket)
+	e.done, e.status = true, int32(resp.status)
+	if resp.problem != nil {
+		e.problem = true
+		st.problems[seq] = resp.problem
+		return
 	}
+	e.body = c.keep(resp.body)
 }
 
-// len is the number of queued claims.
-func (q *claimQueue) len() int {
-	if len(q.chunks) == 0 {
-		return 0
-	}
-	return (len(q.chunks)-1)*claimChunk + q.tail - q.head
-}
-
-// finish stores the response to k's first request.
-func (st *idempotencyStore) finish(k idemKey, resp response) {
+// abandon forgets the claim of ticket, so that a retry does the work: the
+// first request failed without an answer worth keeping (a 5xx).
+func (st *idempotencyStore) abandon(k idemKey, ticket idemTicket) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if e, ok := st.entries[k]; ok {
-		e.done, e.resp = true, resp
-		st.entries[k] = e
+	if e, _, ok := st.claim(k, ticket); ok {
+		st.forget(k, uint64(ticket), e)
 	}
 }
 
-// abandon forgets k, so that a retry does the work: the first request failed
-// without an answer worth keeping (a 5xx).
-func (st *idempotencyStore) abandon(k idemKey) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	delete(st.entries, k)
+// claim returns the entry of ticket and its chunk if the claim still holds
+// k: the entry is still in the order and live (the index holds it for k).
+func (st *idempotencyStore) claim(k idemKey, ticket idemTicket) (*idemEntry, *idemChunk, bool) {
+	seq := uint64(ticket)
+	if seq < st.headSeq || seq >= st.headSeq+uint64(st.len()) {
+		return nil, nil, false
+	}
+	e, c := st.at(seq)
+	if !e.live || e.key != k {
+		return nil, nil, false
+	}
+	return e, c, true
 }
 
 // idempotent runs do once per Idempotency-Key (when the request has one):
@@ -183,7 +302,7 @@ func (st *idempotencyStore) abandon(k idemKey) {
 // 5xx answer is not kept, so a retry after a failure does the work.
 // Without a key, do's result is written as any operation's is.
 func (s *Server) idempotent(w http.ResponseWriter, c *call, do func(*call) result) {
-	values := c.r.Header.Values("Idempotency-Key")
+	values := c.r.Header["Idempotency-Key"] // the canonical key: Values would canonicalize it again
 	if len(values) == 0 {
 		writeResult(w, c.r, do(c))
 		return
@@ -197,28 +316,41 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, do func(*call) resul
 		writeProblem(w, c.r, invalidParameter(fmt.Sprintf("Idempotency-Key: must be 1 to %d characters, got %d", maxIdempotencyKey, len(key))))
 		return
 	}
-	// "METHOD PATH\n" and the body, laid out so by readJSONBody.
-	fp := sha256.Sum256(c.signed)
+	fp := fingerprintOf(c.signed)
 
 	k := newIdemKey(c.caller.scope(), key)
-	replay, p := s.idem.begin(k, fp, s.requestTime(infoOf(c.r)))
+	kept, replay, ticket, p := s.idem.begin(k, fp, s.requestTime(c.info))
 	switch {
 	case p != nil:
 		writeProblem(w, c.r, p)
 		return
-	case replay != nil:
-		w.Header().Set("Idempotent-Replayed", "true")
-		replay.write(w, c.r)
+	case replay:
+		w.Header()["Idempotent-Replayed"] = headerTrue
+		kept.write(w, c.r)
 		return
 	}
-	resp := response{status: http.StatusInternalServerError}
+	var resp response
+	var buf *[]byte
 	defer func() { // a panic in do abandons the key too
-		if resp.status >= 500 {
-			s.idem.abandon(k)
+		if resp.status == 0 || resp.status >= 500 {
+			s.idem.abandon(k, ticket)
 		} else {
-			s.idem.finish(k, resp)
+			s.idem.finish(k, ticket, resp) // copies the body
+		}
+		if buf != nil {
+			putBuf(buf)
 		}
 	}()
-	resp = render(do(c))
+	res := do(c)
+	if res.p != nil {
+		resp = response{status: res.p.status, problem: res.p}
+	} else {
+		buf = res.encoded
+		resp = response{status: res.status, body: *buf}
+	}
 	resp.write(w, c.r)
 }
+
+// headerTrue is the Idempotent-Replayed header's value; net/http only
+// reads it.
+var headerTrue = []string{"true"}

@@ -76,7 +76,7 @@ func scopeOf(t *testing.T, s *Server, token string) string {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, "/plugins", nil)
 	r.Header.Set("Authorization", "Bearer "+token)
-	p, prob := s.authenticateHeader(r)
+	p, prob := s.authenticateHeader(r, s.clock.Now())
 	if prob != nil {
 		t.Fatalf("the credential was refused: %v", prob)
 	}

@@ -14,6 +14,10 @@ type index []int64
 // insert adds id, keeping the order. Inserting an id already present does
 // nothing.
 func (ix *index) insert(id int64) {
+	if n := len(*ix); n == 0 || (*ix)[n-1] < id { // the usual case: a new largest id
+		*ix = append(*ix, id)
+		return
+	}
 	i, found := slices.BinarySearch(*ix, id)
 	if !found {
 		*ix = slices.Insert(*ix, i, id)
@@ -71,13 +75,13 @@ func (s scopes) remove(owner, id int64) {
 // it holds.
 type collection[T any] struct {
 	last  int64 // the highest id assigned or taken so far
-	rows  map[int64]T
+	rows  rowTable[T]
 	all   index
 	owned scopes
 }
 
 func newCollection[T any]() collection[T] {
-	return collection[T]{rows: map[int64]T{}, owned: scopes{}}
+	return collection[T]{owned: scopes{}}
 }
 
 // nextID returns a fresh id, greater than every id seen so far.
@@ -100,22 +104,22 @@ func (c *collection[T]) checkNewID(kind string, id int64) error {
 
 // taken reports whether id names a row.
 func (c *collection[T]) taken(id int64) bool {
-	_, ok := c.rows[id]
+	_, ok := c.rows.get(id)
 	return ok
 }
 
 func (c *collection[T]) add(id, owner int64, row T) {
-	c.rows[id] = row
+	c.rows.set(id, row)
 	c.all.insert(id)
 	c.owned.insert(owner, id)
 	c.last = max(c.last, id)
 }
 
 // set replaces the row id, which exists, keeping its owner.
-func (c *collection[T]) set(id int64, row T) { c.rows[id] = row }
+func (c *collection[T]) set(id int64, row T) { c.rows.set(id, row) }
 
 func (c *collection[T]) remove(id, owner int64) {
-	delete(c.rows, id)
+	c.rows.delete(id)
 	c.all.remove(id)
 	c.owned.remove(owner, id)
 }
@@ -135,7 +139,7 @@ func (c *collection[T]) page(owner, afterID int64, limit int) (rows []T, hasMore
 	ids, hasMore, total := c.pageIDs(owner, afterID, limit)
 	rows = make([]T, len(ids))
 	for i, id := range ids {
-		rows[i] = c.rows[id]
+		rows[i] = c.rows.at(id)
 	}
 	return rows, hasMore, total
 }
@@ -150,7 +154,7 @@ func (c *collection[T]) ownedBy(owner int64) []T {
 func (c *collection[T]) every() []T {
 	rows := make([]T, len(c.all))
 	for i, id := range c.all {
-		rows[i] = c.rows[id]
+		rows[i] = c.rows.at(id)
 	}
 	return rows
 }

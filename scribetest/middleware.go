@@ -1,7 +1,6 @@
 package scribetest
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -21,6 +20,10 @@ type reqInfo struct {
 	at     time.Time // when the request arrived, by the server's clock
 	code   string    // the problem code answered, if any
 	status int
+	// path is the request's path when the router matched it to an
+	// operation's path without an id: the server's own copy, which the
+	// request log keeps instead of copying the request's (loggedPath).
+	path string
 
 	// authenticate's verdict, kept so that the rate limiter and the
 	// operation share one verification of the token.
@@ -33,37 +36,24 @@ type reqInfo struct {
 	call call
 }
 
-type infoKey struct{}
-
 // reqState is what requestID allocates per request, in one allocation: the
-// reqInfo, the statusWriter and the context that carries the reqInfo.
+// reqInfo and the statusWriter that carries it. The handlers behind
+// requestID reach the reqInfo through the statusWriter they are given
+// (infoOf), not through the request's context: attaching it to the context
+// would take r.WithContext, a copy of the whole request on every request.
 type reqState struct {
 	info reqInfo
 	sw   statusWriter
-	ctx  infoContext
 	// idHeader is the Request-Id header's value slice.
 	idHeader [1]string
 }
 
-// infoContext is context.WithValue(parent, infoKey{}, info) without an
-// allocation of its own.
-type infoContext struct {
-	context.Context
-	info *reqInfo
-}
-
-func (c *infoContext) Value(key any) any {
-	if _, ok := key.(infoKey); ok {
-		return c.info
-	}
-	return c.Context.Value(key)
-}
-
-// infoOf returns the request's reqInfo; a request that did not come through
-// requestID (a handler test calling a handler directly) gets a fresh one.
-func infoOf(r *http.Request) *reqInfo {
-	if info, ok := r.Context().Value(infoKey{}).(*reqInfo); ok {
-		return info
+// infoOf returns the reqInfo requestID attached to w, the request's
+// statusWriter; a request that did not come through requestID (a handler
+// test calling a handler directly) gets a fresh one.
+func infoOf(w http.ResponseWriter) *reqInfo {
+	if sw, ok := w.(*statusWriter); ok && sw.info != nil {
+		return sw.info
 	}
 	return &reqInfo{}
 }
@@ -97,10 +87,12 @@ func newRequestID() string {
 	return string(b[:])
 }
 
-// statusWriter remembers the status a handler wrote.
+// statusWriter remembers the status a handler wrote, and carries the
+// request's reqInfo (infoOf).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	info   *reqInfo
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -127,15 +119,14 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := s.clock.Now()
 		st := &reqState{info: reqInfo{id: newRequestID(), at: at}, sw: statusWriter{ResponseWriter: w}}
-		st.ctx = infoContext{Context: r.Context(), info: &st.info}
 		info, sw := &st.info, &st.sw
+		sw.info = info
 		st.idHeader[0] = info.id
 		w.Header()[headerRequestID] = st.idHeader[:]
 		defer func() {
 			info.status = sw.status
 			s.log.add(r, info, at)
 		}()
-		r = r.WithContext(&st.ctx)
 		if p := checkRequestSize(r); p != nil {
 			writeProblem(sw, r, p)
 			return
@@ -212,7 +203,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			info := infoOf(r)
+			info := infoOf(sw)
 			s.logger.Error("scribetest: recovered a panic", "request_id", info.id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if sw.status != 0 {
 				panic(http.ErrAbortHandler)
@@ -230,7 +221,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 // through; with no fault pending that costs one atomic load.
 func (s *Server) faults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := infoOf(r)
+		info := infoOf(w)
 		f, ok := s.injected.take(r, s.basePath, s.requestTime(info), info.id)
 		if !ok {
 			next.ServeHTTP(w, r)
@@ -253,18 +244,19 @@ func (s *Server) faults(next http.Handler) http.Handler {
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	if s.limiter == nil {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			now := s.requestTime(infoOf(r))
+			now := s.requestTime(infoOf(w))
 			quota{limit: defaultRateLimit, remaining: defaultRateLimit, reset: untilWindowEnd(now, defaultRateWindow)}.announce(w.Header())
 			next.ServeHTTP(w, r)
 		})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		caller, p := s.authenticate(r)
+		info := infoOf(w)
+		caller, p := s.authenticate(info, r)
 		if p != nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		q := s.limiter.take(caller.scope(), s.requestTime(infoOf(r)))
+		q := s.limiter.take(caller.scope(), s.requestTime(info))
 		q.announce(w.Header())
 		if !q.allowed {
 			writeProblem(w, r, rateLimited(q))

@@ -46,6 +46,15 @@ func quickCreatePlugin(body []byte, b *createPluginBody) bool {
 	}
 	var seen [5]bool
 	var name, desc, logo []byte // aliasing body until the end
+	// What b's pointers point to, in one allocation, made when the first
+	// of them is needed.
+	var held *quickHeld
+	hold := func() *quickHeld {
+		if held == nil {
+			held = new(quickHeld)
+		}
+		return held
+	}
 	for {
 		member, ok := d.str()
 		if !ok || !d.byte(':') {
@@ -78,10 +87,12 @@ func quickCreatePlugin(body []byte, b *createPluginBody) bool {
 			if !ok {
 				return false
 			}
-			b.CRMIntegrationID = &n
+			h := hold()
+			h.crm = n
+			b.CRMIntegrationID = &h.crm
 		case "permissions":
 			field = 4
-			if !d.permissions(b) {
+			if !d.permissions(b, hold()) {
 				return false
 			}
 		default:
@@ -106,8 +117,9 @@ func quickCreatePlugin(body []byte, b *createPluginBody) bool {
 		sb.Write(logo)
 		all := sb.String()
 		if seen[0] {
-			n := all[:len(name)]
-			b.Name = &n
+			h := hold()
+			h.name = all[:len(name)]
+			b.Name = &h.name
 		}
 		b.Description = all[len(name) : len(name)+len(desc)]
 		b.LogoURI = all[len(name)+len(desc):]
@@ -227,21 +239,25 @@ func (d *quickDecoder) int() (int64, bool) {
 	return n, err == nil
 }
 
-// permissions reads the permissions object: user and transcript, strings,
-// each at most once.
-func (d *quickDecoder) permissions(b *createPluginBody) bool {
+// quickHeld holds what the members quickCreatePlugin decodes point to:
+// the permissions object and its two values, the name and the CRM id, one
+// allocation for all of them.
+type quickHeld struct {
+	perms struct {
+		User       *scribe.Permission `json:"user"`
+		Transcript *scribe.Permission `json:"transcript"`
+	}
+	user, transcript scribe.Permission
+	name             string
+	crm              int64
+}
+
+// permissions reads the permissions object into all: user and transcript,
+// strings, each at most once.
+func (d *quickDecoder) permissions(b *createPluginBody, all *quickHeld) bool {
 	if !d.byte('{') {
 		return false
 	}
-	// The permissions object and the two values it points to, in one
-	// allocation.
-	all := new(struct {
-		perms struct {
-			User       *scribe.Permission `json:"user"`
-			Transcript *scribe.Permission `json:"transcript"`
-		}
-		user, transcript scribe.Permission
-	})
 	b.Permissions = &all.perms
 	if d.byte('}') {
 		return true

@@ -40,12 +40,16 @@ func appendPlugin(b []byte, p *scribe.Plugin) ([]byte, error) {
 	b = append(b, `,"user_id":`...)
 	b = strconv.AppendInt(b, p.UserID, 10)
 	b = append(b, `,"created_on":`...)
+	start := len(b)
 	b, err := appendJSONTime(b, p.CreatedOn)
 	if err != nil {
 		return nil, fmt.Errorf("scribetest: plugin %d cannot be encoded as JSON: created_on: %w", p.ID, err)
 	}
+	end := len(b)
 	b = append(b, `,"updated_on":`...)
-	if b, err = appendJSONTime(b, p.UpdatedOn); err != nil {
+	if p.UpdatedOn == p.CreatedOn { // a new plugin's: the same instant and location, so the same text
+		b = append(b, b[start:end]...)
+	} else if b, err = appendJSONTime(b, p.UpdatedOn); err != nil {
 		return nil, fmt.Errorf("scribetest: plugin %d cannot be encoded as JSON: updated_on: %w", p.ID, err)
 	}
 	return append(b, "}\n"...), nil

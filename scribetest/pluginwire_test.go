@@ -18,6 +18,7 @@ import (
 func pluginSamples() []scribe.Plugin {
 	crm := int64(-7)
 	zero := int64(0)
+	created := time.Date(2026, 11, 23, 15, 4, 5, 120000000, time.FixedZone("z", 5*3600+45*60))
 	return []scribe.Plugin{
 		{
 			ID: 1, Name: "Meeting notes", Description: "Summarises meetings.",
@@ -33,6 +34,10 @@ func pluginSamples() []scribe.Plugin {
 			UpdatedOn: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("y", 14*3600)),
 		},
 		{CRMIntegrationID: &zero}, // zero values: "" permissions, zero times
+		{ // a new plugin's: updated_on is created_on (appendPlugin copies its text)
+			ID: 2, Name: "new", UserID: 3,
+			CreatedOn: created, UpdatedOn: created,
+		},
 	}
 }
 
@@ -80,6 +85,9 @@ func FuzzEncodePlugin(f *testing.F) {
 			p.CRMIntegrationID = &userID
 		}
 		p.CreatedOn = time.Unix(0, nanos).In(time.FixedZone("z", (offsetMin%(48*60))*60))
+		if flag { // a new plugin's timestamps: the same value twice
+			p.UpdatedOn = p.CreatedOn
+		}
 		want, wantErr := encodeValue(p)
 		got, err := appendPlugin(nil, &p)
 		if (err != nil) != (wantErr != nil) {

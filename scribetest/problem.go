@@ -50,7 +50,7 @@ func validationFailed(detail string) *problem {
 
 // writeProblem writes p as application/problem+json, with the request's id.
 func writeProblem(w http.ResponseWriter, r *http.Request, p *problem) {
-	info := infoOf(r)
+	info := infoOf(w)
 	info.code = p.code
 	for k, vs := range p.header {
 		w.Header()[k] = vs

@@ -101,13 +101,24 @@ func loggedHeader(v string, n int) string {
 	return truncate(v, n)
 }
 
+// loggedPath is truncate(r.URL.Path, maxLoggedURLPart), without the copy
+// when the router matched the path to an operation's path without an id
+// (reqInfo.path): the server's own string then pins nothing of the
+// request.
+func loggedPath(r *http.Request, info *reqInfo) string {
+	if info.path != "" && info.path == r.URL.Path {
+		return info.path
+	}
+	return truncate(r.URL.Path, maxLoggedURLPart)
+}
+
 func (l *requestLog) add(r *http.Request, info *reqInfo, at time.Time) {
 	rec := Request{
 		Time:           at,
 		Method:         loggedMethod(r.Method),
-		Path:           truncate(r.URL.Path, maxLoggedURLPart),
+		Path:           loggedPath(r, info),
 		Query:          truncate(r.URL.RawQuery, maxLoggedURLPart),
-		IdempotencyKey: loggedHeader(r.Header.Get("Idempotency-Key"), maxIdempotencyKey),
+		IdempotencyKey: loggedHeader(headerValue(r.Header, "Idempotency-Key"), maxIdempotencyKey),
 		RequestID:      info.id,
 		Status:         info.status,
 		Code:           info.code,

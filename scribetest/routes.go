@@ -1,7 +1,6 @@
 package scribetest
 
 import (
-	"bytes"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,8 +12,12 @@ import (
 // caller it authenticated as and, for a POST, the body read so far.
 type call struct {
 	r      *http.Request
+	info   *reqInfo // the request's (infoOf)
 	caller *principal
-	body   []byte
+	// id is the path's {id} as the router matched it; "" when the
+	// ServeMux matched the request (pathID then asks r.PathValue).
+	id   string
+	body []byte
 	// signed is, for a POST, "METHOD PATH\n" followed by the body: what the
 	// Idempotency-Key's fingerprint hashes (body is its tail).
 	signed []byte
@@ -70,14 +73,20 @@ func (s *Server) operations() []operation {
 	}
 }
 
-// routes registers every operation on a ServeMux with a method pattern, and
-// beside each path a method-less pattern that answers 405 with Allow, and a
-// catch-all that answers 404: the mux's own plain-text answers never show.
+// routes is the operations' handler: the fast router for the requests of
+// the usual form (route), and for every other request canonicalPaths
+// (canonical.go: no mux redirects) before a ServeMux that registers every
+// operation with a method pattern, beside each path a method-less pattern
+// that answers 405 with Allow, and a catch-all that answers 404: the mux's
+// own plain-text answers never show.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
-	for _, op := range s.operations() {
-		mux.Handle(op.method+" "+s.basePath+op.path, s.serveOperation(op))
+	ops := s.operations()
+	for _, op := range ops {
+		mux.Handle(op.method+" "+s.basePath+op.path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.serveOperation(&op, w, r, "")
+		}))
 		allowed[op.path] = append(allowed[op.path], op.method)
 	}
 	for path, methods := range allowed {
@@ -98,62 +107,119 @@ func (s *Server) routes() http.Handler {
 		}
 		writeProblem(w, r, notFound(detail))
 	})
-	return mux
+	rt := &router{s: s, fallback: s.canonicalPaths(mux)}
+	for _, op := range ops {
+		prefix, suffix, wild := strings.Cut(op.path, "{id}")
+		rt.routes = append(rt.routes, route{op: op, prefix: s.basePath + prefix, suffix: suffix, wild: wild})
+	}
+	return rt
+}
+
+// router answers the requests of the usual form without the ServeMux's
+// pattern matching and canonicalPaths' path cleaning, which were a tenth of
+// a request's cost in the server: a GET or POST whose path, not
+// percent-encoded, is an operation's path exactly, its {id} a run of ASCII
+// digits. Such a path has no empty, "." or ".." segment, and the mux would
+// serve it with the same operation and the same id, so the answer is the
+// same. Every other request (another method, HEAD included, a wrong
+// method, an unknown or non-canonical path, an id that is not digits, any
+// percent-encoding) goes to fallback, whose 404 and 405 answers are
+// unchanged.
+type router struct {
+	s        *Server
+	routes   []route
+	fallback http.Handler
+}
+
+// route is an operation's path as the router matches it: prefix (base path
+// included), then when wild a decimal {id} and suffix.
+type route struct {
+	op             operation
+	prefix, suffix string
+	wild           bool
+}
+
+// match returns the id of path if it is rt's path ("" without a wildcard).
+func (rt *route) match(path string) (id string, ok bool) {
+	if !rt.wild {
+		return "", path == rt.prefix
+	}
+	if len(path) <= len(rt.prefix)+len(rt.suffix) || !strings.HasPrefix(path, rt.prefix) || !strings.HasSuffix(path, rt.suffix) {
+		return "", false
+	}
+	id = path[len(rt.prefix) : len(path)-len(rt.suffix)]
+	for i := range len(id) {
+		if id[i] < '0' || id[i] > '9' {
+			return "", false
+		}
+	}
+	return id, true
+}
+
+func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if (r.Method == http.MethodGet || r.Method == http.MethodPost) && r.URL.RawPath == "" {
+		for i := range rt.routes {
+			route := &rt.routes[i]
+			if route.op.method != r.Method {
+				continue
+			}
+			if id, ok := route.match(r.URL.Path); ok {
+				if !route.wild {
+					infoOf(w).path = route.prefix // the path itself, base path included
+				}
+				rt.s.serveOperation(&route.op, w, r, id)
+				return
+			}
+		}
+	}
+	rt.fallback.ServeHTTP(w, r)
 }
 
 // serveOperation runs the steps every operation shares, in order:
 // authenticate (401/403), check the credential's kind (403), check the query
 // parameters (400), for a POST read the body (415/413) and honour
-// Idempotency-Key (409, replay), then run the operation.
-func (s *Server) serveOperation(op operation) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		caller, p := s.authenticate(r)
-		if p == nil {
-			p = checkKind(caller, op.kind)
-		}
-		if p == nil {
-			p = checkQuery(r, op.query)
-		}
-		if p != nil {
-			writeProblem(w, r, p)
-			return
-		}
-		c := &infoOf(r).call
-		*c = call{r: r, caller: caller}
-		if r.Method != http.MethodPost {
-			writeResult(w, r, op.handle(c))
-			return
-		}
-		buf, start, p := readJSONBody(w, r)
-		if p != nil {
-			writeProblem(w, r, p)
-			return
-		}
-		defer putBuf(buf) // nothing keeps the body past the answer
-		c.signed, c.body = *buf, (*buf)[start:]
-		s.idempotent(w, c, op.handle)
-	})
+// Idempotency-Key (409, replay), then run the operation. id is the path's
+// {id} as the router matched it, or "" to take it from the ServeMux's match
+// (r.PathValue).
+func (s *Server) serveOperation(op *operation, w http.ResponseWriter, r *http.Request, id string) {
+	info := infoOf(w)
+	caller, p := s.authenticate(info, r)
+	if p == nil {
+		p = checkKind(caller, op.kind)
+	}
+	if p == nil {
+		p = checkQuery(r, op.query)
+	}
+	if p != nil {
+		writeProblem(w, r, p)
+		return
+	}
+	c := &info.call
+	*c = call{r: r, info: info, caller: caller, id: id}
+	if r.Method != http.MethodPost {
+		writeResult(w, r, op.handle(c))
+		return
+	}
+	buf, start, p := readJSONBody(w, r)
+	if p != nil {
+		writeProblem(w, r, p)
+		return
+	}
+	defer putBuf(buf) // nothing keeps the body past the answer
+	c.signed, c.body = *buf, (*buf)[start:]
+	s.idempotent(w, c, op.handle)
 }
 
-// response is a rendered answer, as the idempotency store keeps it. A
-// problem is kept as such, so that a replay carries its own request id
-// (api/openapi.yaml: request_id equals the Request-Id header). A body is
-// always application/json.
+// response is an answer as the idempotency store takes and replays it: a
+// status and a body (always application/json), or a problem, kept as such
+// so that a replay carries its own request id (api/openapi.yaml:
+// request_id equals the Request-Id header). The store copies the body it
+// is given (idempotencyStore.finish); the body it replays is its own and
+// never changes.
 type response struct {
 	status  int
 	body    []byte
 	problem *problem
-}
-
-// render turns an operation's result into the bytes it answers with: the
-// status and body writeResult would write, the body in memory of its own.
-func render(res result) response {
-	if res.p != nil {
-		return response{status: res.p.status, problem: res.p}
-	}
-	body := bytes.Clone(*res.encoded)
-	putBuf(res.encoded)
-	return response{status: res.status, body: body}
 }
 
 // encodingFailed is the answer when a body cannot be encoded as JSON.

@@ -154,7 +154,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	}
 	s.deliveries = newDeliveries(cfg.delivery, cfg.clock, cfg.logger)
 	s.st.onEvent = s.emit
-	s.handler = s.chain(s.canonicalPaths(s.routes())) // canonical.go: no mux redirects
+	s.handler = s.chain(s.routes()) // canonicalPaths before the ServeMux: no mux redirects
 	if cfg.admin {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}

@@ -69,7 +69,7 @@ type store struct {
 	// twire holds, per owner, where the wire form of each of the owner's
 	// transcripts is, in the order of transcripts.owned[owner]: a page is
 	// a binary search and a run of adjacent entries, with no look-up per
-	// item in the rows map (a cache miss each at 10^6 transcripts).
+	// item in the rows (a cache miss each at 10^6 transcripts).
 	twire map[int64][]jsonRef
 	// scratch is the buffer transcripts are encoded into before they are
 	// copied into tjson (see encodeTranscriptLocked).
@@ -218,13 +218,13 @@ func (st *store) developerByKeyHash(h [32]byte) (scribe.User, bool) {
 	if !ok {
 		return scribe.User{}, false
 	}
-	return st.users.rows[id].User, true
+	return st.users.rows.at(id).User, true
 }
 
 func (st *store) user(id int64) (scribe.User, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	u, ok := st.users.rows[id]
+	u, ok := st.users.rows.get(id)
 	if !ok {
 		return scribe.User{}, false
 	}
@@ -240,7 +240,7 @@ func (st *store) allUsers() []scribe.User {
 // ---- plugins
 
 func (st *store) addPluginLocked(p scribe.Plugin) (scribe.Plugin, error) {
-	owner, ok := st.users.rows[p.UserID]
+	owner, ok := st.users.rows.get(p.UserID)
 	switch {
 	case !ok:
 		return scribe.Plugin{}, fmt.Errorf("scribetest: developer %d: %w", p.UserID, ErrNotFound)
@@ -282,7 +282,7 @@ func stampCreated(created, updated *time.Time, now time.Time) {
 func (st *store) plugin(id int64) (scribe.Plugin, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	r, ok := st.plugins.rows[id]
+	r, ok := st.plugins.rows.get(id)
 	if !ok {
 		return scribe.Plugin{}, false
 	}
@@ -292,7 +292,7 @@ func (st *store) plugin(id int64) (scribe.Plugin, bool) {
 func (st *store) setPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	r, ok := st.plugins.rows[id]
+	r, ok := st.plugins.rows.get(id)
 	if !ok {
 		return scribe.Plugin{}, fmt.Errorf("scribetest: plugin %d: %w", id, ErrNotFound)
 	}
@@ -346,7 +346,7 @@ func (st *store) addSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey,
 func (st *store) deleteSecretKey(id int64) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	k, ok := st.secretKeys.rows[id]
+	k, ok := st.secretKeys.rows.get(id)
 	if !ok {
 		return fmt.Errorf("scribetest: secret key %d: %w", id, ErrNotFound)
 	}
@@ -381,24 +381,24 @@ func (st *store) credentialsFor(uuid string) (credentials, bool) {
 	if !ok {
 		return credentials{}, false
 	}
-	in := st.installs.rows[id]
-	pr := st.plugins.rows[in.PluginID]
+	in := st.installs.rows.at(id)
+	pr := st.plugins.rows.at(in.PluginID)
 	p := pr.plugin()
 	c := credentials{installation: cloneInstallation(&in), plugin: p}
 	kids := st.secretKeys.owned[p.ID]
 	c.keys = make([]string, len(kids))
 	for i, kid := range kids {
-		c.keys[i] = st.secretKeys.rows[kid].Value.Reveal()
+		c.keys[i] = st.secretKeys.rows.at(kid).Value.Reveal()
 	}
 	return c, true
 }
 
 func (st *store) installLocked(in scribe.PluginInstallation) (scribe.PluginInstallation, []event, error) {
-	p, ok := st.plugins.rows[in.PluginID]
+	p, ok := st.plugins.rows.get(in.PluginID)
 	if !ok {
 		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: plugin %d: %w", in.PluginID, ErrNotFound)
 	}
-	u, ok := st.users.rows[in.UserID]
+	u, ok := st.users.rows.get(in.UserID)
 	if !ok {
 		return scribe.PluginInstallation{}, nil, fmt.Errorf("scribetest: user %d: %w", in.UserID, ErrNotFound)
 	}
@@ -433,7 +433,7 @@ func (st *store) installLocked(in scribe.PluginInstallation) (scribe.PluginInsta
 
 func (st *store) activeInstallationLocked(pluginID, userID int64) (scribe.PluginInstallation, bool) {
 	for _, id := range st.installsBy[userID] {
-		if in := st.installs.rows[id]; in.PluginID == pluginID && in.DeletedOn == nil {
+		if in := st.installs.rows.at(id); in.PluginID == pluginID && in.DeletedOn == nil {
 			return in, true
 		}
 	}
@@ -455,7 +455,7 @@ func (st *store) uninstall(uuid string) (scribe.PluginInstallation, error) {
 		st.mu.Unlock()
 		return scribe.PluginInstallation{}, fmt.Errorf("scribetest: installation %s: %w", uuid, ErrNotFound)
 	}
-	in := st.installs.rows[id]
+	in := st.installs.rows.at(id)
 	if in.DeletedOn != nil {
 		st.mu.Unlock()
 		return scribe.PluginInstallation{}, fmt.Errorf("scribetest: installation %s was already uninstalled: %w", uuid, ErrConflict)
@@ -494,8 +494,8 @@ func (st *store) installationsOf(pluginID int64) []scribe.PluginInstallation {
 func (st *store) transcriptEventsLocked(typ string, t *scribe.Transcript, at time.Time) []event {
 	var evs []event
 	for _, id := range st.installsBy[t.User.ID] {
-		in := st.installs.rows[id]
-		if in.DeletedOn != nil || !st.plugins.rows[in.PluginID].transcriptRead {
+		in := st.installs.rows.at(id)
+		if in.DeletedOn != nil || !st.plugins.rows.at(in.PluginID).transcriptRead {
 			continue
 		}
 		evs = append(evs, event{Type: typ, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: at, Data: cloneTranscript(t)})
@@ -523,7 +523,7 @@ func (st *store) addTranscriptLocked(t scribe.Transcript) (scribe.Transcript, []
 // not read. t.Metadata is never kept: the store holds bytes. The store
 // is unchanged when it fails.
 func (st *store) insertTranscriptLocked(t *scribe.Transcript, meta []byte) (jsonRef, error) {
-	u, ok := st.users.rows[t.User.ID]
+	u, ok := st.users.rows.get(t.User.ID)
 	if !ok {
 		return jsonRef{}, fmt.Errorf("scribetest: user %d: %w", t.User.ID, ErrNotFound)
 	}
@@ -559,15 +559,14 @@ func (st *store) insertTranscriptLocked(t *scribe.Transcript, meta []byte) (json
 }
 
 // reserveTranscriptsLocked makes room for n more transcripts, perOwner[u]
-// of them owned by user u, before a fixture load inserts them: the rows
-// map is built at its final size once rather than rehashed as it doubles,
-// and the indexes are grown once rather than reallocated along the way.
+// of them owned by user u, before a fixture load inserts them: the rows'
+// map of large ids, if in use, is built at its final size once rather than
+// rehashed as it doubles (rowTable), and the indexes are grown once rather
+// than reallocated along the way.
 func (st *store) reserveTranscriptsLocked(n int, perOwner map[int64]int) {
 	c := &st.transcripts
 	if n >= 1024 {
-		rows := make(map[int64]transcriptRow, len(c.rows)+n)
-		maps.Copy(rows, c.rows)
-		c.rows = rows
+		c.rows.reserve(n)
 	}
 	c.all = slices.Grow(c.all, n)
 	for owner, k := range perOwner {
@@ -590,7 +589,7 @@ func (st *store) addTranscript(t scribe.Transcript) (scribe.Transcript, error) {
 // it was.
 func (st *store) updateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Transcript, error) {
 	st.mu.Lock()
-	row, ok := st.transcripts.rows[id]
+	row, ok := st.transcripts.rows.get(id)
 	if !ok {
 		st.mu.Unlock()
 		return scribe.Transcript{}, fmt.Errorf("scribetest: transcript %d: %w", id, ErrNotFound)
@@ -623,7 +622,7 @@ func (st *store) updateTranscript(id int64, fn func(*scribe.Transcript)) (scribe
 func (st *store) deleteTranscript(id int64) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	row, ok := st.transcripts.rows[id]
+	row, ok := st.transcripts.rows.get(id)
 	if !ok {
 		return fmt.Errorf("scribetest: transcript %d: %w", id, ErrNotFound)
 	}
@@ -675,9 +674,9 @@ func (st *store) compactTranscriptsLocked() {
 	for owner, ids := range st.transcripts.owned {
 		refs := st.twire[owner]
 		for i, id := range ids {
-			row := st.transcripts.rows[id]
+			row := st.transcripts.rows.at(id)
 			row.wire = fresh.put(st.tjson.get(row.wire))
-			st.transcripts.rows[id] = row
+			st.transcripts.rows.set(id, row)
 			refs[i] = row.wire
 		}
 	}
@@ -689,7 +688,7 @@ func (st *store) compactTranscriptsLocked() {
 func (st *store) appendTranscript(dst []byte, userID, id int64) ([]byte, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	row, ok := st.transcripts.rows[id]
+	row, ok := st.transcripts.rows.get(id)
 	if !ok || row.owner != userID {
 		return dst, false
 	}

@@ -1,6 +1,8 @@
 package scribetest
 
 import (
+	"hash/maphash"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,34 +73,114 @@ outer:
 	return true
 }
 
-// hashCache maps the hashKey of a credential to what authenticating it
-// established (the credential itself is not kept). It holds at most
-// maxVerifiedTokens entries: an insert into a full cache first drops the
-// entries stale reports (when given), then a random sixteenth of the rest,
-// so that the next inserts do not sweep again. The zero value is empty and
-// ready. The verification cache and the developer cache are two of them.
+// credSeed seeds the hash the credential caches are keyed by: random, and
+// secret to the process, so that no one can choose credentials that meet in
+// the map.
+var credSeed = maphash.MakeSeed()
+
+// maxKeptCredential is the longest credential a cache keeps as it is: a
+// developer key, a JWT as auth.Mint makes it (about 250 bytes). A longer one
+// (a JWT may carry up to auth.MaxTokenSize bytes of claims) is kept as its
+// SHA-256, so that a full cache holds at most maxVerifiedTokens times this
+// many bytes of credentials, whatever the tokens' size.
+const maxKeptCredential = 512
+
+// credEntry is a cached value with the credential it was established for:
+// the credential itself, or its SHA-256 (hashKey) when it is longer than
+// maxKeptCredential.
+type credEntry[V any] struct {
+	cred string
+	v    V
+}
+
+// keptCredential is the form a cache keeps cred in: a copy (cred is
+// usually a substring of the request's Authorization header), or its
+// SHA-256 when it is long.
+func keptCredential(cred string) string {
+	if len(cred) > maxKeptCredential {
+		h := hashKey(cred)
+		return string(h[:])
+	}
+	return strings.Clone(cred)
+}
+
+// matches reports whether e was established for cred, comparing in constant
+// time (for a given length): a request learns nothing of a cached credential
+// from how long the comparison takes.
+func (e *credEntry[V]) matches(cred string) bool {
+	if len(cred) > maxKeptCredential {
+		h := hashKey(cred)
+		return len(e.cred) == len(h) && equalSecret(e.cred, string(h[:]))
+	}
+	return len(e.cred) == len(cred) && equalSecret(e.cred, cred)
+}
+
+// equalSecret compares a and b in time that depends on their length only,
+// as crypto/subtle.ConstantTimeCompare does, eight bytes at a time and
+// without converting the strings to byte slices (which would allocate).
+func equalSecret(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	var v uint64
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		v |= load64(a, i) ^ load64(b, i)
+	}
+	for ; i < len(a); i++ {
+		v |= uint64(a[i] ^ b[i])
+	}
+	return v == 0
+}
+
+// load64 is the eight bytes of s from i as a little-endian word (one load;
+// the compiler combines the byte loads).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// hashCache maps a credential (a developer key, an installation JWT) to
+// what authenticating it established. It is keyed by the credential's
+// maphash under credSeed, a few nanoseconds per request where a SHA-256 of
+// a JWT took hundreds, and each entry keeps the credential (or, for a long
+// one, its SHA-256) to compare with: two credentials whose hashes meet are
+// told apart, the second simply missing the cache (and replacing the first
+// when it is put). It holds at most maxVerifiedTokens entries: an insert
+// into a full cache first drops the entries stale reports (when given),
+// then a random sixteenth of the rest, so that the next inserts do not
+// sweep again. The zero value is empty and ready. The verification cache
+// and the developer cache are two of them.
 type hashCache[V any] struct {
 	mu sync.RWMutex
-	m  map[[32]byte]V
+	m  map[uint64]credEntry[V]
 }
 
-func (c *hashCache[V]) get(h [32]byte) (V, bool) {
+func (c *hashCache[V]) get(cred string) (V, bool) {
+	h := maphash.String(credSeed, cred)
 	c.mu.RLock()
-	v, ok := c.m[h]
+	e, ok := c.m[h]
 	c.mu.RUnlock()
-	return v, ok
+	if !ok || !e.matches(cred) {
+		var zero V
+		return zero, false
+	}
+	return e.v, true
 }
 
-func (c *hashCache[V]) put(h [32]byte, v V, stale func(V) bool) {
+func (c *hashCache[V]) put(cred string, v V, stale func(V) bool) {
+	h := maphash.String(credSeed, cred)
+	e := credEntry[V]{cred: keptCredential(cred), v: v}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[[32]byte]V{}
+		c.m = map[uint64]credEntry[V]{}
 	}
 	if _, ok := c.m[h]; !ok && len(c.m) >= maxVerifiedTokens {
 		if stale != nil {
 			for k, e := range c.m {
-				if stale(e) {
+				if stale(e.v) {
 					delete(c.m, k)
 				}
 			}
@@ -110,13 +192,17 @@ func (c *hashCache[V]) put(h [32]byte, v V, stale func(V) bool) {
 			delete(c.m, k)
 		}
 	}
-	c.m[h] = v
+	c.m[h] = e
 }
 
-func (c *hashCache[V]) remove(h [32]byte) {
+// remove drops cred's entry, if the cache holds one for it.
+func (c *hashCache[V]) remove(cred string) {
+	h := maphash.String(credSeed, cred)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.m, h)
+	if e, ok := c.m[h]; ok && e.matches(cred) {
+		delete(c.m, h)
+	}
 }
 
 func (c *hashCache[V]) len() int {
@@ -130,8 +216,8 @@ func (c *hashCache[V]) len() int {
 // verification. When full, it drops the tokens no longer fresh first.
 type verifyCache struct{ hashCache[*verifiedToken] }
 
-func (c *verifyCache) put(h [32]byte, v *verifiedToken, now time.Time) {
-	c.hashCache.put(h, v, func(e *verifiedToken) bool { return !e.fresh(now) })
+func (c *verifyCache) put(token string, v *verifiedToken, now time.Time) {
+	c.hashCache.put(token, v, func(e *verifiedToken) bool { return !e.fresh(now) })
 }
 
 // developerCache keeps the principal of each developer key that
@@ -143,16 +229,16 @@ func (c *verifyCache) put(h [32]byte, v *verifiedToken, now time.Time) {
 // holds at most one entry per developer.
 type developerCache struct{ hashCache[cachedCaller] }
 
-// get returns the principal cached for the key hashed to h if it was
-// derived at user generation gen.
-func (c *developerCache) get(h [32]byte, gen uint64) (*principal, bool) {
-	e, ok := c.hashCache.get(h)
+// get returns the principal cached for key if it was derived at user
+// generation gen.
+func (c *developerCache) get(key string, gen uint64) (*principal, bool) {
+	e, ok := c.hashCache.get(key)
 	if !ok || e.gen != gen {
 		return nil, false
 	}
 	return e.p, true
 }
 
-func (c *developerCache) put(h [32]byte, gen uint64, p *principal) {
-	c.hashCache.put(h, cachedCaller{gen: gen, p: p}, nil)
+func (c *developerCache) put(key string, gen uint64, p *principal) {
+	c.hashCache.put(key, cachedCaller{gen: gen, p: p}, nil)
 }

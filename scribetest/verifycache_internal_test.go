@@ -1,6 +1,8 @@
 package scribetest
 
 import (
+	"hash/maphash"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,7 +81,7 @@ func TestVerifyCacheHit(t *testing.T) {
 }
 
 // TestVerifyCacheHitAllocates protects the cached JWT's per-request cost:
-// a token verified before is hashed from hashKey's stack buffer and taken
+// a token verified before is found by its maphash, compared, and taken
 // with its cached principal, without an allocation.
 func TestVerifyCacheHitAllocates(t *testing.T) {
 	f := newJWTFixture(t)
@@ -99,7 +101,7 @@ func TestVerifyCacheBound(t *testing.T) {
 	var c verifyCache
 	fresh := &verifiedToken{iat: now, exp: now.Add(time.Hour)}
 	expired := &verifiedToken{iat: now.Add(-3 * time.Hour), exp: now.Add(-2 * time.Hour)}
-	key := func(i int) [32]byte { return hashKey(itoa(int64(i))) }
+	key := func(i int) string { return "token-" + itoa(int64(i)) }
 	for i := range maxVerifiedTokens {
 		v := fresh
 		if i%2 == 0 {
@@ -173,5 +175,68 @@ func TestDeveloperCacheHit(t *testing.T) {
 	}
 	if n := s.developers.len(); n != 1 {
 		t.Errorf("developer cache holds %d entries, want 1 (unknown keys are not cached)", n)
+	}
+}
+
+// TestHashCacheComparesTheCredential protects the caches' keying by a
+// 64-bit maphash: an entry answers only the credential it was put for (two
+// credentials whose hashes meet are told apart, the second missing the
+// cache), a credential over maxKeptCredential bytes is kept as its SHA-256
+// and still found, and remove leaves another credential's entry alone.
+func TestHashCacheComparesTheCredential(t *testing.T) {
+	t.Parallel()
+	var c hashCache[int]
+	short := "dk_live_" + strings.Repeat("a", 40)
+	long := strings.Repeat("b", maxKeptCredential+1)
+	c.put(short, 1, nil)
+	c.put(long, 2, nil)
+	if v, ok := c.get(short); !ok || v != 1 {
+		t.Errorf("get(short) = %d, %v; want 1, true", v, ok)
+	}
+	if v, ok := c.get(long); !ok || v != 2 {
+		t.Errorf("get(long) = %d, %v; want 2, true", v, ok)
+	}
+	if e := c.m[maphash.String(credSeed, long)]; len(e.cred) != 32 || strings.Contains(e.cred, "bbbb") {
+		t.Errorf("a long credential is kept as %d bytes; want its 32-byte SHA-256", len(e.cred))
+	}
+	for _, other := range []string{"dk_live_" + strings.Repeat("a", 39) + "b", short[:len(short)-1], long[:len(long)-1] + "c", ""} {
+		if _, ok := c.get(other); ok {
+			t.Errorf("get(%.20q…) hit; want a miss for a credential never put", other)
+		}
+	}
+
+	// A credential whose hash meets another's: planted in the slot of
+	// short's hash, it does not answer for short, and short's remove does
+	// not drop it.
+	c.m[maphash.String(credSeed, short)] = credEntry[int]{cred: keptCredential("dk_live_other"), v: 3}
+	if v, ok := c.get(short); ok {
+		t.Errorf("get(short) = %d from another credential's entry; want a miss", v)
+	}
+	c.remove(short)
+	if n := c.len(); n != 2 {
+		t.Errorf("remove(short) dropped another credential's entry: len = %d, want 2", n)
+	}
+	c.put(short, 4, nil) // the later credential takes the slot
+	if v, ok := c.get(short); !ok || v != 4 {
+		t.Errorf("after put: get(short) = %d, %v; want 4, true", v, ok)
+	}
+	c.remove(long)
+	if _, ok := c.get(long); ok {
+		t.Error("a removed credential is still cached")
+	}
+}
+
+// TestEqualSecret: equalSecret is string equality.
+func TestEqualSecret(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{{"", "", true}, {"abc", "abc", true}, {"abc", "abd", false}, {"abc", "ab", false}, {"ab", "abc", false}, {"xbc", "abc", false},
+		{"0123456789abcdefX", "0123456789abcdefX", true}, {"0123456789abcdefX", "0123456789abcdefY", false},
+		{"0123456789abcdefX", "0123456709abcdefX", false}, {"01234567", "01234568", false}, {"x1234567", "01234567", false}} {
+		if got := equalSecret(tc.a, tc.b); got != tc.want {
+			t.Errorf("equalSecret(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
 	}
 }

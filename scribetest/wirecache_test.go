@@ -155,7 +155,7 @@ func TestArenaCompaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.s.st.mu.RLock()
-	handedOut := e.s.st.tjson.get(e.s.st.transcripts.rows[2].wire)
+	handedOut := e.s.st.tjson.get(e.s.st.transcripts.rows.at(2).wire)
 	e.s.st.mu.RUnlock()
 	kept := bytes.Clone(handedOut)
 
