@@ -205,12 +205,18 @@ func asciiEqualFold(a []byte, b string) bool {
 	return true
 }
 
-// list reads the envelope of a page of transcripts.
-func (d *decoder) list(l *wire.List[Transcript]) bool {
+// object reads an object, calling member with each member's name to read
+// its value. member returns the known member's bit (its place in names) and
+// whether its value was read, or bit -1 for a name it does not know: a name
+// that no member has in any case is skipped (encoding/json ignores it),
+// while one that is known but for case, or a member that comes twice, sends
+// the input to json.Unmarshal (it would decode it into the field by its
+// folding, or merge the two).
+func (d *decoder) object(names []string, member func(name []byte) (bit int, ok bool)) bool {
 	if !d.consume('{') {
 		return false
 	}
-	var seen uint
+	var seen uint64
 	for first := true; ; first = false {
 		name, end, ok := d.field(first)
 		if !ok {
@@ -219,25 +225,36 @@ func (d *decoder) list(l *wire.List[Transcript]) bool {
 		if end {
 			return true
 		}
-		var bit uint
-		switch string(name) {
-		case "has_more":
-			bit = 1 << 0
-			l.HasMore, ok = d.bool()
-		case "total_count":
-			bit = 1 << 1
-			l.TotalCount, ok = d.int()
-		case "data":
-			bit = 1 << 2
-			ok = d.transcripts(&l.Data)
-		default:
-			ok = unknown(name, listNames) && d.skip(0)
+		bit, ok := member(name)
+		if bit < 0 {
+			if !unknown(name, names) || !d.skip(0) {
+				return false
+			}
+			continue
 		}
-		if !ok || seen&bit != 0 {
+		if !ok || seen&(1<<bit) != 0 {
 			return false
 		}
-		seen |= bit
+		seen |= 1 << bit
 	}
+}
+
+// list reads the envelope of a page of transcripts.
+func (d *decoder) list(l *wire.List[Transcript]) bool {
+	return d.object(listNames, func(name []byte) (bit int, ok bool) {
+		switch string(name) {
+		case "has_more":
+			l.HasMore, ok = d.bool()
+			return 0, ok
+		case "total_count":
+			l.TotalCount, ok = d.int()
+			return 1, ok
+		case "data":
+			ok = d.transcripts(&l.Data)
+			return 2, ok
+		}
+		return -1, false
+	})
 }
 
 // transcripts reads an array of transcripts. An empty array is an empty,
@@ -280,157 +297,89 @@ func (d *decoder) transcripts(out *[]Transcript) bool {
 
 // transcript reads one transcript into *t, which is zero.
 func (d *decoder) transcript(t *Transcript) bool {
-	if !d.consume('{') {
-		return false
-	}
-	var seen uint
-	for first := true; ; first = false {
-		name, end, ok := d.field(first)
-		if !ok {
-			return false
-		}
-		if end {
-			return true
-		}
-		var bit uint
+	return d.object(transcriptNames, func(name []byte) (bit int, ok bool) {
 		switch string(name) {
 		case "id":
-			bit = 1 << 0
 			t.ID, ok = d.int64()
+			return 0, ok
 		case "headline":
-			bit = 1 << 1
 			t.Headline, ok = d.str()
+			return 1, ok
 		case "text":
-			bit = 1 << 2
 			t.Text, ok = d.str()
+			return 2, ok
 		case "type":
-			bit = 1 << 3
 			t.Type, ok = d.str()
+			return 3, ok
 		case "created_on":
-			bit = 1 << 4
 			ok = d.time(&t.CreatedOn)
+			return 4, ok
 		case "metadata":
-			bit = 1 << 5
 			t.Metadata, ok = d.metadata()
+			return 5, ok
 		case "user":
-			bit = 1 << 6
 			ok = d.user(&t.User)
+			return 6, ok
 		case "job":
-			bit = 1 << 7
 			ok = d.job(&t.Job)
+			return 7, ok
 		case "audio":
-			bit = 1 << 8
 			ok = d.audio(&t.Audio)
-		default:
-			ok = unknown(name, transcriptNames) && d.skip(0)
+			return 8, ok
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-	}
+		return -1, false
+	})
 }
 
 // user reads a transcript's user.
 func (d *decoder) user(u *TranscriptUser) bool {
-	if !d.consume('{') {
-		return false
-	}
-	var seen uint
-	for first := true; ; first = false {
-		name, end, ok := d.field(first)
-		if !ok {
-			return false
-		}
-		if end {
-			return true
-		}
-		var bit uint
+	return d.object(userNames, func(name []byte) (bit int, ok bool) {
 		switch string(name) {
 		case "id":
-			bit = 1 << 0
 			u.ID, ok = d.int64()
+			return 0, ok
 		case "first_name":
-			bit = 1 << 1
 			u.FirstName, ok = d.str()
+			return 1, ok
 		case "last_name":
-			bit = 1 << 2
 			u.LastName, ok = d.str()
-		default:
-			ok = unknown(name, userNames) && d.skip(0)
+			return 2, ok
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-	}
+		return -1, false
+	})
 }
 
 // job reads a transcript's job.
 func (d *decoder) job(j *TranscriptJob) bool {
-	if !d.consume('{') {
-		return false
-	}
-	var seen uint
-	for first := true; ; first = false {
-		name, end, ok := d.field(first)
-		if !ok {
-			return false
-		}
-		if end {
-			return true
-		}
-		var bit uint
+	return d.object(jobNames, func(name []byte) (bit int, ok bool) {
 		switch string(name) {
 		case "id":
-			bit = 1 << 0
 			j.ID, ok = d.int64()
+			return 0, ok
 		case "lines":
-			bit = 1 << 1
 			j.Lines, ok = d.int()
-		default:
-			ok = unknown(name, jobNames) && d.skip(0)
+			return 1, ok
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-	}
+		return -1, false
+	})
 }
 
 // audio reads a transcript's audio.
 func (d *decoder) audio(a *TranscriptAudio) bool {
-	if !d.consume('{') {
-		return false
-	}
-	var seen uint
-	for first := true; ; first = false {
-		name, end, ok := d.field(first)
-		if !ok {
-			return false
-		}
-		if end {
-			return true
-		}
-		var bit uint
+	return d.object(audioNames, func(name []byte) (bit int, ok bool) {
 		switch string(name) {
 		case "id":
-			bit = 1 << 0
 			a.ID, ok = d.int64()
+			return 0, ok
 		case "length_in_seconds":
-			bit = 1 << 1
 			a.LengthInSeconds, ok = d.int()
+			return 1, ok
 		case "created_on":
-			bit = 1 << 2
 			ok = d.time(&a.CreatedOn)
-		default:
-			ok = unknown(name, audioNames) && d.skip(0)
+			return 2, ok
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-	}
+		return -1, false
+	})
 }
 
 // bool reads true or false.
