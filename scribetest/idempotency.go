@@ -58,7 +58,7 @@ func fingerprintOf(signed []byte) fingerprint {
 // the map holds only each key's sequence number, so that a map that grows
 // to a day of POSTs copies 40-byte slots rather than whole entries, and the
 // collector has nothing to trace in either. A response's body is kept in
-// its chunk's byte blocks, and a kept problem in the store's problems map.
+// its chunk's bodies, and a kept problem in the store's problems map.
 type idemEntry struct {
 	key         idemKey
 	fingerprint fingerprint
@@ -74,8 +74,8 @@ type idemEntry struct {
 	// the key up in the index (a cache miss in a large one).
 	live    bool
 	done    bool
-	problem bool // the response is a problem, in idempotencyStore.problems
-	body    blockRef
+	problem bool    // the response is a problem, in idempotencyStore.problems
+	body    jsonRef // in its chunk's bodies
 }
 
 // created is when e was claimed.
@@ -83,9 +83,6 @@ func (e *idemEntry) created() time.Time { return time.Unix(e.createdSec, int64(e
 
 // expired reports whether e is 24 hours old or more at now.
 func (e *idemEntry) expired(now time.Time) bool { return now.Sub(e.created()) >= idempotencyTTL }
-
-// blockRef locates a kept body in its chunk's blocks.
-type blockRef struct{ block, off, n uint32 }
 
 // idemChunkLen is how many entries a chunk holds.
 const idemChunkLen = 1024
@@ -95,30 +92,11 @@ const idemChunkLen = 1024
 const idemBlockSize = 64 << 10
 
 // idemChunk is idemChunkLen consecutive entries of the creation order, and
-// the bodies of their responses. It is let go, bodies and all, once the
-// expiry has passed its last entry.
+// the bodies of their responses in an arena of idemBlockSize chunks. It is
+// let go, bodies and all, once the expiry has passed its last entry.
 type idemChunk struct {
 	entries *[idemChunkLen]idemEntry // pointer-free: not scanned
-	blocks  [][]byte                 // append-only; bytes once written never change
-}
-
-// keep copies body into c's blocks and returns where it is.
-func (c *idemChunk) keep(body []byte) blockRef {
-	last := len(c.blocks) - 1
-	if last < 0 || cap(c.blocks[last])-len(c.blocks[last]) < len(body) {
-		c.blocks = append(c.blocks, make([]byte, 0, max(idemBlockSize, len(body))))
-		last++
-	}
-	b := c.blocks[last]
-	off := len(b)
-	c.blocks[last] = append(b, body...)
-	return blockRef{block: uint32(last), off: uint32(off), n: uint32(len(body))}
-}
-
-// body returns the bytes at r, capped so that appending to them copies.
-func (c *idemChunk) body(r blockRef) []byte {
-	end := r.off + r.n
-	return c.blocks[r.block][r.off:end:end]
+	bodies  jsonArena                // append-only; bytes once written never change
 }
 
 // idempotencyStore remembers the first response to each key for 24 hours
@@ -162,7 +140,7 @@ func (st *idempotencyStore) at(seq uint64) (*idemEntry, *idemChunk) {
 // push appends e to the creation order and returns its sequence number.
 func (st *idempotencyStore) push(e idemEntry) uint64 {
 	if len(st.chunks) == 0 || st.tail == idemChunkLen {
-		st.chunks = append(st.chunks, &idemChunk{entries: new([idemChunkLen]idemEntry)})
+		st.chunks = append(st.chunks, &idemChunk{entries: new([idemChunkLen]idemEntry), bodies: jsonArena{chunkSize: idemBlockSize}})
 		st.tail = 0
 	}
 	st.chunks[len(st.chunks)-1].entries[st.tail] = e
@@ -224,7 +202,7 @@ func (st *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (res
 	case e.problem:
 		return response{status: int(e.status), problem: st.problems[seq]}, true, 0, nil
 	}
-	return response{status: int(e.status), body: c.body(e.body)}, true, 0, nil
+	return response{status: int(e.status), body: c.bodies.get(e.body)}, true, 0, nil
 }
 
 // forget drops k's entry e, of sequence number seq, from the index.
@@ -268,7 +246,7 @@ func (st *idempotencyStore) finish(k idemKey, ticket idemTicket, resp response) 
 		st.problems[seq] = resp.problem
 		return
 	}
-	e.body = c.keep(resp.body)
+	e.body = c.bodies.put(resp.body)
 }
 
 // abandon forgets the claim of ticket, so that a retry does the work: the

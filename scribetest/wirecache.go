@@ -45,13 +45,19 @@ type jsonRef struct {
 type jsonArena struct {
 	chunks     [][]byte
 	live, dead int // bytes referenced, and bytes replaced or deleted
+	// chunkSize is the size of a new chunk; 0 means arenaChunk.
+	chunkSize int
 }
 
 // put appends b and returns where it is.
 func (a *jsonArena) put(b []byte) jsonRef {
 	last := len(a.chunks) - 1
 	if last < 0 || cap(a.chunks[last])-len(a.chunks[last]) < len(b) {
-		a.chunks = append(a.chunks, make([]byte, 0, max(arenaChunk, len(b))))
+		size := a.chunkSize
+		if size == 0 {
+			size = arenaChunk
+		}
+		a.chunks = append(a.chunks, make([]byte, 0, max(size, len(b))))
 		last++
 	}
 	c := a.chunks[last]
