@@ -1,15 +1,10 @@
 package scribetest_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/scribehq/scribe-go/internal/apitest"
 	"github.com/scribehq/scribe-go/scribetest"
@@ -17,44 +12,6 @@ import (
 
 // demoDeveloperKey is the demo set's public developer key (docs/server.md).
 const demoDeveloperKey = "dk_live_c2NyaWJlLWRlbW8tZGV2ZWxvcGVyLWtleS1wdWJsaWM"
-
-// rawExchange sends one HTTP/1.1 request with target written exactly as
-// given (Go's client would clean nothing, but neither would it let us write
-// "//plugins" as a request target reliably) and returns the response with
-// its body read.
-func rawExchange(t *testing.T, baseURL, method, target, token string) (*http.Response, []byte) {
-	t.Helper()
-	host := strings.TrimPrefix(baseURL, "http://")
-	host, _, _ = strings.Cut(host, "/")
-	conn, err := net.Dial("tcp", host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	head := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", method, target, host)
-	if token != "" {
-		head += "Authorization: Bearer " + token + "\r\n"
-	}
-	if method == http.MethodPost {
-		head += "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
-	} else {
-		head += "\r\n"
-	}
-	if _, err := io.WriteString(conn, head); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, target, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading the body: %v", method, target, err)
-	}
-	return resp, body
-}
 
 // TestNonCanonicalPathsAreProblems protects issue 10 item 7: a path that
 // http.ServeMux would clean (an empty, "." or ".." segment, raw or
@@ -84,7 +41,7 @@ func TestNonCanonicalPathsAreProblems(t *testing.T) {
 			for _, method := range []string{http.MethodGet, http.MethodPost} {
 				for _, token := range []string{"", demoDeveloperKey} {
 					name := fmt.Sprintf("%s %s (token %t)", method, target, token != "")
-					resp, body := rawExchange(t, s.URL(), method, target, token)
+					resp, body := apitest.RawExchange(t, s.URL(), method, target, token)
 					if resp.StatusCode != http.StatusNotFound {
 						t.Errorf("%s: status %d, want 404 (Location %q, body %.200q)", name, resp.StatusCode, resp.Header.Get("Location"), body)
 						continue
@@ -119,7 +76,7 @@ func TestNonCanonicalPathsAreProblems(t *testing.T) {
 			}
 		}
 		// The canonical forms are still served.
-		if resp, body := rawExchange(t, s.URL(), http.MethodGet, base+"/plugins/100", demoDeveloperKey); resp.StatusCode != http.StatusOK {
+		if resp, body := apitest.RawExchange(t, s.URL(), http.MethodGet, base+"/plugins/100", demoDeveloperKey); resp.StatusCode != http.StatusOK {
 			t.Errorf("GET %s/plugins/100: status %d, want 200 (%.200q)", base, resp.StatusCode, body)
 		}
 	}
@@ -132,7 +89,7 @@ func TestNonCanonicalAdminPaths(t *testing.T) {
 	t.Parallel()
 	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithBasePath("/v1"))
 	for _, target := range []string{"/_scribetest//deliveries", "/_scribetest/./deliveries", "/_scribetest/deliveries/", "/_scribetest/%2e/deliveries"} {
-		resp, body := rawExchange(t, s.URL(), http.MethodGet, target, "")
+		resp, body := apitest.RawExchange(t, s.URL(), http.MethodGet, target, "")
 		var e struct{ Error string }
 		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Location") != "" ||
 			resp.Header.Get("Content-Type") != "application/json" || json.Unmarshal(body, &e) != nil || e.Error == "" {
@@ -140,7 +97,7 @@ func TestNonCanonicalAdminPaths(t *testing.T) {
 				target, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Location"), body)
 		}
 	}
-	if resp, body := rawExchange(t, s.URL(), http.MethodGet, "/_scribetest/deliveries", ""); resp.StatusCode != http.StatusOK {
+	if resp, body := apitest.RawExchange(t, s.URL(), http.MethodGet, "/_scribetest/deliveries", ""); resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /_scribetest/deliveries: %d, want 200 (%.200q)", resp.StatusCode, body)
 	}
 }

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/scribehq/scribe-go/internal/apitest"
 )
@@ -38,29 +34,8 @@ func TestBinaryNonCanonicalPaths(t *testing.T) {
 	host := strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/v1")
 	doc := apitest.NewValidator(t).WithBasePath("/v1")
 
-	exchange := func(target string) (*http.Response, []byte) {
-		t.Helper()
-		conn, err := net.Dial("tcp", host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatalf("GET %s: %v", target, err)
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp, body
-	}
-
 	for _, target := range []string{"/v1//plugins", "//v1/plugins", "/v1/plugins/", "/v1/plugins/./1", "/v1/plugins/1/", "/v1/%2e/plugins", "/%2e/v1/plugins", "/v1/x/../plugins"} {
-		resp, body := exchange(target)
+		resp, body := apitest.RawExchange(t, base, http.MethodGet, target, "")
 		var p struct {
 			Code      string `json:"code"`
 			RequestID string `json:"request_id"`
@@ -81,7 +56,7 @@ func TestBinaryNonCanonicalPaths(t *testing.T) {
 		}
 	}
 	for _, target := range []string{"/_scribetest//deliveries", "/_scribetest/./deliveries"} {
-		resp, body := exchange(target)
+		resp, body := apitest.RawExchange(t, base, http.MethodGet, target, "")
 		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Location") != "" || !strings.Contains(string(body), `"error"`) {
 			t.Errorf("GET %s: %d Location %q body %.200q; want 404 {\"error\"}", target, resp.StatusCode, resp.Header.Get("Location"), body)
 		}
