@@ -361,16 +361,10 @@ func vsFloor(b *testing.B, shared *benchEnv, freshPost bool) {
 						d    *time.Duration
 					}{{url, &ds}, {fs.URL, &df}} {
 						start := time.Now()
-						resp, err := hc.Do(e.request(op, side.base))
+						err := e.send(hc, op, side.base)
+						*side.d += time.Since(start)
 						if err != nil {
 							b.Error(err)
-							return
-						}
-						_, _ = io.Copy(io.Discard, resp.Body)
-						resp.Body.Close()
-						*side.d += time.Since(start)
-						if resp.StatusCode != op.status {
-							b.Errorf("status %d", resp.StatusCode)
 							return
 						}
 					}
@@ -398,6 +392,21 @@ func loopbackClient() *http.Client {
 	return &http.Client{Transport: tr}
 }
 
+// send sends op to base through hc and reads the whole answer; an answer
+// without op's status is an error.
+func (e *benchEnv) send(hc *http.Client, op benchOp, base string) error {
+	resp, err := hc.Do(e.request(op, base))
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != op.status {
+		return fmt.Errorf("%s %s: status %d, want %d", op.method, op.target, resp.StatusCode, op.status)
+	}
+	return nil
+}
+
 // runLoopback sends op from parallel goroutines over keep-alive connections
 // to base and reports requests per second.
 func runLoopback(b *testing.B, e *benchEnv, op benchOp, base string) {
@@ -407,15 +416,8 @@ func runLoopback(b *testing.B, e *benchEnv, op benchOp, base string) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			resp, err := hc.Do(e.request(op, base))
-			if err != nil {
+			if err := e.send(hc, op, base); err != nil {
 				b.Error(err)
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != op.status {
-				b.Errorf("status %d", resp.StatusCode)
 				return
 			}
 		}
