@@ -171,6 +171,24 @@ func (d *decoder) field(first bool) (name []byte, end, ok bool) {
 	return d.data[start:j], false, true
 }
 
+// sep reads what follows a member or an element: a ',' (more is true) or
+// closer, the end of the object or array.
+func (d *decoder) sep(closer byte) (more, ok bool) {
+	d.ws()
+	if d.i >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.i] {
+	case ',':
+		d.i++
+		return true, true
+	case closer:
+		d.i++
+		return false, true
+	}
+	return false, false
+}
+
 // unknown decides on a member name that no field has exactly: true when no
 // field has it in any case either, so that encoding/json ignores the member
 // (the caller skips its value); false when encoding/json would decode it
@@ -278,19 +296,13 @@ func (d *decoder) transcripts(out *[]Transcript) bool {
 		if !d.transcript(&s[len(s)-1]) {
 			return false
 		}
-		d.ws()
-		if d.i >= len(d.data) {
+		more, ok := d.sep(']')
+		if !ok {
 			return false
 		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
+		if !more {
 			*out = s
 			return true
-		default:
-			return false
 		}
 	}
 }
@@ -496,18 +508,12 @@ func (d *decoder) metadata() (map[string]json.RawMessage, bool) {
 			return nil, false
 		}
 		m[key] = append(json.RawMessage(nil), d.data[start:d.i]...)
-		d.ws()
-		if d.i >= len(d.data) {
+		more, ok := d.sep('}')
+		if !ok {
 			return nil, false
 		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
+		if !more {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -557,18 +563,8 @@ func (d *decoder) skip(depth int) bool {
 			if !d.skip(depth + 1) {
 				return false
 			}
-			d.ws()
-			if d.i >= len(d.data) {
-				return false
-			}
-			switch d.data[d.i] {
-			case ',':
-				d.i++
-			case closer:
-				d.i++
-				return true
-			default:
-				return false
+			if more, ok := d.sep(closer); !ok || !more {
+				return ok
 			}
 		}
 	case 't':
