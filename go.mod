@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/getkin/kin-openapi v0.152.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/go-cmp v0.7.0
 	github.com/hashicorp/go-retryablehttp v0.7.8

@@ -1,0 +1,261 @@
+// Package apijson is the one place the SDK and the reference server meet
+// JSON. It sits on github.com/go-json-experiment/json, the implementation of
+// encoding/json/v2 (on Go 1.27 built with GOEXPERIMENT=jsonv2 it is an alias
+// of the standard library's), and adds only what the contract asks of every
+// document and v2 does not do by itself:
+//
+//   - timestamps in every RFC 3339 form (ParseTime), for time.Time anywhere;
+//   - objects whose members are all required (Require), as every resource
+//     and list envelope of api/openapi.yaml is: a missing member, null, or
+//     a value of another kind is an error, never a zero value;
+//   - errors that name where (a JSON pointer and a byte offset), what was
+//     expected and what was found, and never the value (Error).
+//
+// v2's defaults do the rest: duplicate member names and invalid UTF-8 are
+// errors, member names match case-sensitively, and unknown members are
+// skipped unless the options given to Unmarshal refuse them (Strict).
+package apijson
+
+import (
+	"bytes"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Options configure Unmarshal; build them once, with Lenient or Strict.
+type Options = json.Options
+
+// Lenient returns the options for reading what a server sent: unknown
+// members are skipped (a newer service may add some), timestamps are read
+// by ParseTime, and each object type given (from Require) must carry every
+// one of its members.
+func Lenient(objects ...*json.Unmarshalers) Options {
+	return json.JoinOptions(
+		json.WithUnmarshalers(json.JoinUnmarshalers(append([]*json.Unmarshalers{timeUnmarshaler}, objects...)...)),
+	)
+}
+
+// Strict returns Lenient's options with unknown members refused: for
+// request bodies and fixture documents, where a misspelt member must not be
+// dropped silently.
+func Strict(objects ...*json.Unmarshalers) Options {
+	return json.JoinOptions(Lenient(objects...), json.RejectUnknownMembers(true))
+}
+
+// Unmarshal decodes data into v with opts. Its error is always an *Error.
+func Unmarshal(data []byte, v any, opts Options) error {
+	if err := json.Unmarshal(data, v, opts); err != nil {
+		return describe(err, data)
+	}
+	return nil
+}
+
+// UnmarshalDecode decodes the next value of dec into v, with dec's options.
+// Its error is always an *Error.
+func UnmarshalDecode(dec *jsontext.Decoder, v any) error {
+	if err := json.UnmarshalDecode(dec, v); err != nil {
+		return describe(err, nil)
+	}
+	return nil
+}
+
+// Marshal encodes v. Maps are written with their keys sorted, so the same
+// value always gives the same bytes, and time.Time as RFC 3339 with the
+// fraction it has (v2's default).
+func Marshal(v any) ([]byte, error) { return json.Marshal(v, json.Deterministic(true)) }
+
+// MarshalWrite encodes v to w, as Marshal does.
+func MarshalWrite(w io.Writer, v any) error { return json.MarshalWrite(w, v, json.Deterministic(true)) }
+
+// timeUnmarshaler reads every time.Time through ParseTime: v2's own reading
+// refuses lower-case "t"/"z" and the leap second, which RFC 3339 allows
+// and the contract asks clients to accept.
+var timeUnmarshaler = json.UnmarshalFromFunc(func(dec *jsontext.Decoder, t *time.Time) error {
+	if k := dec.PeekKind(); k != kindString {
+		return &kindError{got: k, want: "an RFC 3339 timestamp string"}
+	}
+	v, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	// A timestamp needs no escapes; one written with some is unquoted
+	// first.
+	s := v[1 : len(v)-1]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		if s, err = jsontext.AppendUnquote(nil, v); err != nil {
+			return err
+		}
+	}
+	parsed, err := ParseTime(s)
+	if err != nil {
+		return err
+	}
+	*t = parsed
+	return nil
+})
+
+// Kinds of JSON value, named from the library's own tokens.
+var (
+	kindString    = jsontext.String("").Kind()
+	kindObject    = jsontext.BeginObject.Kind()
+	kindEndObject = jsontext.EndObject.Kind()
+)
+
+// kindError is a value of the wrong JSON kind.
+type kindError struct {
+	got  jsontext.Kind
+	want string
+}
+
+func (e *kindError) Error() string { return "want " + e.want + ", got " + kindName(e.got) }
+
+// Require returns an unmarshaler for T, a struct, under which every member
+// T declares (its exported fields' json names) must be present: a missing
+// member, or a value that is not an object (null included), is an error
+// naming it. Each member's value is decoded by the library with the
+// options in force, so nested required objects and timestamps are checked
+// as well. Members T does not declare are skipped or refused as the
+// options say.
+func Require[T any]() *json.Unmarshalers {
+	typ := reflect.TypeFor[T]()
+	fields := fieldsOf(typ)
+	all := uint64(1)<<len(fields.names) - 1
+	return json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *T) error {
+		if k := dec.PeekKind(); k != kindObject {
+			return &kindError{got: k, want: "an object"}
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		rv := reflect.ValueOf(v).Elem()
+		var seen uint64
+		var name []byte
+		for dec.PeekKind() != kindEndObject {
+			raw, err := dec.ReadValue() // the member's name, quoted
+			if err != nil {
+				return err
+			}
+			if name, err = jsontext.AppendUnquote(name[:0], raw); err != nil {
+				return err
+			}
+			i, known := fields.index[string(name)]
+			if !known {
+				if err := skipUnknown(dec); err != nil {
+					return err
+				}
+				continue
+			}
+			seen |= 1 << i
+			if err := json.UnmarshalDecode(dec, rv.Field(fields.field[i]).Addr().Interface()); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		if seen != all {
+			for i, n := range fields.names {
+				if seen&(1<<i) == 0 {
+					return &MissingError{Member: n}
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// skipUnknown skips an unknown member's value, or refuses it when the
+// decoder's options say unknown members are refused (Strict).
+func skipUnknown(dec *jsontext.Decoder) error {
+	if v, ok := json.GetOption(dec.Options(), json.RejectUnknownMembers); ok && v {
+		return json.ErrUnknownName
+	}
+	return dec.SkipValue()
+}
+
+// MissingError is a required member absent from an object.
+type MissingError struct{ Member string }
+
+func (e *MissingError) Error() string { return "missing required member " + `"` + e.Member + `"` }
+
+// structFields is what Require knows of a struct: its members' names in
+// declaration order, and for each the index of its field.
+type structFields struct {
+	names []string
+	field []int
+	index map[string]int
+}
+
+func fieldsOf(t reflect.Type) structFields {
+	var f structFields
+	f.index = map[string]int{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name := sf.Name
+		if tag, ok := sf.Tag.Lookup("json"); ok {
+			if tag == "-" {
+				continue
+			}
+			if n, _, _ := strings.Cut(tag, ","); n != "" {
+				name = n
+			}
+		}
+		f.index[name] = len(f.names)
+		f.names = append(f.names, name)
+		f.field = append(f.field, i)
+	}
+	if len(f.names) > 64 {
+		panic("apijson.Require: more than 64 members in " + t.String()) // a programming error, found by the first test
+	}
+	return f
+}
+
+// Error is a JSON document that could not be decoded, described without
+// any of its values: a broken server may put a credential where a
+// timestamp belongs, so the message names the place, what was expected and
+// what was found, never the text. It is bounded (under 1 KiB) whatever the
+// input.
+type Error struct {
+	// Pointer is the JSON pointer (RFC 6901) of the value at fault, such
+	// as "/data/3/created_on"; "" for the document itself. Member names
+	// in it come from the document; they are bounded and scrubbed.
+	Pointer string
+	// Offset is the byte offset in the document at or after which the
+	// fault lies.
+	Offset int64
+	// Want says what was expected there, such as "an RFC 3339 timestamp
+	// string" or "int64"; "" when the fault is in the JSON syntax.
+	Want string
+	// Got is the kind of JSON value found ("string", "number", "null",
+	// "object", "array", "boolean"); "" when not known.
+	Got string
+	// Reason says what is wrong, in words of this package, never the value.
+	Reason string
+	// Missing is the member an object lacked, or "".
+	Missing string
+}
+
+func (e *Error) Error() string {
+	s := "invalid JSON"
+	if e.Want != "" || e.Missing != "" {
+		s = "unexpected JSON"
+	}
+	where := e.Pointer
+	if where == "" {
+		where = "the document"
+	}
+	s += " at " + where + " (byte " + strconv.FormatInt(e.Offset, 10) + ")"
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	return s
+}

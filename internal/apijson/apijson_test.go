@@ -1,0 +1,170 @@
+package apijson
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+type user struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+type resource struct {
+	ID        int64                      `json:"id"`
+	CreatedOn time.Time                  `json:"created_on"`
+	Metadata  map[string]json.RawMessage `json:"metadata"`
+	User      user                       `json:"user"`
+}
+
+type list struct {
+	HasMore bool       `json:"has_more"`
+	Data    []resource `json:"data"`
+}
+
+var (
+	lenient = Lenient(Require[list](), Require[resource](), Require[user]())
+	strict  = Strict(Require[user]())
+)
+
+const good = `{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":{"a":[1,{"b":null}]},"user":{"id":2,"name":"Ada"}}`
+
+func TestRequiredMembers(t *testing.T) {
+	var r resource
+	if err := Unmarshal([]byte(good), &r, lenient); err != nil {
+		t.Fatalf("a complete resource: %v", err)
+	}
+	if r.ID != 1 || r.User.Name != "Ada" || string(r.Metadata["a"]) != `[1,{"b":null}]` || !r.CreatedOn.Equal(time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)) {
+		t.Fatalf("decoded %+v", r)
+	}
+	// Unknown members are skipped by Lenient: a newer service may add some.
+	if err := Unmarshal([]byte(`{"new":{"x":[1]},`+good[1:]), &r, lenient); err != nil {
+		t.Fatalf("an unknown member: %v", err)
+	}
+
+	for _, tc := range []struct {
+		in, pointer, reason string
+	}{
+		{`null`, "", "want an object, got null"},
+		{`[]`, "", "want an object, got array"},
+		{`{}`, "", `missing required member "id"`},
+		{`{"error":"upstream request timeout"}`, "", `missing required member "id"`},
+		{`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":{},"user":{"id":2}}`, "/user", `missing required member "name"`},
+		{`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":{},"user":null}`, "/user", "want an object, got null"},
+		{`{"id":"1"}`, "/id", "want int64, got string"},
+		{`{"id":99999999999999999999}`, "/id", "want int64, got a number out of its range"},
+		{`{"id":1,"id":2}`, "/id", "duplicate member name"},
+		{`{"id":1,"created_on":null}`, "/created_on", "want an RFC 3339 timestamp string, got null"},
+		{`{"id":1`, "", "the document ends before its value does"},
+	} {
+		var r resource
+		err := Unmarshal([]byte(tc.in), &r, lenient)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%s: got %v, want an *Error", tc.in, err)
+			continue
+		}
+		if e.Pointer != tc.pointer || e.Reason != tc.reason {
+			t.Errorf("%s: got pointer %q reason %q, want %q %q", tc.in, e.Pointer, e.Reason, tc.pointer, tc.reason)
+		}
+	}
+
+	var l list
+	err := Unmarshal([]byte(`{"has_more":false,"data":[`+good+`,{"id":3}]}`), &l, lenient)
+	var e *Error
+	if !errors.As(err, &e) || e.Pointer != "/data/1" || e.Missing != "created_on" {
+		t.Fatalf("a list with an incomplete item: %v", err)
+	}
+}
+
+func TestStrictRefusesUnknownMembers(t *testing.T) {
+	var u user
+	err := Unmarshal([]byte(`{"id":1,"name":"Ada","nmae":"x"}`), &u, strict)
+	var e *Error
+	if !errors.As(err, &e) || e.Pointer != "/nmae" || !strings.Contains(e.Reason, "unknown member") {
+		t.Fatalf("got %v, want an unknown member at /nmae", err)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time {
+		return time.Date(y, mo, d, h, mi, s, ns, time.UTC)
+	}
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"2026-11-21T09:30:00Z", utc(2026, 11, 21, 9, 30, 0, 0)},
+		{"2026-11-21t09:30:00z", utc(2026, 11, 21, 9, 30, 0, 0)},
+		{"2026-11-21T09:30:00.5Z", utc(2026, 11, 21, 9, 30, 0, 5e8)},
+		{"2026-11-21T09:30:00.123456789123Z", utc(2026, 11, 21, 9, 30, 0, 123456789)},
+		{"2026-11-21T09:30:00-00:00", utc(2026, 11, 21, 9, 30, 0, 0)},
+		{"2026-11-21T10:30:00+01:00", utc(2026, 11, 21, 9, 30, 0, 0)},
+		{"2026-11-21T00:30:00-09:00", utc(2026, 11, 21, 9, 30, 0, 0)},
+		// The leap second is the first instant of the next minute.
+		{"2016-12-31T23:59:60Z", utc(2017, 1, 1, 0, 0, 0, 0)},
+		{"2016-12-31T23:59:60.5Z", utc(2017, 1, 1, 0, 0, 0, 5e8)},
+		{"2017-01-01T00:59:60+01:00", utc(2017, 1, 1, 0, 0, 0, 0)},
+		{"2024-02-29T00:00:00Z", utc(2024, 2, 29, 0, 0, 0, 0)},
+	} {
+		got, err := ParseTime(tc.in)
+		if err != nil || !got.Equal(tc.want) {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+	for _, in := range []string{
+		"", "2026-11-21", "2026-11-21T09:30:00", "2026-11-21 09:30:00Z", "2026-11-21T09:30:00.Z",
+		"2026-11-21T09:30:00,5Z", "2026-11-21T24:00:00Z", "2026-11-21T09:60:00Z", "2026-11-21T09:30:61Z",
+		"2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-21T09:30:00+24:00", "2026-11-21T09:30:00+0100",
+		"2026-11-21T09:30:00ZZ", "+2026-11-21T09:30:00Z", "2026-11-21T09:30:00." + strings.Repeat("1", 100) + "Z",
+	} {
+		if got, err := ParseTime(in); err == nil {
+			t.Errorf("ParseTime(%q) = %v, want an error", in, got)
+		}
+	}
+}
+
+// TestErrorsNeverQuoteTheValue: a broken server may put a credential where
+// a timestamp belongs; the error names the place and the expectation only,
+// and stays short however long the value.
+func TestErrorsNeverQuoteTheValue(t *testing.T) {
+	secrets := []string{
+		"ask_live_" + strings.Repeat("k", 40),
+		"eyJhbGciOiJIUzI1NiJ9.eyJpYXQiOjB9.c2lnbmF0dXJl",
+		strings.Repeat("x", 1<<20),
+	}
+	for _, s := range secrets {
+		for _, in := range []string{
+			`{"id":1,"created_on":"` + s + `"}`,
+			`{"id":"` + s + `"}`,
+			`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":{},"user":{"id":2,"name":"a","` + s + `":1,"` + s + `":2}}`,
+			`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":{"` + s + `":` + "\x01" + `}}`,
+		} {
+			var r resource
+			err := Unmarshal([]byte(in), &r, lenient)
+			if err == nil {
+				t.Fatalf("no error for %.60s", in)
+			}
+			msg := err.Error()
+			if len(msg) > 1024 {
+				t.Errorf("message of %d bytes: %.100s", len(msg), msg)
+			}
+			if strings.Contains(msg, s[:min(len(s), 40)]) || strings.Contains(msg, s[9:30]) {
+				t.Errorf("message quotes the value: %s", msg)
+			}
+		}
+	}
+}
+
+func TestMarshalIsDeterministic(t *testing.T) {
+	m := map[string]int{"b": 2, "a": 1, "c": 3}
+	for range 20 {
+		b, err := Marshal(m)
+		if err != nil || string(b) != `{"a":1,"b":2,"c":3}` {
+			t.Fatalf("Marshal = %s, %v", b, err)
+		}
+	}
+}
