@@ -23,7 +23,7 @@ func TestAuthorizationFollowsToken(t *testing.T) {
 		got = append(got, r.Header.Get("Authorization"))
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"id":42,"headline":"h"}`))
+		_, _ = w.Write([]byte(transcriptJSON))
 	}))
 	defer srv.Close()
 

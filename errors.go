@@ -56,6 +56,9 @@ var (
 	ErrRedirect = errors.New("scribe: redirect not followed")
 	// ErrResponseTooLarge matches a *ResponseTooLargeError.
 	ErrResponseTooLarge = errors.New("scribe: response too large")
+	// ErrResponseInterrupted matches a *ResponseInterruptedError: a 2xx
+	// answer whose body could not be read to its end, after every retry.
+	ErrResponseInterrupted = errors.New("scribe: response interrupted")
 )
 
 // maxErrorExcerpt bounds Error.Body; maxErrorBody bounds how much of any
@@ -74,6 +77,7 @@ const (
 	maxDetailLen       = 1024
 	maxRequestIDLen    = 128
 	maxRedirectHostLen = 256
+	maxFieldLen        = 300
 )
 
 // Error is a non-2xx answer of the service. The problem fields (RFC 9457)
@@ -249,8 +253,12 @@ func (e *ArgumentError) Error() string {
 	return "scribe: " + e.Func + ": " + e.Arg + ": " + e.Reason
 }
 
-// DecodeError reports a 2xx answer whose body could not be decoded into the
-// operation's result. It carries no part of the body, which may hold secrets.
+// DecodeError reports a 2xx answer whose body is not the operation's
+// result: malformed JSON, a member of the wrong type, or a resource or list
+// without one of the members api/openapi.yaml requires (null, {} and a
+// gateway's {"error": ...} among them). Its message names the member, what
+// was expected there and the byte offset, but never a value of the body,
+// which may hold secrets; it is bounded in length.
 type DecodeError struct {
 	// Method is the request's HTTP method, such as "GET".
 	Method string
@@ -262,11 +270,16 @@ type DecodeError struct {
 	// RequestID is the answer's Request-Id header, empty if it carried
 	// none; quote it when reporting the problem.
 	RequestID string
-	// Err is the JSON decoder's error.
+	// Field is the JSON pointer (RFC 6901) of the member at fault, such as
+	// "/data/3/created_on"; "" for the body as a whole.
+	Field string
+	// Offset is the byte offset in the body at or after which the fault lies.
+	Offset int64
+	// Err is the decoder's error; its message quotes no value either.
 	Err error
 }
 
-// Error names the operation and the request id.
+// Error names the operation, the request id and what was wrong where.
 func (e *DecodeError) Error() string {
 	s := fmt.Sprintf("scribe: %s %s: cannot decode the %d response", e.Method, e.Path, e.StatusCode)
 	if e.RequestID != "" {
@@ -277,6 +290,53 @@ func (e *DecodeError) Error() string {
 
 // Unwrap returns Err.
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// ResponseInterruptedError reports a 2xx answer whose body could not be
+// read to its end (the connection dropped, or the attempt timed out,
+// mid-body), on the last attempt the call was allowed. It matches
+// ErrResponseInterrupted with errors.Is, and the underlying error (such as
+// io.ErrUnexpectedEOF or context.Canceled) too.
+//
+// For a POST the service did the work: its answer, a new secret key's value
+// say, is stored under the request's Idempotency-Key for 24 hours. Repeat
+// the call with WithIdempotencyKey(e.IdempotencyKey) to get it, instead of
+// doing the work a second time.
+type ResponseInterruptedError struct {
+	// Method is the request's HTTP method, such as "POST".
+	Method string
+	// Path is the operation's path relative to the base URL.
+	Path string
+	// StatusCode is the 2xx status of the interrupted answer.
+	StatusCode int
+	// RequestID is the answer's Request-Id, if any.
+	RequestID string
+	// IdempotencyKey is the Idempotency-Key of a POST ("" for a GET): pass
+	// it to WithIdempotencyKey to fetch the stored answer.
+	IdempotencyKey string
+	// Attempts is how many requests the call sent.
+	Attempts int
+	// Err is why the body ended early.
+	Err error
+}
+
+// Error names the operation and, for a POST, how to fetch its answer again.
+func (e *ResponseInterruptedError) Error() string {
+	s := fmt.Sprintf("scribe: %s %s (%s): the %d response was cut off before its end", e.Method, e.Path, plural(e.Attempts, "attempt"), e.StatusCode)
+	if e.RequestID != "" {
+		s += " [request id " + e.RequestID + "]"
+	}
+	s += ": " + e.Err.Error()
+	if e.IdempotencyKey != "" {
+		s += fmt.Sprintf("; the service may have done the work: repeat the call with WithIdempotencyKey(%q) within 24 hours to get its answer", e.IdempotencyKey)
+	}
+	return s
+}
+
+// Is reports whether target is ErrResponseInterrupted.
+func (e *ResponseInterruptedError) Is(target error) bool { return target == ErrResponseInterrupted }
+
+// Unwrap returns Err.
+func (e *ResponseInterruptedError) Unwrap() error { return e.Err }
 
 // ResponseTooLargeError reports a 2xx answer whose body exceeds the limit
 // of WithMaxResponseBytes (DefaultMaxResponseBytes unless set). The body was

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +15,8 @@ import (
 	"github.com/scribehq/scribe-go"
 )
 
-// TestRetryPolicy protects the retry table of CONTRACT §6: which answers are
+// TestRetryPolicy protects the retry table of docs/contract.md ("Rate limits
+// and idempotency"): which answers are
 // retried, for which method, and how many attempts a call makes.
 func TestRetryPolicy(t *testing.T) {
 	t.Parallel()
@@ -258,5 +261,50 @@ func TestAttemptTimeout(t *testing.T) {
 	}
 	if n := len(f.requests()); n != 2 {
 		t.Errorf("attempts = %d, want 2 (err %v)", n, err)
+	}
+}
+
+// sleeper is a WithRetrySleep function that records the waits it is asked
+// for and returns at once (or with err).
+type sleeper struct {
+	mu    sync.Mutex
+	waits []time.Duration
+	err   error
+}
+
+func (s *sleeper) sleep(_ context.Context, d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waits = append(s.waits, d)
+	return s.err
+}
+
+// TestRetrySleep protects WithRetrySleep: every wait between attempts, a
+// Retry-After or a backoff, goes through its function and not the real
+// clock (the two 503s asking for 30 s each cost no time), the call's
+// deadline no longer cuts a wait short, and the function's error ends the
+// call before another attempt.
+func TestRetrySleep(t *testing.T) {
+	t.Parallel()
+	f := newFake(t,
+		problem(503, scribe.CodeServiceUnavailable, "busy", "Retry-After", "30"),
+		problem(503, scribe.CodeServiceUnavailable, "busy"),
+		ok(userJSON))
+	s := &sleeper{}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := f.client(scribe.WithRetryWait(2*time.Second, 2*time.Second), scribe.WithRetrySleep(s.sleep))
+	if _, err := c.GetMe(ctx); err != nil {
+		t.Fatalf("GetMe after two 503s: %v", err)
+	}
+	if want := []time.Duration{30 * time.Second, 2 * time.Second}; !slices.Equal(s.waits, want) {
+		t.Errorf("waits = %v, want %v", s.waits, want)
+	}
+
+	failing := &sleeper{err: errors.New("clock stopped")}
+	f = newFake(t, problem(503, scribe.CodeServiceUnavailable, "busy"), ok(userJSON))
+	_, err := f.client(scribe.WithRetrySleep(failing.sleep)).GetMe(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "clock stopped") || len(f.requests()) != 1 {
+		t.Errorf("err = %v after %d requests, want the sleep's error after 1", err, len(f.requests()))
 	}
 }

@@ -103,6 +103,7 @@ var timeUnmarshaler = json.UnmarshalFromFunc(func(dec *jsontext.Decoder, t *time
 // Kinds of JSON value, named from the library's own tokens.
 var (
 	kindString    = jsontext.String("").Kind()
+	kindNull      = jsontext.Null.Kind()
 	kindObject    = jsontext.BeginObject.Kind()
 	kindEndObject = jsontext.EndObject.Kind()
 )
@@ -118,7 +119,9 @@ func (e *kindError) Error() string { return "want " + e.want + ", got " + kindNa
 // Require returns an unmarshaler for T, a struct, under which every member
 // T declares (its exported fields' json names) must be present: a missing
 // member, or a value that is not an object (null included), is an error
-// naming it. Each member's value is decoded by the library with the
+// naming it. A member may be null only if its field is a pointer: null for
+// any other field (a string, a number, a slice, a map) is an error, not
+// its zero value. Each member's value is decoded by the library with the
 // options in force, so nested required objects and timestamps are checked
 // as well. Members T does not declare are skipped or refused as the
 // options say.
@@ -135,14 +138,16 @@ func Require[T any]() *json.Unmarshalers {
 		}
 		rv := reflect.ValueOf(v).Elem()
 		var seen uint64
-		var name []byte
 		for dec.PeekKind() != kindEndObject {
 			raw, err := dec.ReadValue() // the member's name, quoted
 			if err != nil {
 				return err
 			}
-			if name, err = jsontext.AppendUnquote(name[:0], raw); err != nil {
-				return err
+			name := raw[1 : len(raw)-1]
+			if bytes.IndexByte(name, '\\') >= 0 { // an escaped name, read as its text
+				if name, err = jsontext.AppendUnquote(nil, raw); err != nil {
+					return err
+				}
 			}
 			i, known := fields.index[string(name)]
 			if !known {
@@ -152,6 +157,9 @@ func Require[T any]() *json.Unmarshalers {
 				continue
 			}
 			seen |= 1 << i
+			if !fields.nullable[i] && dec.PeekKind() == kindNull {
+				return &kindError{got: kindNull, want: "a value (the member is not nullable)"}
+			}
 			if err := json.UnmarshalDecode(dec, rv.Field(fields.field[i]).Addr().Interface()); err != nil {
 				return err
 			}
@@ -187,9 +195,10 @@ func (e *MissingError) Error() string { return "missing required member " + `"` 
 // structFields is what Require knows of a struct: its members' names in
 // declaration order, and for each the index of its field.
 type structFields struct {
-	names []string
-	field []int
-	index map[string]int
+	names    []string
+	field    []int
+	nullable []bool // null is left to the field's own decoding
+	index    map[string]int
 }
 
 func fieldsOf(t reflect.Type) structFields {
@@ -212,6 +221,10 @@ func fieldsOf(t reflect.Type) structFields {
 		f.index[name] = len(f.names)
 		f.names = append(f.names, name)
 		f.field = append(f.field, i)
+		// A struct (a nested object, a time.Time) refuses null by itself,
+		// with a message that says what it wanted.
+		k := sf.Type.Kind()
+		f.nullable = append(f.nullable, k == reflect.Pointer || k == reflect.Struct)
 	}
 	if len(f.names) > 64 {
 		panic("apijson.Require: more than 64 members in " + t.String()) // a programming error, found by the first test

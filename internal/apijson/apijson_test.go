@@ -59,6 +59,8 @@ func TestRequiredMembers(t *testing.T) {
 		{`{"id":1,"id":2}`, "/id", "duplicate member name"},
 		{`{"id":1,"created_on":null}`, "/created_on", "want an RFC 3339 timestamp string, got null"},
 		{`{"id":1`, "", "the document ends before its value does"},
+		{`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":null,"user":{"id":2,"name":"Ada"}}`, "/metadata", "want a value (the member is not nullable), got null"},
+		{`{"id":null}`, "/id", "want a value (the member is not nullable), got null"},
 	} {
 		var r resource
 		err := Unmarshal([]byte(tc.in), &r, lenient)

@@ -127,7 +127,7 @@ func kindName(k jsontext.Kind) string {
 	switch k {
 	case 0:
 		return ""
-	case jsontext.Null.Kind():
+	case kindNull:
 		return "null"
 	case jsontext.True.Kind(), jsontext.False.Kind():
 		return "boolean"
