@@ -78,7 +78,7 @@ func MarshalWrite(w io.Writer, v any) error { return json.MarshalWrite(w, v, jso
 // and the contract asks clients to accept.
 var timeUnmarshaler = json.UnmarshalFromFunc(func(dec *jsontext.Decoder, t *time.Time) error {
 	if k := dec.PeekKind(); k != kindString {
-		return &kindError{got: k, want: "an RFC 3339 timestamp string"}
+		return &kindError{got: k, want: timestampWant}
 	}
 	v, err := dec.ReadValue()
 	if err != nil {
@@ -114,20 +114,32 @@ type kindError struct {
 	want string
 }
 
-func (e *kindError) Error() string { return "want " + e.want + ", got " + kindName(e.got) }
+func (e *kindError) Error() string {
+	if e.got == kindNull {
+		return "must be " + e.want + ", not null"
+	}
+	return "must be " + e.want + ", got " + kindName(e.got)
+}
 
 // Require returns an unmarshaler for T, a struct, under which every member
-// T declares (its exported fields' json names) must be present: a missing
-// member, or a value that is not an object (null included), is an error
-// naming it. A member may be null only if its field is a pointer: null for
-// any other field (a string, a number, a slice, a map) is an error, not
-// its zero value. Each member's value is decoded by the library with the
-// options in force, so nested required objects and timestamps are checked
-// as well. Members T does not declare are skipped or refused as the
-// options say.
-func Require[T any]() *json.Unmarshalers {
-	typ := reflect.TypeFor[T]()
-	fields := fieldsOf(typ)
+// T declares (its exported fields' json names) must be present, as every
+// resource of api/openapi.yaml requires: a missing member, or a value that
+// is not an object (null included), is an error naming it. A member may be
+// null only if its field is a pointer: null for any other field (a string,
+// a number, a slice, a map) is an error, not its zero value. Each member's
+// value is decoded by the library with the options in force, so nested
+// objects and timestamps are checked as well (a nested struct type needs
+// its own Require or Fields). Members T does not declare are skipped or
+// refused as the options say.
+func Require[T any]() *json.Unmarshalers { return object[T](true) }
+
+// Fields is Require for a document whose members are optional, such as a
+// request body or a fixture: a member may be omitted, but null is still
+// refused for any field that is not a pointer.
+func Fields[T any]() *json.Unmarshalers { return object[T](false) }
+
+func object[T any](required bool) *json.Unmarshalers {
+	fields := fieldsOf(reflect.TypeFor[T]())
 	all := uint64(1)<<len(fields.names) - 1
 	return json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *T) error {
 		if k := dec.PeekKind(); k != kindObject {
@@ -157,17 +169,18 @@ func Require[T any]() *json.Unmarshalers {
 				continue
 			}
 			seen |= 1 << i
+			f := rv.Field(fields.field[i])
 			if !fields.nullable[i] && dec.PeekKind() == kindNull {
-				return &kindError{got: kindNull, want: "a value (the member is not nullable)"}
+				return &kindError{got: kindNull, want: want(f.Type())}
 			}
-			if err := json.UnmarshalDecode(dec, rv.Field(fields.field[i]).Addr().Interface()); err != nil {
+			if err := json.UnmarshalDecode(dec, f.Addr().Interface()); err != nil {
 				return err
 			}
 		}
 		if _, err := dec.ReadToken(); err != nil {
 			return err
 		}
-		if seen != all {
+		if required && seen != all {
 			for i, n := range fields.names {
 				if seen&(1<<i) == 0 {
 					return &MissingError{Member: n}
@@ -221,10 +234,7 @@ func fieldsOf(t reflect.Type) structFields {
 		f.index[name] = len(f.names)
 		f.names = append(f.names, name)
 		f.field = append(f.field, i)
-		// A struct (a nested object, a time.Time) refuses null by itself,
-		// with a message that says what it wanted.
-		k := sf.Type.Kind()
-		f.nullable = append(f.nullable, k == reflect.Pointer || k == reflect.Struct)
+		f.nullable = append(f.nullable, sf.Type.Kind() == reflect.Pointer)
 	}
 	if len(f.names) > 64 {
 		panic("apijson.Require: more than 64 members in " + t.String()) // a programming error, found by the first test
@@ -246,7 +256,7 @@ type Error struct {
 	// fault lies.
 	Offset int64
 	// Want says what was expected there, such as "an RFC 3339 timestamp
-	// string" or "int64"; "" when the fault is in the JSON syntax.
+	// string" or "an integer"; "" when the fault is in the JSON syntax.
 	Want string
 	// Got is the kind of JSON value found ("string", "number", "null",
 	// "object", "array", "boolean"); "" when not known.

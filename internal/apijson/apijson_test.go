@@ -48,19 +48,19 @@ func TestRequiredMembers(t *testing.T) {
 	for _, tc := range []struct {
 		in, pointer, reason string
 	}{
-		{`null`, "", "want an object, got null"},
-		{`[]`, "", "want an object, got array"},
+		{`null`, "", "must be an object, not null"},
+		{`[]`, "", "must be an object, got array"},
 		{`{}`, "", `missing required member "id"`},
 		{`{"error":"upstream request timeout"}`, "", `missing required member "id"`},
 		{`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":{},"user":{"id":2}}`, "/user", `missing required member "name"`},
-		{`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":{},"user":null}`, "/user", "want an object, got null"},
-		{`{"id":"1"}`, "/id", "want int64, got string"},
-		{`{"id":99999999999999999999}`, "/id", "want int64, got a number out of its range"},
+		{`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":{},"user":null}`, "/user", "must be an object, not null"},
+		{`{"id":"1"}`, "/id", "must be an integer, got string"},
+		{`{"id":99999999999999999999}`, "/id", "must be an integer, got a number out of its range"},
 		{`{"id":1,"id":2}`, "/id", "duplicate member name"},
-		{`{"id":1,"created_on":null}`, "/created_on", "want an RFC 3339 timestamp string, got null"},
+		{`{"id":1,"created_on":null}`, "/created_on", "must be an RFC 3339 timestamp string, not null"},
 		{`{"id":1`, "", "the document ends before its value does"},
-		{`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":null,"user":{"id":2,"name":"Ada"}}`, "/metadata", "want a value (the member is not nullable), got null"},
-		{`{"id":null}`, "/id", "want a value (the member is not nullable), got null"},
+		{`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":null,"user":{"id":2,"name":"Ada"}}`, "/metadata", "must be an object, not null"},
+		{`{"id":null}`, "/id", "must be an integer, not null"},
 	} {
 		var r resource
 		err := Unmarshal([]byte(tc.in), &r, lenient)
@@ -79,6 +79,26 @@ func TestRequiredMembers(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Pointer != "/data/1" || e.Missing != "created_on" {
 		t.Fatalf("a list with an incomplete item: %v", err)
+	}
+}
+
+// TestFieldsAreOptionalButNotNull protects Fields: members may be omitted,
+// but null is refused for a field that is not a pointer.
+func TestFieldsAreOptionalButNotNull(t *testing.T) {
+	type body struct {
+		Name *string `json:"name"`
+		Note string  `json:"note"`
+		CRM  *int64  `json:"crm"`
+	}
+	opts := Strict(Fields[body]())
+	var b body
+	if err := Unmarshal([]byte(`{"crm":null}`), &b, opts); err != nil || b.Name != nil || b.CRM != nil {
+		t.Fatalf("omitted members and a nullable null: %+v, %v", b, err)
+	}
+	err := Unmarshal([]byte(`{"note":null}`), &b, opts)
+	var e *Error
+	if !errors.As(err, &e) || e.Pointer != "/note" || e.Reason != "must be a string, not null" {
+		t.Fatalf("null for a string: %v", err)
 	}
 }
 

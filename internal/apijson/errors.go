@@ -1,11 +1,13 @@
 package apijson
 
 import (
+	"encoding"
 	"errors"
 	"io"
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -34,7 +36,7 @@ func describe(err error, data []byte) *Error {
 		e.Pointer, e.Offset = pointer(se.JSONPointer), se.ByteOffset
 		e.Got = kindName(se.JSONKind)
 		if se.GoType != nil {
-			e.Want = typeName(se.GoType)
+			e.Want = want(se.GoType)
 		}
 		switch {
 		case errors.As(se.Err, &mis):
@@ -44,17 +46,17 @@ func describe(err error, data []byte) *Error {
 			e.Want, e.Got = kin.want, kindName(kin.got)
 			e.Reason = kin.Error()
 		case errors.Is(se.Err, errTimestampForm), errors.Is(se.Err, errTimestampRange):
-			e.Want = "an RFC 3339 timestamp string"
+			e.Want = timestampWant
 			e.Reason = se.Err.Error()
 		case errors.Is(se.Err, json.ErrUnknownName):
 			e.Want, e.Got = "", ""
-			e.Reason = "unknown member; the document declares no member of that name here"
+			e.Reason = "unknown member"
 		case errors.Is(se.Err, strconv.ErrRange):
-			e.Reason = "want " + e.Want + ", got a number out of its range"
+			e.Reason = "must be " + e.Want + ", got a number out of its range"
 		case errors.As(se.Err, &sy):
 			return syntactic(e, sy)
 		default:
-			e.Reason = "want " + e.Want + ", got " + orUnknown(e.Got)
+			e.Reason = "must be " + e.Want + ", got " + orUnknown(e.Got)
 		}
 	case errors.As(err, &sy):
 		return syntactic(e, sy)
@@ -149,11 +151,37 @@ func orUnknown(s string) string {
 	return s
 }
 
-// typeName names a Go type, bounded.
-func typeName(t reflect.Type) string {
-	s := t.String()
-	if len(s) > 64 {
-		s = t.Kind().String()
+// timestampWant is what a timestamp must be.
+const timestampWant = "an RFC 3339 timestamp string"
+
+var (
+	timeType        = reflect.TypeFor[time.Time]()
+	v1Unmarshaler   = reflect.TypeFor[interface{ UnmarshalJSON([]byte) error }]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// want says, in JSON's words, what decodes into a value of type t.
+func want(t reflect.Type) string {
+	switch {
+	case t == timeType:
+		return timestampWant
+	case t.Kind() == reflect.Pointer:
+		return want(t.Elem()) + " or null"
+	case reflect.PointerTo(t).Implements(v1Unmarshaler), reflect.PointerTo(t).Implements(textUnmarshaler):
+		return "a string" // the secret types and keys
 	}
-	return s
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }
