@@ -18,6 +18,7 @@ package apijson
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"reflect"
 	"strconv"
@@ -63,6 +64,18 @@ func UnmarshalDecode(dec *jsontext.Decoder, v any) error {
 		return describe(err, nil)
 	}
 	return nil
+}
+
+// Explain turns an error of the library (from a jsontext.Decoder's
+// ReadToken, say) into an *Error, as Unmarshal does; other errors are
+// returned as they are.
+func Explain(err error) error {
+	var se *json.SemanticError
+	var sy *jsontext.SyntacticError
+	if err == nil || (!errors.As(err, &se) && !errors.As(err, &sy) && !errors.Is(err, io.ErrUnexpectedEOF)) {
+		return err
+	}
+	return describe(err, nil)
 }
 
 // Marshal encodes v. Maps are written with their keys sorted, so the same
@@ -135,7 +148,10 @@ func Require[T any]() *json.Unmarshalers { return object[T](true) }
 
 // Fields is Require for a document whose members are optional, such as a
 // request body or a fixture: a member may be omitted, but null is still
-// refused for any field that is not a pointer.
+// refused for any field that is not a pointer. Two options of a field's
+// `apijson` tag adjust it: "required" makes the member required all the
+// same, and "nonull" refuses null for a pointer field (a pointer that tells
+// an omitted member from a given one, not a nullable one).
 func Fields[T any]() *json.Unmarshalers { return object[T](false) }
 
 func object[T any](required bool) *json.Unmarshalers {
@@ -171,7 +187,11 @@ func object[T any](required bool) *json.Unmarshalers {
 			seen |= 1 << i
 			f := rv.Field(fields.field[i])
 			if !fields.nullable[i] && dec.PeekKind() == kindNull {
-				return &kindError{got: kindNull, want: want(f.Type())}
+				t := f.Type()
+				if t.Kind() == reflect.Pointer { // apijson:"nonull"
+					t = t.Elem()
+				}
+				return &kindError{got: kindNull, want: want(t)}
 			}
 			if err := json.UnmarshalDecode(dec, f.Addr().Interface()); err != nil {
 				return err
@@ -180,9 +200,13 @@ func object[T any](required bool) *json.Unmarshalers {
 		if _, err := dec.ReadToken(); err != nil {
 			return err
 		}
-		if required && seen != all {
+		need := fields.required
+		if required {
+			need = all
+		}
+		if seen&need != need {
 			for i, n := range fields.names {
-				if seen&(1<<i) == 0 {
+				if need&^seen&(1<<i) != 0 {
 					return &MissingError{Member: n}
 				}
 			}
@@ -210,7 +234,8 @@ func (e *MissingError) Error() string { return "missing required member " + `"` 
 type structFields struct {
 	names    []string
 	field    []int
-	nullable []bool // null is left to the field's own decoding
+	nullable []bool  // null is left to the field's own decoding
+	required uint64 // the members tagged apijson:"required"
 	index    map[string]int
 }
 
@@ -234,7 +259,11 @@ func fieldsOf(t reflect.Type) structFields {
 		f.index[name] = len(f.names)
 		f.names = append(f.names, name)
 		f.field = append(f.field, i)
-		f.nullable = append(f.nullable, sf.Type.Kind() == reflect.Pointer)
+		opts := sf.Tag.Get("apijson")
+		f.nullable = append(f.nullable, sf.Type.Kind() == reflect.Pointer && !strings.Contains(opts, "nonull"))
+		if strings.Contains(opts, "required") {
+			f.required |= 1 << (len(f.names) - 1)
+		}
 	}
 	if len(f.names) > 64 {
 		panic("apijson.Require: more than 64 members in " + t.String()) // a programming error, found by the first test

@@ -86,19 +86,26 @@ func TestRequiredMembers(t *testing.T) {
 // but null is refused for a field that is not a pointer.
 func TestFieldsAreOptionalButNotNull(t *testing.T) {
 	type body struct {
-		Name *string `json:"name"`
+		Name string  `json:"name" apijson:"required"`
 		Note string  `json:"note"`
+		Tag  *string `json:"tag" apijson:"nonull"`
 		CRM  *int64  `json:"crm"`
 	}
 	opts := Strict(Fields[body]())
 	var b body
-	if err := Unmarshal([]byte(`{"crm":null}`), &b, opts); err != nil || b.Name != nil || b.CRM != nil {
+	if err := Unmarshal([]byte(`{"name":"n","crm":null}`), &b, opts); err != nil || b.Tag != nil || b.CRM != nil {
 		t.Fatalf("omitted members and a nullable null: %+v, %v", b, err)
 	}
-	err := Unmarshal([]byte(`{"note":null}`), &b, opts)
-	var e *Error
-	if !errors.As(err, &e) || e.Pointer != "/note" || e.Reason != "must be a string, not null" {
-		t.Fatalf("null for a string: %v", err)
+	for in, want := range map[string]string{
+		`{"name":"n","note":null}`: "/note: must be a string, not null",
+		`{"name":"n","tag":null}`:  "/tag: must be a string, not null",
+		`{"note":"x"}`:             `: missing required member "name"`,
+	} {
+		err := Unmarshal([]byte(in), &b, opts)
+		var e *Error
+		if !errors.As(err, &e) || e.Pointer+": "+e.Reason != want {
+			t.Errorf("%s: got %v, want %q", in, err, want)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package apijson
 
 import (
 	"encoding"
+	v1json "encoding/json"
 	"errors"
 	"io"
 	"reflect"
@@ -158,6 +159,8 @@ var (
 	timeType        = reflect.TypeFor[time.Time]()
 	v1Unmarshaler   = reflect.TypeFor[interface{ UnmarshalJSON([]byte) error }]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	rawValue        = reflect.TypeFor[jsontext.Value]()
+	rawMessage      = reflect.TypeFor[v1json.RawMessage]()
 )
 
 // want says, in JSON's words, what decodes into a value of type t.
@@ -167,6 +170,8 @@ func want(t reflect.Type) string {
 		return timestampWant
 	case t.Kind() == reflect.Pointer:
 		return want(t.Elem()) + " or null"
+	case t == rawValue || t == rawMessage:
+		return "a JSON value"
 	case reflect.PointerTo(t).Implements(v1Unmarshaler), reflect.PointerTo(t).Implements(textUnmarshaler):
 		return "a string" // the secret types and keys
 	}
