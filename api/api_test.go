@@ -148,8 +148,8 @@ func TestParameters(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	want := map[string]param{
 		"limit":    {In: "query", Type: "integer", Min: f(1), Max: f(100), Default: 20.0},
-		"after_id": {In: "query", Type: "integer", Format: "int64", Min: f(0), Default: 0.0},
-		"id":       {In: "path", Required: true, Type: "integer", Format: "int64", Min: f(1)},
+		"after_id": {In: "query", Type: "integer", Format: "int64", Min: f(0), Max: f(1<<53 - 1), Default: 0.0},
+		"id":       {In: "path", Required: true, Type: "integer", Format: "int64", Min: f(1), Max: f(1<<53 - 1)},
 	}
 	for name, op := range operations(doc) {
 		item := doc.Paths.Find(op.Path)

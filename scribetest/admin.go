@@ -6,32 +6,21 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
 // AdminPathPrefix begins every path of the admin API that WithAdminAPI
 // enables. It is not below the base path, and no operation of the contract
 // begins with it.
 const AdminPathPrefix = "/_scribetest/"
-
-// WithAdminAPI enables a small HTTP API under AdminPathPrefix that drives
-// the server the way the Go seeding calls do, for tests written in another
-// language against the binary (cmd/scribe-server): install and uninstall,
-// create and update transcripts (each emits its event to the webhooks), add
-// a webhook, and read the delivery attempts. It is not part of the service
-// contract and takes no credentials, so it is off unless enabled. Its
-// requests are not in Requests, not rate limited and not faulted. See
-// docs/server.md, "The admin API".
-func WithAdminAPI() Option {
-	return func(cfg *config) error {
-		cfg.admin = true
-		return nil
-	}
-}
 
 // adminHandler serves AdminPathPrefix with the admin API and everything
 // else with next.
@@ -49,15 +38,18 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %s; see docs/server.md", r.Method, r.URL.Path))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, AdminPathPrefix) {
-			if p := checkRequestSize(r); p != nil {
-				adminError(w, p.status, errors.New(p.detail))
-				return
+		switch {
+		case !strings.HasPrefix(r.URL.Path, AdminPathPrefix):
+			next.ServeHTTP(w, r)
+		default:
+			if status, _, detail := httpapi.CheckHead(r); status != 0 {
+				adminError(w, status, errors.New(detail))
+			} else if !httpapi.CanonicalPath(r) { // no mux redirects
+				adminError(w, http.StatusNotFound, errors.New(httpapi.NonCanonicalDetail(r)))
+			} else {
+				mux.ServeHTTP(w, r)
 			}
-			adminCanonicalPaths(mux).ServeHTTP(w, r) // canonical.go: no mux redirects
-			return
 		}
-		next.ServeHTTP(w, r)
 	})
 }
 
@@ -74,7 +66,7 @@ func adminError(w http.ResponseWriter, status int, err error) {
 }
 
 func adminJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
+	body, err := apijson.Marshal(v)
 	if err != nil {
 		http.Error(w, "encoding the answer failed", http.StatusInternalServerError)
 		return
@@ -88,17 +80,18 @@ func adminJSON(w http.ResponseWriter, status int, v any) {
 // transcript as long as the largest event the server delivers can be made.
 const adminMaxBodyBytes = MaxEventBytes
 
+// adminJSONOptions decode admin bodies: unknown members are refused.
+var adminJSONOptions = apijson.Strict()
+
 // adminDecode decodes the JSON object of the request body into v, refusing
-// unknown members.
+// unknown members and anything after the object.
 func adminDecode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, adminMaxBodyBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		adminError(w, http.StatusBadRequest, fmt.Errorf("the body must be a JSON object of the documented members: %w", err))
-		return false
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, adminMaxBodyBytes))
+	if err == nil {
+		err = apijson.Unmarshal(body, v, adminJSONOptions)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		adminError(w, http.StatusBadRequest, errors.New("the body must hold one JSON object and nothing after it"))
+	if err != nil {
+		adminError(w, http.StatusBadRequest, fmt.Errorf("the body must be one JSON object of the documented members: %w", err))
 		return false
 	}
 	return true
@@ -225,7 +218,7 @@ func (s *Server) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusBadRequest, err)
 		return
 	}
-	adminJSON(w, http.StatusOK, webhookWire(hook)) // with its signing secret, as GET /plugins/{id}/webhooks
+	adminJSON(w, http.StatusOK, httpapi.WebhookWire(hook)) // with its signing secret, as GET /plugins/{id}/webhooks
 }
 
 // adminAttempt and adminPending are the JSON forms of DeliveryAttempt and
@@ -283,4 +276,50 @@ func deref0[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// adminTrigger serves POST /_scribetest/trigger: {"plugin_id", "type",
+// "uri"}. With uri, the plugin's webhook of that URI is used, or created
+// (answered with its signing secret, "created": true), before the event is
+// triggered. A trigger refused for its plugin or type is refused before
+// any webhook is created: the answer would not carry the new secret.
+func (s *Server) adminTrigger(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		PluginID int64  `json:"plugin_id"`
+		Type     string `json:"type"`
+		URI      string `json:"uri"`
+	}
+	if !adminDecode(w, r, &b) {
+		return
+	}
+	var out struct {
+		Events  []TriggeredEvent `json:"events"`
+		Webhook any              `json:"webhook,omitempty"`
+		Created bool             `json:"created,omitempty"`
+	}
+	if err := s.triggerable(b.PluginID, webhook.EventType(b.Type)); err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	if b.URI != "" {
+		hooks := s.Webhooks(b.PluginID)
+		i := slices.IndexFunc(hooks, func(h scribe.Webhook) bool { return h.URI == b.URI })
+		if i < 0 {
+			hook, err := s.CreateWebhook(b.PluginID, b.URI)
+			if err != nil {
+				adminError(w, http.StatusBadRequest, err)
+				return
+			}
+			out.Webhook, out.Created = httpapi.WebhookWire(hook), true
+		} else {
+			out.Webhook = httpapi.WebhookWire(hooks[i])
+		}
+	}
+	events, err := s.Trigger(b.PluginID, webhook.EventType(b.Type))
+	if err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	out.Events = events
+	adminJSON(w, http.StatusOK, out)
 }

@@ -134,8 +134,8 @@ func TestAdminAPIErrors(t *testing.T) {
 		status                   int
 		want                     string
 	}{
-		{"unknown member", "POST", "/_scribetest/installations", `{"plugin_id":100,"user_id":8,"extra":1}`, 400, "unknown field"},
-		{"trailing data", "POST", "/_scribetest/installations", `{"plugin_id":100,"user_id":9} {}`, 400, "nothing after it"},
+		{"unknown member", "POST", "/_scribetest/installations", `{"plugin_id":100,"user_id":8,"extra":1}`, 400, "/extra (byte 29): unknown member"},
+		{"trailing data", "POST", "/_scribetest/installations", `{"plugin_id":100,"user_id":9} {}`, 400, "data after the JSON value"},
 		{"unknown plugin", "POST", "/_scribetest/installations", `{"plugin_id":999,"user_id":8}`, 404, "plugin 999"},
 		{"installed already", "POST", "/_scribetest/installations", `{"plugin_id":100,"user_id":8}`, 409, "already has plugin 100 installed"},
 		{"uninstalled already", "DELETE", "/_scribetest/installations/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "", 409, "already uninstalled"},

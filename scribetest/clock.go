@@ -2,14 +2,11 @@ package scribetest
 
 import (
 	"cmp"
-	"errors"
 	"slices"
 	"sync"
 	"time"
 
-	scribe "github.com/scribehq/scribe-go"
-	"github.com/scribehq/scribe-go/auth"
-	"github.com/scribehq/scribe-go/webhook"
+	"github.com/scribehq/scribe-go/scribetest/internal/clock"
 )
 
 // Clock tells the server what time it is. Token expiry, timestamps of new
@@ -48,6 +45,26 @@ type realClock struct{}
 func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// timersOf returns the timers the server waits on with clock c (its own, if
+// it is a TimerClock, else the system's), and c as the clock a test moves,
+// if it is one (FakeClock).
+func timersOf(c Clock) (clock.TimerClock, clock.Advancer) {
+	var timers clock.TimerClock = clock.Real{}
+	if tc, ok := c.(TimerClock); ok {
+		timers = timerClock{tc}
+	}
+	a, _ := c.(clock.Advancer)
+	return timers, a
+}
+
+// timerClock adapts a TimerClock to the internal one: the same method set
+// but for the name of the Timer type it returns.
+type timerClock struct{ TimerClock }
+
+func (t timerClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	return t.TimerClock.AfterFunc(d, f)
+}
 
 // FakeClock is a TimerClock that stands still until told to move. Pass it
 // to WithClock once: the server, the clients and token sources of
@@ -188,35 +205,4 @@ func (t *fakeTimer) Stop() bool {
 	t.done = true
 	t.c.timers = slices.DeleteFunc(t.c.timers, func(u *fakeTimer) bool { return u == t })
 	return true
-}
-
-// Clock returns the clock the server reads (WithClock's, or the system's).
-func (s *Server) Clock() Clock { return s.clock }
-
-// TokenSource returns a token source of installation uuid minted from key
-// that reads the server's clock, so that a FakeClock given to WithClock
-// moves token expiry too. opts follow the clock: an auth.WithClock among
-// them wins. Give it to your own client with scribe.WithTokenSource.
-func (s *Server) TokenSource(key auth.SecretKey, uuid string, opts ...auth.SourceOption) (*auth.TokenSource, error) {
-	return auth.NewTokenSource(key, uuid, append([]auth.SourceOption{auth.WithClock(s.clock.Now)}, opts...)...)
-}
-
-// TokenCache returns an auth.Cache of installation tokens minted from key
-// whose token sources read the server's clock, for
-// scribe.NewInstallationClients in the backend under test. opts follow the
-// clock option.
-func (s *Server) TokenCache(key auth.SecretKey, opts ...auth.CacheOption) *auth.Cache {
-	return auth.NewCache(key, append([]auth.CacheOption{auth.WithSourceOptions(auth.WithClock(s.clock.Now))}, opts...)...)
-}
-
-// WebhookVerifier returns a verifier of the deliveries the server sends to
-// hook: it holds hook's signing secret and reads the server's clock, so a
-// FakeClock given to WithClock needs no wiring of its own on the receiving
-// side. opts follow (WithMaxBodyBytes, WithTolerance, ...); a
-// webhook.WithClock among them wins. Give it to webhook.NewHandler.
-func (s *Server) WebhookVerifier(hook scribe.Webhook, opts ...webhook.VerifierOption) (*webhook.Verifier, error) {
-	if hook.SigningSecret.IsZero() {
-		return nil, errors.New("scribetest: WebhookVerifier: the webhook has no signing secret; pass the scribe.Webhook that CreateWebhook or the fixtures returned")
-	}
-	return webhook.NewVerifier(hook.SigningSecret, append([]webhook.VerifierOption{webhook.WithClock(s.clock.Now)}, opts...)...)
 }

@@ -20,7 +20,8 @@
 // the built-in demo set that cmd/scribe-server loads by default.
 //
 // WithClock and FakeClock control time: token expiry, the timestamps of new
-// resources and the 24-hour life of idempotency keys follow the clock.
+// resources, the 24-hour life of idempotency keys and the waits between the
+// retries of the clients the server hands out follow the clock.
 // WithBasePath serves the operations under a prefix such as /v1.
 //
 // For testing retry code, InjectFault makes the next requests fail (a status,
@@ -28,14 +29,29 @@
 // or performed, and FiredFaults reports what fired; WithRateLimit enforces a
 // per-credential quota with 429 and Retry-After.
 //
-// Every installation and transcript change emits its event (CONTRACT §7) to
-// the plugin's webhooks: signed with the Standard Webhooks scheme (package
-// webhook verifies it), delivered at least once on the retry schedule
-// (WithWebhookSchedule, WithWebhookScheduleScale shorten it for tests), each
-// attempt recorded in Deliveries; WaitForDeliveries and PendingDeliveries
-// tell a test what has arrived, and Shutdown drains what is pending.
+// Every installation and transcript change emits its event
+// (docs/contract.md, "Events and webhooks") to the plugin's webhooks:
+// signed with the Standard Webhooks scheme (package webhook verifies it),
+// delivered at least once on the retry schedule (WithWebhookSchedule,
+// WithWebhookScheduleScale shorten it for tests), each attempt recorded in
+// Deliveries; WaitForDeliveries and PendingDeliveries tell a test what has
+// arrived, and Shutdown drains what is pending.
 //
-// docs/server.md in the repository records the decisions the contract left
-// open (how token kinds are told apart, problem types, challenges,
-// idempotency scope, the fixture format).
+// # Layout
+//
+// This package is a thin face over internal packages that each own one
+// concern. The rule: a package imports only packages below it, the
+// packages of one layer never import each other, and nothing under
+// internal/ imports this package.
+//
+//	scribetest                         the face: Server, options, clock, seeding, read-back
+//	internal/httpapi                   routes, middleware, handlers, problem+json
+//	internal/{authn, idempotency,      services
+//	  ratelimit, faults, reqlog,
+//	  delivery, fixtures}
+//	internal/state                     the domain under one lock; no net/http
+//	internal/{index, clock}            ordered ids, bounded records; the clock
+//
+// JSON goes through the module's one seam, internal/apijson. docs/design.md
+// in the repository draws the same, and TestLayering holds the code to it.
 package scribetest

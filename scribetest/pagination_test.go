@@ -55,7 +55,7 @@ func TestPaginationEdges(t *testing.T) {
 		{fmt.Sprintf("?limit=2&after_id=%d", id(1)), pageSummary{[]int64{id(2)}, false, 3}},
 		{fmt.Sprintf("?limit=1&after_id=%d", id(1)), pageSummary{[]int64{id(2)}, false, 3}}, // has_more only if a greater id exists
 		{fmt.Sprintf("?after_id=%d", id(2)), pageSummary{[]int64{}, false, 3}},
-		{"?after_id=9223372036854775807", pageSummary{[]int64{}, false, 3}},
+		{"?after_id=9007199254740991", pageSummary{[]int64{}, false, 3}},
 		{fmt.Sprintf("?after_id=%d", e.otherTranscript.ID), pageSummary{[]int64{}, false, 3}}, // another user's id is just a number
 	}
 	for _, tt := range tests {

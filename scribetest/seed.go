@@ -7,6 +7,8 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -104,13 +106,21 @@ type TranscriptParams struct {
 	CreatedOn time.Time
 }
 
-func userFrom(p UserParams) scribe.User {
-	return scribe.User{ID: p.ID, FirstName: p.FirstName, LastName: p.LastName, EmailAddress: p.EmailAddress}
+// wrap returns a function that prefixes a state error with the seeding
+// call that got it: wrap[T](call)(s.st.Method(...)).
+func wrap[T any](call string) func(T, error) (T, error) {
+	return func(v T, err error) (T, error) {
+		if err != nil {
+			var zero T
+			return zero, fmt.Errorf("scribetest: %s: %w", call, err)
+		}
+		return v, nil
+	}
 }
 
 // chosenID checks an id a seeding call was given (0: assign one).
 func chosenID(call, field string, id int64) error {
-	if err := checkChosenID(id); err != nil {
+	if err := state.CheckChosenID(id); err != nil {
 		return fmt.Errorf("scribetest: %s: %s %w", call, field, err)
 	}
 	return nil
@@ -129,22 +139,12 @@ func (s *Server) addUser(call string, p UserParams, devKey string) (scribe.User,
 	if err := chosenID(call, "ID", p.ID); err != nil {
 		return scribe.User{}, err
 	}
-	u := userFrom(p)
-	if u.EmailAddress != "" {
-		if err := validateEmail(u.EmailAddress); err != nil {
+	if p.EmailAddress != "" {
+		if err := state.ValidateEmail(p.EmailAddress); err != nil {
 			return scribe.User{}, fmt.Errorf("scribetest: %s: EmailAddress %w", call, err)
 		}
-		return s.st.addUser(u, devKey)
 	}
-	// The generated address names the id, so the id is settled under the
-	// same lock as the insert.
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	if u.ID == 0 {
-		u.ID = s.st.users.last + 1 // the id the store would assign
-	}
-	u.EmailAddress = generatedEmail(u.ID)
-	return s.st.addUserLocked(u, devKey)
+	return wrap[scribe.User](call)(s.st.AddUser(scribe.User{ID: p.ID, FirstName: p.FirstName, LastName: p.LastName, EmailAddress: p.EmailAddress}, devKey))
 }
 
 // CreateDeveloper creates a user with a fresh developer key; p is checked
@@ -162,7 +162,7 @@ func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
 }
 
 // Users returns every user, developers included, by ascending id.
-func (s *Server) Users() []scribe.User { return s.st.allUsers() }
+func (s *Server) Users() []scribe.User { return s.st.Users() }
 
 // CreatePlugin creates a plugin owned by developer developerID. It checks
 // what POST /plugins checks (a name of 1 to 100 characters, permissions
@@ -171,119 +171,101 @@ func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin,
 	if err := chosenID("CreatePlugin", "ID", p.ID); err != nil {
 		return scribe.Plugin{}, err
 	}
-	pl := scribe.Plugin{
-		ID:               p.ID,
-		Name:             p.Name,
-		Description:      p.Description,
-		Permissions:      defaultPermissions(p.Permissions),
-		Published:        p.Published,
-		Disabled:         p.Disabled,
-		CRMIntegrationID: p.CRMIntegrationID,
-		LogoURI:          p.LogoURI,
-		UserID:           developerID,
+	perms := p.Permissions
+	if perms.User == "" {
+		perms.User = scribe.PermissionNone
 	}
-	return s.st.addPlugin(pl)
-}
-
-func defaultPermissions(p scribe.Permissions) scribe.Permissions {
-	if p.User == "" {
-		p.User = scribe.PermissionNone
+	if perms.Transcript == "" {
+		perms.Transcript = scribe.PermissionNone
 	}
-	if p.Transcript == "" {
-		p.Transcript = scribe.PermissionNone
-	}
-	return p
+	return wrap[scribe.Plugin]("CreatePlugin")(s.st.AddPlugin(scribe.Plugin{
+		ID: p.ID, Name: p.Name, Description: p.Description, Permissions: perms, Published: p.Published,
+		Disabled: p.Disabled, CRMIntegrationID: p.CRMIntegrationID, LogoURI: p.LogoURI, UserID: developerID,
+	}))
 }
 
 // DisablePlugin disables a plugin: its installation JWTs then answer 403
 // plugin_disabled, while its developer still manages it.
 func (s *Server) DisablePlugin(pluginID int64) (scribe.Plugin, error) {
-	return s.st.setPluginDisabled(pluginID, true)
+	return wrap[scribe.Plugin]("DisablePlugin")(s.st.SetPluginDisabled(pluginID, true))
 }
 
 // EnablePlugin enables a disabled plugin again.
 func (s *Server) EnablePlugin(pluginID int64) (scribe.Plugin, error) {
-	return s.st.setPluginDisabled(pluginID, false)
+	return wrap[scribe.Plugin]("EnablePlugin")(s.st.SetPluginDisabled(pluginID, false))
 }
 
 // Plugins returns every plugin, of every developer, by ascending id.
-func (s *Server) Plugins() []scribe.Plugin { return s.st.allPlugins() }
+func (s *Server) Plugins() []scribe.Plugin { return s.st.Plugins() }
 
 // CreateSecretKey creates a fresh ask_live_ secret key for a plugin, as
 // POST /plugins/{id}/secret_keys does.
 func (s *Server) CreateSecretKey(pluginID int64, description string) (SecretKey, error) {
-	return s.newSecretKey(pluginID, description)
+	k, err := wrap[scribe.PluginSecretKey]("CreateSecretKey")(httpapi.NewSecretKey(s.st, pluginID, description))
+	return SecretKey{PluginSecretKey: k, Key: k.Value}, err
 }
 
 // DeleteSecretKey revokes a secret key: JWTs signed with it are refused from
 // then on (401 invalid_token), while the plugin's other keys go on working.
-func (s *Server) DeleteSecretKey(id int64) error { return s.st.deleteSecretKey(id) }
+func (s *Server) DeleteSecretKey(id int64) error {
+	if err := s.st.DeleteSecretKey(id); err != nil {
+		return fmt.Errorf("scribetest: DeleteSecretKey: %w", err)
+	}
+	return nil
+}
 
 // SecretKeys returns a plugin's current secret keys by ascending id. Their
 // Value prints redacted; Reveal gives the key.
 func (s *Server) SecretKeys(pluginID int64) []scribe.PluginSecretKey {
-	return s.st.secretKeysOf(pluginID)
+	return s.st.SecretKeysOf(pluginID)
 }
 
 // Install installs a plugin for a user, with a fresh uuid, and emits
 // installation.created. A user has at most one active installation of a
 // plugin; install again after Uninstall.
 func (s *Server) Install(pluginID, userID int64) (scribe.PluginInstallation, error) {
-	return s.st.install(scribe.PluginInstallation{PluginID: pluginID, UserID: userID})
+	return wrap[scribe.PluginInstallation]("Install")(s.st.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: userID}))
 }
 
 // Uninstall uninstalls the installation with uuid: its deleted_on is set,
 // its JWTs answer 401 installation_deleted, and installation.deleted is
 // emitted. It stays in the plugin's installation list.
 func (s *Server) Uninstall(uuid string) (scribe.PluginInstallation, error) {
-	return s.st.uninstall(uuid)
+	return wrap[scribe.PluginInstallation]("Uninstall")(s.st.Uninstall(uuid))
 }
 
 // Installations returns a plugin's installations, uninstalled ones included,
 // by ascending id.
 func (s *Server) Installations(pluginID int64) []scribe.PluginInstallation {
-	return s.st.installationsOf(pluginID)
+	return s.st.InstallationsOf(pluginID)
 }
 
 // CreateTranscript creates a transcript of user userID and emits
 // transcript.created to the plugins with transcript permission the user has
 // installed.
 func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Transcript, error) {
-	for _, c := range []struct {
-		field string
-		id    int64
-	}{{"ID", p.ID}, {"Job.ID", p.Job.ID}, {"Audio.ID", p.Audio.ID}} {
-		if err := chosenID("CreateTranscript", c.field, c.id); err != nil {
+	for field, id := range map[string]int64{"ID": p.ID, "Job.ID": p.Job.ID, "Audio.ID": p.Audio.ID} {
+		if err := chosenID("CreateTranscript", field, id); err != nil {
 			return scribe.Transcript{}, err
 		}
 	}
-	meta, err := encodeMetadata(p.Metadata)
-	if err != nil {
-		return scribe.Transcript{}, err
-	}
-	return s.st.addTranscript(scribe.Transcript{
-		ID:        p.ID,
-		Headline:  p.Headline,
-		Text:      p.Text,
-		Type:      p.Type,
-		CreatedOn: p.CreatedOn.UTC(),
-		Metadata:  meta,
-		User:      scribe.TranscriptUser{ID: userID},
-		Job:       p.Job,
-		Audio:     scribe.TranscriptAudio{ID: p.Audio.ID, LengthInSeconds: p.Audio.LengthInSeconds, CreatedOn: p.Audio.CreatedOn.UTC()},
-	})
-}
-
-func encodeMetadata(m map[string]any) (map[string]json.RawMessage, error) {
-	out := make(map[string]json.RawMessage, len(m))
-	for k, v := range m {
+	meta := make(map[string]json.RawMessage, len(p.Metadata))
+	for k, v := range p.Metadata {
 		b, err := json.Marshal(v)
 		if err != nil {
-			return nil, fmt.Errorf("scribetest: metadata %q cannot be encoded as JSON: %w", k, err)
+			return scribe.Transcript{}, fmt.Errorf("scribetest: CreateTranscript: metadata %q cannot be encoded as JSON: %w", k, err)
 		}
-		out[k] = b
+		meta[k] = b
 	}
-	return out, nil
+	encoded, err := state.EncodeMetadata(meta)
+	if err != nil {
+		return scribe.Transcript{}, fmt.Errorf("scribetest: CreateTranscript: %w", err)
+	}
+	return wrap[scribe.Transcript]("CreateTranscript")(s.st.AddTranscript(state.NewTranscript{
+		ID: p.ID, UserID: userID, Headline: p.Headline, Text: p.Text, Type: p.Type, CreatedOn: p.CreatedOn.UTC(),
+		Metadata: encoded, Job: p.Job,
+		Audio: scribe.TranscriptAudio{ID: p.Audio.ID, LengthInSeconds: p.Audio.LengthInSeconds, CreatedOn: p.Audio.CreatedOn.UTC()},
+	}))
 }
 
 // UpdateTranscript changes transcript id with update, which receives a copy
@@ -293,30 +275,31 @@ func (s *Server) UpdateTranscript(id int64, update func(*scribe.Transcript)) (sc
 	if update == nil {
 		return scribe.Transcript{}, fmt.Errorf("scribetest: UpdateTranscript: update is nil")
 	}
-	return s.st.updateTranscript(id, update)
+	return wrap[scribe.Transcript]("UpdateTranscript")(s.st.UpdateTranscript(id, update))
 }
 
 // DeleteTranscript deletes a transcript; it disappears from its user's list
 // and answers 404 from then on.
-func (s *Server) DeleteTranscript(id int64) error { return s.st.deleteTranscript(id) }
-
-// Transcripts returns a user's transcripts by ascending id.
-func (s *Server) Transcripts(userID int64) []scribe.Transcript {
-	return s.st.transcriptsOf(userID)
+func (s *Server) DeleteTranscript(id int64) error {
+	if err := s.st.DeleteTranscript(id); err != nil {
+		return fmt.Errorf("scribetest: DeleteTranscript: %w", err)
+	}
+	return nil
 }
 
-// CreateWebhook registers uri (an absolute http or https URL) to receive the
-// events of a plugin, with a fresh whsec_ signing secret.
+// Transcripts returns a user's transcripts by ascending id.
+func (s *Server) Transcripts(userID int64) []scribe.Transcript { return s.st.TranscriptsOf(userID) }
+
+// CreateWebhook registers uri (an absolute http or https URL without
+// user:password@) to receive the events of a plugin, with a fresh whsec_
+// signing secret.
 func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, error) {
-	if err := validateHTTPURL(uri); err != nil {
-		return scribe.Webhook{}, fmt.Errorf("scribetest: CreateWebhook: uri %w", err)
-	}
 	secret, err := webhook.NewSecret()
 	if err != nil {
 		return scribe.Webhook{}, err
 	}
-	return s.st.addWebhook(scribe.Webhook{PluginID: pluginID, URI: uri, SigningSecret: secret})
+	return wrap[scribe.Webhook]("CreateWebhook")(s.st.AddWebhook(scribe.Webhook{PluginID: pluginID, URI: uri, SigningSecret: secret}))
 }
 
 // Webhooks returns a plugin's webhooks by ascending id.
-func (s *Server) Webhooks(pluginID int64) []scribe.Webhook { return s.st.webhooksOf(pluginID) }
+func (s *Server) Webhooks(pluginID int64) []scribe.Webhook { return s.st.WebhooksOf(pluginID) }

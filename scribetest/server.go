@@ -4,16 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/scribetest/internal/authn"
+	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
+	"github.com/scribehq/scribe-go/scribetest/internal/faults"
+	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
+	"github.com/scribehq/scribe-go/scribetest/internal/idempotency"
+	"github.com/scribehq/scribe-go/scribetest/internal/reqlog"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
 // Server is the Plugin Integration Service in memory: every operation of the
@@ -23,111 +28,37 @@ import (
 // A Server from NewServer or NewTestServer listens on a loopback port; one
 // from NewUnstartedServer only answers through Handler until Start is called.
 type Server struct {
-	clock    Clock
-	basePath string
-	logger   *slog.Logger
-	addr     string
-
-	st       *store
-	idem     *idempotencyStore
-	log      *requestLog
-	limiter  *rateLimiter // nil: rate limiting is off (ratelimit.go)
-	injected faultQueue   // injected faults (faults.go)
-	verified verifyCache  // installation JWTs verified before (verifycache.go)
-	// developers holds the principal of each developer key that
-	// authenticated (verifycache.go).
-	developers developerCache
-	verifier   *auth.Verifier
+	clock      Clock
+	basePath   string
+	logger     *slog.Logger
+	addr       string
+	retryScale float64 // how the waits of the clients it hands out are scaled on the real clock
+	st         *state.Store
+	log        reqlog.Log
+	faults     faults.Queue
+	deliveries *delivery.Engine
 	handler    http.Handler
 
-	deliveries *deliveries // webhook delivery (delivery.go)
-
-	mu       sync.Mutex // guards the fields below
-	hs       *http.Server
-	listener net.Listener
-	url      string
-	closed   bool
+	mu     sync.Mutex // guards the fields below
+	hs     *http.Server
+	url    string
+	closed bool
 }
 
-// Option configures a Server.
-type Option func(*config) error
+// ErrNotFound is returned (wrapped) by the seeding calls when an id or uuid
+// names nothing, such as CreatePlugin for a developer that does not exist.
+var ErrNotFound = state.ErrNotFound
 
-type config struct {
-	clock    Clock
-	basePath string
-	addr     string
-	logger   *slog.Logger
-	fixtures []io.Reader
-	limiter  *rateLimiter   // WithRateLimit (ratelimit.go)
-	delivery deliveryConfig // the WithWebhook... options (delivery.go)
-	admin    bool           // WithAdminAPI (admin.go)
-}
+// ErrConflict is returned (wrapped) by the seeding calls when the change
+// clashes with the server's state, such as an id already taken or a second
+// active installation of a plugin for the same user.
+var ErrConflict = state.ErrConflict
 
-// WithClock makes the server read time from c instead of the system clock:
-// token expiry, timestamps of new resources and the 24-hour life of
-// idempotency keys all follow it. NewFakeClock returns a clock a test moves
-// by hand.
-func WithClock(c Clock) Option {
-	return func(cfg *config) error {
-		if c == nil {
-			return errors.New("scribetest: WithClock: clock is nil")
-		}
-		cfg.clock = c
-		return nil
-	}
-}
-
-// WithBasePath serves the operations under the path prefix p, such as "/v1",
-// so that a client given a base URL with a prefix is exercised. URL includes
-// the prefix. p must begin with "/"; a trailing "/" is ignored.
-func WithBasePath(p string) Option {
-	return func(cfg *config) error {
-		p = strings.TrimSuffix(p, "/")
-		if p != "" && (!strings.HasPrefix(p, "/") || strings.ContainsAny(p, "{}?#% \t\r\n") || strings.Contains(p, "//")) {
-			return fmt.Errorf("scribetest: WithBasePath: %q must be a path such as /v1, without {}, ?, #, %% or spaces", p)
-		}
-		cfg.basePath = p
-		return nil
-	}
-}
-
-// WithAddr makes NewServer listen on addr (host:port; port 0 picks a free
-// one) instead of a free port on 127.0.0.1.
-func WithAddr(addr string) Option {
-	return func(cfg *config) error {
-		if _, _, err := net.SplitHostPort(addr); err != nil {
-			return fmt.Errorf("scribetest: WithAddr: %q is not host:port: %w", addr, err)
-		}
-		cfg.addr = addr
-		return nil
-	}
-}
-
-// WithLogger sends the server's own diagnostics to l instead of
-// slog.Default(): recovered panics and webhook events that cannot be sent
-// (Error), webhook deliveries given up or failed permanently, and those left
-// undelivered at Close (Warn). Secrets are never logged.
-func WithLogger(l *slog.Logger) Option {
-	return func(cfg *config) error {
-		if l == nil {
-			return errors.New("scribetest: WithLogger: logger is nil")
-		}
-		cfg.logger = l
-		return nil
-	}
-}
-
-// WithFixtures loads the fixture document read from r (CONTRACT §8) when the
-// server is created; see LoadFixtures. Several WithFixtures load in order.
-func WithFixtures(r io.Reader) Option {
-	return func(cfg *config) error {
-		if r == nil {
-			return errors.New("scribetest: WithFixtures: reader is nil")
-		}
-		cfg.fixtures = append(cfg.fixtures, r)
-		return nil
-	}
-}
+// defaultRetryScale scales the waits between retries of the clients the
+// server hands out on the real clock, when WithWebhookScheduleScale does
+// not: a thousandth, so that a 503 retried after 500 ms costs half a
+// millisecond of a test's time.
+const defaultRetryScale = 0.001
 
 // NewUnstartedServer returns a Server that does not listen yet: mount its
 // Handler in a server of your own, or call Start.
@@ -141,20 +72,17 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{
-		clock:    cfg.clock,
-		basePath: cfg.basePath,
-		logger:   cfg.logger,
-		addr:     cfg.addr,
-		st:       newStore(cfg.clock),
-		idem:     newIdempotencyStore(),
-		log:      newRequestLog(),
-		limiter:  cfg.limiter,
-		verifier: auth.NewVerifier(auth.WithClock(cfg.clock.Now)),
-	}
-	s.deliveries = newDeliveries(cfg.delivery, cfg.clock, cfg.logger)
-	s.st.onEvent = s.emit
-	s.handler = s.chain(s.routes()) // canonicalPaths before the ServeMux: no mux redirects
+	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr,
+		retryScale: cmpOr(cfg.delivery.Scale, defaultRetryScale)}
+	timers, advancer := timersOf(cfg.clock)
+	s.deliveries = delivery.New(cfg.delivery, cfg.clock, timers, advancer, cfg.logger)
+	s.st = state.New(cfg.clock, func(e state.Event) {
+		s.deliveries.Publish(delivery.Event(e), s.st.WebhooksOf(e.PluginID))
+	})
+	s.handler = httpapi.New(httpapi.Config{
+		State: s.st, Auth: authn.New(s.st, auth.NewVerifier(auth.WithClock(cfg.clock.Now))), Idem: idempotency.New(),
+		Limiter: cfg.limiter, Faults: &s.faults, Log: &s.log, Clock: cfg.clock, BasePath: cfg.basePath, Logger: cfg.logger,
+	})
 	if cfg.admin {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}
@@ -164,6 +92,13 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		}
 	}
 	return s, nil
+}
+
+func cmpOr(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 // NewServer returns a Server listening on a free loopback port (or the
@@ -207,11 +142,10 @@ func (s *Server) Start() error {
 	if err != nil {
 		return fmt.Errorf("scribetest: listening on %s: %w", s.addr, err)
 	}
-	s.listener = ln
 	s.hs = &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    maxHeadBytes, // above the 414/431 limits of checkRequestSize
+		MaxHeaderBytes:    httpapi.MaxHeadBytes, // above the 414/431 limits the handler answers
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	s.url = "http://" + ln.Addr().String() + s.basePath
@@ -242,7 +176,7 @@ func (s *Server) Close() {
 		_ = s.hs.Close()
 	}
 	s.mu.Unlock()
-	s.deliveries.close()
+	s.deliveries.Close()
 }
 
 // Shutdown stops the server gracefully: it stops listening, waits for
@@ -260,26 +194,5 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if hs != nil {
 		err = hs.Shutdown(ctx)
 	}
-	return errors.Join(err, s.deliveries.shutdown(ctx))
-}
-
-// chain builds the middleware around the routes, outermost first:
-//
-//	requestID → recoverer → faults → rateLimit → canonicalPaths → routes
-//
-// requestID comes first so that every answer, even a recovered panic, has a
-// Request-Id; faults (InjectFault) sits inside recoverer and before
-// everything else, so a faulted request is neither authenticated, counted
-// nor performed; rateLimit (WithRateLimit) sees every request that reaches
-// an operation, and shares its authentication with it.
-func (s *Server) chain(h http.Handler) http.Handler {
-	return s.requestID(s.recoverer(s.faults(s.rateLimit(h))))
-}
-
-// emit is the single funnel of the server's events (CONTRACT §7): every
-// installation and transcript change made through HTTP or a seeding call
-// passes here, after the state lock is released. It queues one delivery per
-// webhook of the event's plugin and returns without waiting for the network.
-func (s *Server) emit(e event) {
-	s.deliveries.publish(e, s.st.webhooksOf(e.PluginID))
+	return errors.Join(err, s.deliveries.Shutdown(ctx))
 }

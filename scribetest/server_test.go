@@ -83,8 +83,10 @@ func TestRules(t *testing.T) {
 		{"id beyond int64", req{method: "GET", path: "/plugins/9223372036854775808", token: dev}, 400, scribe.CodeInvalidParameter, nil},
 		{"transcript id beyond int64", req{method: "GET", path: "/transcripts/9223372036854775808", token: jwt}, 400, scribe.CodeInvalidParameter, nil},
 		{"secret key path id beyond int64", req{method: "POST", path: "/plugins/99999999999999999999/secret_keys", token: dev}, 400, scribe.CodeInvalidParameter, nil},
-		{"id at int64's maximum is just absent", req{method: "GET", path: "/plugins/9223372036854775807", token: dev}, 404, scribe.CodeNotFound, nil},
-		{"transcript id at int64's maximum is just absent", req{method: "GET", path: "/transcripts/9223372036854775807", token: jwt}, 404, scribe.CodeNotFound, nil},
+		{"id at 2^53-1 is just absent", req{method: "GET", path: "/plugins/9007199254740991", token: dev}, 404, scribe.CodeNotFound, nil},
+		{"transcript id at 2^53-1 is just absent", req{method: "GET", path: "/transcripts/9007199254740991", token: jwt}, 404, scribe.CodeNotFound, nil},
+		{"id above 2^53-1, the document's maximum", req{method: "GET", path: "/plugins/9007199254740992", token: dev}, 400, scribe.CodeInvalidParameter, nil},
+		{"id at int64's maximum", req{method: "GET", path: "/transcripts/9223372036854775807", token: jwt}, 400, scribe.CodeInvalidParameter, nil},
 
 		// Pagination parameters.
 		{"limit 1", req{method: "GET", path: "/transcripts?limit=1", token: jwt}, 200, "", nil},
@@ -98,7 +100,8 @@ func TestRules(t *testing.T) {
 		{"after_id negative", req{method: "GET", path: "/transcripts?after_id=-1", token: jwt}, 400, scribe.CodeInvalidParameter, nil},
 		{"after_id fractional", req{method: "GET", path: "/transcripts?after_id=1.5", token: jwt}, 400, scribe.CodeInvalidParameter, nil},
 		{"after_id 0", req{method: "GET", path: "/transcripts?after_id=0", token: jwt}, 200, "", nil},
-		{"after_id at int64's maximum", req{method: "GET", path: "/plugins?after_id=9223372036854775807", token: dev}, 200, "", nil},
+		{"after_id at 2^53-1", req{method: "GET", path: "/plugins?after_id=9007199254740991", token: dev}, 200, "", nil},
+		{"after_id above 2^53-1, the document's maximum", req{method: "GET", path: "/plugins?after_id=9007199254740992", token: dev}, 400, scribe.CodeInvalidParameter, nil},
 		{"after_id beyond int64", req{method: "GET", path: "/transcripts?after_id=9223372036854775808", token: jwt}, 400, scribe.CodeInvalidParameter, nil},
 		{"after_id far beyond int64", req{method: "GET", path: "/plugins?after_id=" + strings.Repeat("9", 40), token: dev}, 400, scribe.CodeInvalidParameter, nil},
 		{"unknown query parameter is ignored", req{method: "GET", path: "/users/me?verbose=1", token: jwt}, 200, "", nil},

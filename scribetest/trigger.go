@@ -2,8 +2,6 @@ package scribetest
 
 import (
 	"fmt"
-	"net/http"
-	"slices"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/webhook"
@@ -35,10 +33,7 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has no webhook to deliver to; create one first (CreateWebhook, or POST %swebhooks): %w", pluginID, AdminPathPrefix, ErrConflict)
 	}
 
-	d := s.deliveries
-	d.mu.Lock()
-	before := d.emitted
-	d.mu.Unlock()
+	before, _ := s.deliveries.Emitted()
 
 	user, err := s.CreateUser(UserParams{FirstName: "Test", LastName: "User", EmailAddress: "test.user@example.com"})
 	if err != nil {
@@ -63,10 +58,8 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 		return nil, err
 	}
 
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	all := d.events.all()
-	recent := all[max(0, len(all)-int(d.emitted-before)):]
+	now, all := s.deliveries.Emitted()
+	recent := all[max(0, len(all)-int(now-before)):]
 	var out []TriggeredEvent
 	for _, e := range recent {
 		if e.PluginID == pluginID {
@@ -79,7 +72,7 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 // triggerable checks what Trigger needs but a webhook: that plugin pluginID
 // exists, typ is a known event type, and the plugin may receive it.
 func (s *Server) triggerable(pluginID int64, typ webhook.EventType) error {
-	plugin, ok := s.st.plugin(pluginID)
+	plugin, ok := s.st.Plugin(pluginID)
 	if !ok {
 		return fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)
 	}
@@ -93,50 +86,4 @@ func (s *Server) triggerable(pluginID int64, typ webhook.EventType) error {
 			pluginID, plugin.Permissions.Transcript, ErrConflict)
 	}
 	return nil
-}
-
-// adminTrigger serves POST /_scribetest/trigger: {"plugin_id", "type",
-// "uri"}. With uri, the plugin's webhook of that URI is used, or created
-// (answered with its signing secret, "created": true), before the event is
-// triggered. A trigger refused for its plugin or type is refused before
-// any webhook is created: the answer would not carry the new secret.
-func (s *Server) adminTrigger(w http.ResponseWriter, r *http.Request) {
-	var b struct {
-		PluginID int64  `json:"plugin_id"`
-		Type     string `json:"type"`
-		URI      string `json:"uri"`
-	}
-	if !adminDecode(w, r, &b) {
-		return
-	}
-	var out struct {
-		Events  []TriggeredEvent `json:"events"`
-		Webhook any              `json:"webhook,omitempty"`
-		Created bool             `json:"created,omitempty"`
-	}
-	if err := s.triggerable(b.PluginID, webhook.EventType(b.Type)); err != nil {
-		adminError(w, http.StatusBadRequest, err)
-		return
-	}
-	if b.URI != "" {
-		hooks := s.Webhooks(b.PluginID)
-		i := slices.IndexFunc(hooks, func(h scribe.Webhook) bool { return h.URI == b.URI })
-		if i < 0 {
-			hook, err := s.CreateWebhook(b.PluginID, b.URI)
-			if err != nil {
-				adminError(w, http.StatusBadRequest, err)
-				return
-			}
-			out.Webhook, out.Created = webhookWire(hook), true
-		} else {
-			out.Webhook = webhookWire(hooks[i])
-		}
-	}
-	events, err := s.Trigger(b.PluginID, webhook.EventType(b.Type))
-	if err != nil {
-		adminError(w, http.StatusBadRequest, err)
-		return
-	}
-	out.Events = events
-	adminJSON(w, http.StatusOK, out)
 }

@@ -148,10 +148,11 @@ func Require[T any]() *json.Unmarshalers { return object[T](true) }
 
 // Fields is Require for a document whose members are optional, such as a
 // request body or a fixture: a member may be omitted, but null is still
-// refused for any field that is not a pointer. Two options of a field's
+// refused for any field that is not a pointer. Options of a field's
 // `apijson` tag adjust it: "required" makes the member required all the
-// same, and "nonull" refuses null for a pointer field (a pointer that tells
-// an omitted member from a given one, not a nullable one).
+// same; "nonull" refuses null for a pointer field (a pointer that tells an
+// omitted member from a given one, not a nullable one); "object" requires a
+// JSON object of a field that holds free JSON (a jsontext.Value).
 func Fields[T any]() *json.Unmarshalers { return object[T](false) }
 
 func object[T any](required bool) *json.Unmarshalers {
@@ -186,6 +187,9 @@ func object[T any](required bool) *json.Unmarshalers {
 			}
 			seen |= 1 << i
 			f := rv.Field(fields.field[i])
+			if k := dec.PeekKind(); fields.object&(1<<i) != 0 && k != kindObject {
+				return &kindError{got: k, want: "an object"}
+			}
 			if !fields.nullable[i] && dec.PeekKind() == kindNull {
 				t := f.Type()
 				if t.Kind() == reflect.Pointer { // apijson:"nonull"
@@ -234,8 +238,9 @@ func (e *MissingError) Error() string { return "missing required member " + `"` 
 type structFields struct {
 	names    []string
 	field    []int
-	nullable []bool  // null is left to the field's own decoding
+	nullable []bool // null is left to the field's own decoding
 	required uint64 // the members tagged apijson:"required"
+	object   uint64 // the members tagged apijson:"object"
 	index    map[string]int
 }
 
@@ -263,6 +268,9 @@ func fieldsOf(t reflect.Type) structFields {
 		f.nullable = append(f.nullable, sf.Type.Kind() == reflect.Pointer && !strings.Contains(opts, "nonull"))
 		if strings.Contains(opts, "required") {
 			f.required |= 1 << (len(f.names) - 1)
+		}
+		if strings.Contains(opts, "object") {
+			f.object |= 1 << (len(f.names) - 1)
 		}
 	}
 	if len(f.names) > 64 {

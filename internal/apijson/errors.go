@@ -80,6 +80,8 @@ func syntactic(e *Error, sy *jsontext.SyntacticError) *Error {
 		e.Reason = "the document ends before its value does"
 	case strings.Contains(msg, "UTF-8"):
 		e.Reason = "invalid UTF-8"
+	case strings.Contains(msg, "after top-level value"):
+		e.Reason = "data after the JSON value"
 	default:
 		e.Reason = "malformed JSON"
 	}

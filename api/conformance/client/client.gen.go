@@ -3707,7 +3707,7 @@ type CreatePluginRequest struct {
 	CrmIntegrationId *int64  `json:"crm_integration_id,omitempty"`
 	Description      *string `json:"description,omitempty"`
 
-	// LogoUri An absolute http(s) URI, or `""` for no logo.
+	// LogoUri An absolute http(s) URL (see HttpUrl), or `""` for no logo.
 	LogoUri *string `json:"logo_uri,omitempty"`
 	Name    string  `json:"name"`
 
@@ -3726,7 +3726,10 @@ type CreatePluginSecretKeyRequest struct {
 	Description *string `json:"description,omitempty"`
 }
 
-// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+// HttpUrl An absolute http or https URL of visible ASCII, at most 2048 bytes, without `user:password@`; its host is a name, an IPv4 address or a bracketed IPv6 address.
+type HttpUrl = string
+
+// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 type Id = int64
 
 // Permission The access a plugin has to one kind of a user's data.
@@ -3753,10 +3756,10 @@ type Plugin struct {
 	// Disabled A disabled plugin's installation JWTs answer 403 `plugin_disabled`; its developer still manages it.
 	Disabled bool `json:"disabled"`
 
-	// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	Id Id `json:"id"`
 
-	// LogoUri An absolute http(s) URI, or `""` when the plugin has no logo.
+	// LogoUri An absolute http(s) URL (see HttpUrl), or `""` when the plugin has no logo.
 	LogoUri string `json:"logo_uri"`
 	Name    string `json:"name"`
 
@@ -3781,17 +3784,17 @@ type PluginInstallation struct {
 	EmailAddress openapi_types.Email `json:"email_address"`
 	FirstName    string              `json:"first_name"`
 
-	// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	Id       Id     `json:"id"`
 	LastName string `json:"last_name"`
 
-	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	PluginId Id `json:"plugin_id"`
 
 	// UpdatedOn An RFC 3339 date-time in UTC, such as `2026-11-21T09:30:00Z`. Clients accept any RFC 3339 form.
 	UpdatedOn Timestamp `json:"updated_on"`
 
-	// UserId A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// UserId A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	UserId Id `json:"user_id"`
 
 	// Uuid What an installation JWT names in its `plugin_installation_uuid` claim.
@@ -3826,10 +3829,10 @@ type PluginSecretKey struct {
 	CreatedOn   Timestamp `json:"created_on"`
 	Description string    `json:"description"`
 
-	// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	Id Id `json:"id"`
 
-	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	PluginId Id `json:"plugin_id"`
 
 	// UpdatedOn An RFC 3339 date-time in UTC, such as `2026-11-21T09:30:00Z`. Clients accept any RFC 3339 form.
@@ -3879,7 +3882,7 @@ type Transcript struct {
 	CreatedOn Timestamp `json:"created_on"`
 	Headline  string    `json:"headline"`
 
-	// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	Id Id `json:"id"`
 
 	// Job The transcription job that produced a transcript.
@@ -3901,14 +3904,14 @@ type TranscriptAudio struct {
 	// CreatedOn An RFC 3339 date-time in UTC, such as `2026-11-21T09:30:00Z`. Clients accept any RFC 3339 form.
 	CreatedOn Timestamp `json:"created_on"`
 
-	// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	Id              Id  `json:"id"`
 	LengthInSeconds int `json:"length_in_seconds"`
 }
 
 // TranscriptJob The transcription job that produced a transcript.
 type TranscriptJob struct {
-	// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	Id    Id  `json:"id"`
 	Lines int `json:"lines"`
 }
@@ -3928,7 +3931,7 @@ type TranscriptList struct {
 type TranscriptUser struct {
 	FirstName string `json:"first_name"`
 
-	// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	Id       Id     `json:"id"`
 	LastName string `json:"last_name"`
 }
@@ -3938,7 +3941,7 @@ type User struct {
 	EmailAddress openapi_types.Email `json:"email_address"`
 	FirstName    string              `json:"first_name"`
 
-	// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	Id       Id     `json:"id"`
 	LastName string `json:"last_name"`
 }
@@ -3948,10 +3951,10 @@ type Webhook struct {
 	// CreatedOn An RFC 3339 date-time in UTC, such as `2026-11-21T09:30:00Z`. Clients accept any RFC 3339 form.
 	CreatedOn Timestamp `json:"created_on"`
 
-	// Id A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// Id A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	Id Id `json:"id"`
 
-	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	PluginId Id `json:"plugin_id"`
 
 	// SigningSecret `whsec_` followed by the standard base64 of the HMAC key.
@@ -3959,7 +3962,9 @@ type Webhook struct {
 
 	// UpdatedOn An RFC 3339 date-time in UTC, such as `2026-11-21T09:30:00Z`. Clients accept any RFC 3339 form.
 	UpdatedOn Timestamp `json:"updated_on"`
-	Uri       string    `json:"uri"`
+
+	// Uri An absolute http or https URL of visible ASCII, at most 2048 bytes, without `user:password@`; its host is a name, an IPv4 address or a bracketed IPv6 address.
+	Uri HttpUrl `json:"uri"`
 }
 
 // WebhookList One page of webhooks.
@@ -4324,8 +4329,8 @@ type ListPluginsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// AfterId Return only items whose id is greater than this. The id need not exist any more.
-	// 0 (the default) starts at the beginning. Negative or not an integer answers 400
-	// `invalid_parameter`.
+	// 0 (the default) starts at the beginning. Negative, above 2^53-1 (no id is larger)
+	// or not an integer answers 400 `invalid_parameter`.
 	AfterId *AfterId `form:"after_id,omitempty" json:"after_id,omitempty"`
 }
 
@@ -4396,7 +4401,8 @@ type CreatePluginParams struct {
 	// `Idempotent-Replayed: true`) without doing the work twice; with another body it
 	// answers 409 `idempotency_key_reused`; while the first request is still running it
 	// answers 409 `idempotency_key_in_use`. A key is scoped to the credential's holder (the developer, or the installation), not to the token string, so a client that re-mints its JWT keeps its keys.
-	// Longer than 255 characters answers 400 `invalid_parameter`.
+	// It is 1 to 255 visible ASCII characters (`!` to `~`); any other answers 400
+	// `invalid_parameter`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -4550,8 +4556,8 @@ type ListPluginInstallationsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// AfterId Return only items whose id is greater than this. The id need not exist any more.
-	// 0 (the default) starts at the beginning. Negative or not an integer answers 400
-	// `invalid_parameter`.
+	// 0 (the default) starts at the beginning. Negative, above 2^53-1 (no id is larger)
+	// or not an integer answers 400 `invalid_parameter`.
 	AfterId *AfterId `form:"after_id,omitempty" json:"after_id,omitempty"`
 }
 
@@ -4628,7 +4634,8 @@ type CreatePluginSecretKeyParams struct {
 	// `Idempotent-Replayed: true`) without doing the work twice; with another body it
 	// answers 409 `idempotency_key_reused`; while the first request is still running it
 	// answers 409 `idempotency_key_in_use`. A key is scoped to the credential's holder (the developer, or the installation), not to the token string, so a client that re-mints its JWT keeps its keys.
-	// Longer than 255 characters answers 400 `invalid_parameter`.
+	// It is 1 to 255 visible ASCII characters (`!` to `~`); any other answers 400
+	// `invalid_parameter`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -4722,8 +4729,8 @@ type ListWebhooksParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// AfterId Return only items whose id is greater than this. The id need not exist any more.
-	// 0 (the default) starts at the beginning. Negative or not an integer answers 400
-	// `invalid_parameter`.
+	// 0 (the default) starts at the beginning. Negative, above 2^53-1 (no id is larger)
+	// or not an integer answers 400 `invalid_parameter`.
 	AfterId *AfterId `form:"after_id,omitempty" json:"after_id,omitempty"`
 }
 
@@ -4799,8 +4806,8 @@ type ListTranscriptsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// AfterId Return only items whose id is greater than this. The id need not exist any more.
-	// 0 (the default) starts at the beginning. Negative or not an integer answers 400
-	// `invalid_parameter`.
+	// 0 (the default) starts at the beginning. Negative, above 2^53-1 (no id is larger)
+	// or not an integer answers 400 `invalid_parameter`.
 	AfterId *AfterId `form:"after_id,omitempty" json:"after_id,omitempty"`
 }
 
@@ -4995,7 +5002,7 @@ type InstallationCreatedJSONBody struct {
 	// Id An event id, `evt_` followed by URL-safe characters; also the `webhook-id` header.
 	Id string `json:"id"`
 
-	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	PluginId Id `json:"plugin_id"`
 
 	// PluginInstallationUuid The installation the event concerns.
@@ -5035,7 +5042,7 @@ type InstallationDeletedJSONBody struct {
 	// Id An event id, `evt_` followed by URL-safe characters; also the `webhook-id` header.
 	Id string `json:"id"`
 
-	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	PluginId Id `json:"plugin_id"`
 
 	// PluginInstallationUuid The installation the event concerns.
@@ -5075,7 +5082,7 @@ type TranscriptCreatedJSONBody struct {
 	// Id An event id, `evt_` followed by URL-safe characters; also the `webhook-id` header.
 	Id string `json:"id"`
 
-	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	PluginId Id `json:"plugin_id"`
 
 	// PluginInstallationUuid The installation the event concerns.
@@ -5115,7 +5122,7 @@ type TranscriptUpdatedJSONBody struct {
 	// Id An event id, `evt_` followed by URL-safe characters; also the `webhook-id` header.
 	Id string `json:"id"`
 
-	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind.
+	// PluginId A positive 64-bit identifier, assigned in increasing order per resource kind, at most 2^53-1 so that every JSON reader keeps it exact.
 	PluginId Id `json:"plugin_id"`
 
 	// PluginInstallationUuid The installation the event concerns.

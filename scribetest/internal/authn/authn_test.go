@@ -1,0 +1,186 @@
+package authn
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
+)
+
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) Now() time.Time { return c.t }
+
+// world is a store with two developers, a plugin of the first installed by
+// two users, and its secret key.
+type world struct {
+	st          *state.Store
+	a           *Authenticator
+	clock       *fakeClock
+	key         auth.SecretKey
+	keyID       int64
+	ada, bob    string // developer keys
+	grace, alan string // installation uuids
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	clock := &fakeClock{time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)}
+	st := state.New(clock, nil)
+	w := &world{st: st, a: New(st, auth.NewVerifier(auth.WithClock(clock.Now))), clock: clock, ada: "dk_live_ada", bob: "dk_live_bob"}
+	ada, _ := st.AddUser(scribe.User{FirstName: "Ada"}, w.ada)
+	if _, err := st.AddUser(scribe.User{FirstName: "Bob"}, w.bob); err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.AddPlugin(scribe.Plugin{Name: "CRM", UserID: ada.ID, Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionNone}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.key, _ = auth.NewSecretKey()
+	k, _ := st.AddSecretKey(scribe.PluginSecretKey{PluginID: p.ID, Value: w.key})
+	w.keyID = k.ID
+	for _, name := range []string{"Grace", "Alan"} {
+		u, _ := st.AddUser(scribe.User{FirstName: name}, "")
+		in, err := st.Install(scribe.PluginInstallation{PluginID: p.ID, UserID: u.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "Grace" {
+			w.grace = in.UUID
+		} else {
+			w.alan = in.UUID
+		}
+	}
+	return w
+}
+
+func (w *world) jwt(t *testing.T, uuid string) string {
+	t.Helper()
+	tok, err := auth.Mint(w.key, uuid, w.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func (w *world) auth(t *testing.T, token string) (*Principal, *Refusal) {
+	t.Helper()
+	return w.a.Authenticate([]string{"Bearer " + token}, w.clock.Now())
+}
+
+// TestScopeIsTheHolder pins the rule docs/contract.md states: an
+// Idempotency-Key is scoped to the credential's holder, not to the token.
+// Two JWTs minted an hour apart for one installation share one scope;
+// another installation, and each developer, have their own.
+func TestScopeIsTheHolder(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	scope := func(tok string) string {
+		p, r := w.auth(t, tok)
+		if r != nil {
+			t.Fatalf("refused: %+v", r)
+		}
+		return p.Scope
+	}
+	first := scope(w.jwt(t, w.grace))
+	w.clock.t = w.clock.t.Add(59 * time.Minute) // the client mints another
+	if second := scope(w.jwt(t, w.grace)); first != second {
+		t.Errorf("two JWTs of one installation have scopes %q and %q", first, second)
+	}
+	seen := map[string]bool{}
+	for _, s := range []string{first, scope(w.jwt(t, w.alan)), scope(w.ada), scope(w.bob)} {
+		if seen[s] {
+			t.Errorf("scope %q is shared", s)
+		}
+		seen[s] = true
+	}
+}
+
+// TestCacheFollowsTheState: a token verified once is answered from the
+// cache, but any change of the state sends it back to a full
+// verification: a deleted key refuses it at once, a disabled plugin too.
+func TestCacheFollowsTheState(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.jwt(t, w.grace)
+	for range 2 {
+		if _, r := w.auth(t, tok); r != nil {
+			t.Fatalf("refused: %+v", r)
+		}
+	}
+	if err := w.st.DeleteSecretKey(w.keyID); err != nil {
+		t.Fatal(err)
+	}
+	if _, r := w.auth(t, tok); r == nil || r.Code != scribe.CodeInvalidToken {
+		t.Fatalf("after the key was deleted: %+v, want invalid_token", r)
+	}
+	w.clock.t = w.clock.t.Add(2 * time.Hour)
+	if _, r := w.auth(t, w.jwt(t, w.grace)); r == nil {
+		t.Fatal("a token of a deleted key was accepted")
+	}
+}
+
+// TestCacheIsBounded: however many tokens verify, the cache holds at most
+// maxCached of them.
+func TestCacheIsBounded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	uuids := []string{w.grace, w.alan}
+	plugin := w.st.Plugins()[0].ID
+	for range 2 {
+		u, _ := w.st.AddUser(scribe.User{}, "")
+		in, err := w.st.Install(scribe.PluginInstallation{PluginID: plugin, UserID: u.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		uuids = append(uuids, in.UUID)
+	}
+	for i := range maxCached + 10 {
+		// Distinct tokens: iat in whole seconds over the last hour, for
+		// each of four installations.
+		tok, err := auth.Mint(w.key, uuids[i%4], w.clock.Now().Add(-time.Duration(i/4)*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, r := w.auth(t, tok); r != nil {
+			t.Fatalf("refused: %+v", r)
+		}
+		if i == maxCached-1 && len(w.a.cache) != maxCached {
+			t.Fatalf("%d distinct tokens cached after %d", len(w.a.cache), maxCached)
+		}
+	}
+	if n := len(w.a.cache); n > maxCached {
+		t.Errorf("the cache holds %d tokens, want at most %d", n, maxCached)
+	}
+}
+
+// TestRefusals: what each bad credential is answered, and that the wrong
+// kind of credential is a 403.
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	for _, tt := range []struct {
+		values []string
+		status int
+		code   string
+	}{
+		{nil, http.StatusUnauthorized, scribe.CodeMissingToken},
+		{[]string{"Basic x"}, http.StatusUnauthorized, scribe.CodeMissingToken},
+		{[]string{"Bearer "}, http.StatusUnauthorized, scribe.CodeMissingToken},
+		{[]string{"Bearer a", "Bearer b"}, http.StatusUnauthorized, scribe.CodeInvalidToken},
+		{[]string{"Bearer dk_live_nobody"}, http.StatusUnauthorized, scribe.CodeInvalidToken},
+		{[]string{"Bearer a.b.c"}, http.StatusUnauthorized, scribe.CodeInvalidToken},
+	} {
+		_, r := w.a.Authenticate(tt.values, w.clock.Now())
+		if r == nil || r.Status != tt.status || r.Code != tt.code {
+			t.Errorf("%q: %+v, want %d %s", tt.values, r, tt.status, tt.code)
+		}
+	}
+	p, _ := w.auth(t, w.ada)
+	if r := CheckKind(p, Installation); r == nil || r.Status != http.StatusForbidden {
+		t.Errorf("a developer key where a JWT is needed: %+v", r)
+	}
+}

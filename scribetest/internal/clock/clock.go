@@ -1,0 +1,40 @@
+// Package clock is the time the reference server reads and waits on: the
+// lowest layer of scribetest, imported by every package that needs the
+// time. The face (package scribetest) exposes the same shapes as its public
+// Clock, TimerClock and FakeClock, and adapts them to these.
+package clock
+
+import "time"
+
+// Clock tells the time. It must be safe for concurrent use.
+type Clock interface {
+	Now() time.Time
+}
+
+// Timer is a pending call of TimerClock.AfterFunc.
+type Timer interface {
+	// Stop prevents the call; false if it already ran or was stopped.
+	Stop() bool
+}
+
+// TimerClock is a Clock that also calls functions after a delay, as
+// time.AfterFunc does, on its own time.
+type TimerClock interface {
+	Clock
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Advancer is a clock a test moves by hand (the public FakeClock): waiting
+// code moves it to the next due timer instead of waiting in real time.
+type Advancer interface {
+	Advance(d time.Duration)
+}
+
+// Real is the system clock and its timers.
+type Real struct{}
+
+// Now returns time.Now().
+func (Real) Now() time.Time { return time.Now() }
+
+// AfterFunc is time.AfterFunc.
+func (Real) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }

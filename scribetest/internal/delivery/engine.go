@@ -1,0 +1,437 @@
+// Package delivery delivers the reference server's events to webhooks
+// (docs/contract.md, "Events and webhooks"): every event becomes one
+// delivery per webhook of its plugin, signed with the Standard Webhooks
+// scheme, attempted by a bounded pool of short-lived sender goroutines, and
+// retried on the schedule, waiting on timers of the server's clock (a
+// FakeClock's when the test gave one) without holding a goroutine.
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	mrand "math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/scribetest/internal/clock"
+	"github.com/scribehq/scribe-go/scribetest/internal/index"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// Defaults and bounds of delivery.
+const (
+	DefaultTimeout = 15 * time.Second // bounds one attempt: any 2xx within it is success
+	DefaultWorkers = 8                // bounds the attempts in flight at once
+	// MaxDelay is the longest wait between two attempts, after scaling
+	// and jitter: a schedule scaled by a huge factor is spaced a week
+	// apart rather than overflowing into an immediate retry.
+	MaxDelay = 7 * 24 * time.Hour
+	// MaxExcerpt bounds Attempt.ResponseBody.
+	MaxExcerpt     = 1 << 10
+	jitterFraction = 0.2 // each wait is spread uniformly over ±20 %
+	maxDrained     = 64 << 10
+	userAgent      = "scribe-webhooks/1.0 (scribetest)"
+)
+
+// MaxEventBytes is the largest event body delivered: the receiver's default
+// limit, so whatever the server emits, webhook.NewHandler admits.
+const MaxEventBytes = webhook.DefaultMaxBodyBytes
+
+// DefaultSchedule is Svix's public schedule: the wait before each attempt,
+// the first immediate; eight attempts over about 27 h 35 min.
+var DefaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+
+// ErrClosed is wrapped by the waits that end because the server closed.
+var ErrClosed = errors.New("scribetest: the server is closed")
+
+// Config is what the server's WithWebhook... options set; zero fields take
+// the defaults.
+type Config struct {
+	Schedule  []time.Duration
+	Scale     float64
+	Workers   int
+	Timeout   time.Duration
+	Transport http.RoundTripper
+}
+
+// Scaled returns d times f, clamped to [0, MaxDelay]. The product is taken
+// in float64 and compared there: float64(math.MaxInt64) rounds up to 2^63,
+// so converting a larger product would wrap negative.
+func Scaled(d time.Duration, f float64) time.Duration {
+	x := float64(d) * f
+	if !(x > 0) {
+		return 0
+	}
+	return time.Duration(math.Min(x, float64(MaxDelay)))
+}
+
+// CheckScale refuses a factor that is not positive and finite.
+func CheckScale(f float64) error {
+	if !(f > 0) || math.IsInf(f, 0) {
+		return fmt.Errorf("%v must be a positive finite factor, such as 0.001", f)
+	}
+	return nil
+}
+
+// Attempt has the fields of scribetest.DeliveryAttempt, which converts from it.
+type Attempt struct {
+	EventID      string
+	EventType    webhook.EventType
+	WebhookID    int64
+	URI          string
+	Attempt      int
+	Time         time.Time
+	StatusCode   int
+	ResponseBody string
+	Error        string
+	Duration     time.Duration
+	Delivered    bool
+	Final        bool
+	Permanent    bool
+}
+
+// Pending has the fields of scribetest.PendingDelivery.
+type Pending struct {
+	EventID        string
+	EventType      webhook.EventType
+	WebhookID      int64
+	URI            string
+	Attempts       int
+	LastStatusCode int
+	LastError      string
+	NextAttempt    time.Time
+}
+
+// Event is an event to deliver, with the fields of the state's.
+type Event struct {
+	Type             string
+	PluginID         int64
+	InstallationUUID string
+	CreatedOn        time.Time
+	Data             any // a resource, or its encoding ([]byte)
+}
+
+// Emitted is an event published to at least one webhook.
+type Emitted struct {
+	ID       string
+	Type     webhook.EventType
+	PluginID int64
+}
+
+type outEvent struct {
+	id   string
+	typ  webhook.EventType
+	body []byte
+}
+
+// delivery is one event on its way to one webhook.
+type delivery struct {
+	seq    uint64
+	ev     *outEvent
+	hook   int64
+	uri    string
+	secret webhook.Secret
+	// Guarded by Engine.mu.
+	attempts   int
+	lastStatus int
+	lastErr    string
+	timer      clock.Timer // set while waiting for the next attempt
+	due        time.Time   // when timer fires, by the clock
+}
+
+// Engine is the server's delivery engine.
+type Engine struct {
+	clock    clock.Clock
+	timers   clock.TimerClock
+	advancer clock.Advancer // the clock, when a test moves it
+	logger   *slog.Logger
+	client   *http.Client
+	own      *http.Transport // closed at Close, if the engine made it
+	schedule []time.Duration // scaled
+	workers  int
+	perHook  int
+	timeout  time.Duration
+	ctx      context.Context // canceled by Close: aborts attempts in flight
+	cancel   context.CancelFunc
+
+	mu       sync.Mutex
+	seq      uint64
+	pending  map[*delivery]struct{} // every delivery not settled
+	ready    []*delivery            // due now, oldest first
+	inflight map[int64]int          // attempts in flight by webhook id
+	active   int                    // sender goroutines running
+	attempts index.Ring[Attempt]
+	events   index.Ring[Emitted]
+	emitted  uint64
+	changed  chan struct{} // closed at the next change of state; nil if nobody waits
+	closed   bool
+	done     chan struct{} // closed by Close
+	wg       sync.WaitGroup
+}
+
+// New returns an engine reading c and waiting on timers; advancer, when not
+// nil, is the clock a test moves (waits move it instead of sleeping).
+func New(cfg Config, c clock.Clock, timers clock.TimerClock, advancer clock.Advancer, logger *slog.Logger) *Engine {
+	e := &Engine{clock: c, timers: timers, advancer: advancer, logger: logger,
+		schedule: DefaultSchedule, workers: DefaultWorkers, timeout: DefaultTimeout,
+		pending: map[*delivery]struct{}{}, inflight: map[int64]int{}, done: make(chan struct{})}
+	if cfg.Schedule != nil {
+		e.schedule = cfg.Schedule
+	}
+	if cfg.Scale > 0 {
+		scaled := make([]time.Duration, len(e.schedule))
+		for i, d := range e.schedule {
+			scaled[i] = Scaled(d, cfg.Scale)
+		}
+		e.schedule = scaled
+	}
+	e.workers = cmpOr(cfg.Workers, e.workers)
+	e.perHook = max(1, e.workers/2) // a slow receiver cannot hold every sender
+	e.timeout = cmpOr(cfg.Timeout, e.timeout)
+	rt := cfg.Transport
+	if rt == nil {
+		e.own = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true,
+			MaxIdleConns: 100, IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second}
+		rt = e.own
+	}
+	// A redirect is an answer like any other non-2xx: a failure.
+	e.client = &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	return e
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Publish turns ev into one delivery per webhook in hooks. It never blocks
+// on the network: the deliveries are queued or timed.
+func (e *Engine) Publish(ev Event, hooks []scribe.Webhook) {
+	if len(hooks) == 0 {
+		return
+	}
+	out, err := encode(ev)
+	if err != nil { // the resources are plain data; kept for safety
+		e.logger.Error("scribetest: encoding a webhook event failed; it is not delivered", "event_type", ev.Type, "error", err)
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer e.notifyLocked()
+	e.events.Push(Emitted{ID: out.id, Type: out.typ, PluginID: ev.PluginID})
+	e.emitted++
+	for _, h := range hooks {
+		e.seq++
+		rec := Attempt{EventID: out.id, EventType: out.typ, WebhookID: h.ID, URI: h.URI, Time: e.clock.Now(), Final: true}
+		switch {
+		case len(out.body) > MaxEventBytes:
+			rec.Error = fmt.Sprintf("not sent: the event is %d bytes, more than MaxEventBytes (%d), the most a receiver admits by default", len(out.body), MaxEventBytes)
+			e.logger.Error("scribetest: a webhook event is larger than MaxEventBytes; it is not delivered", "event_id", out.id, "bytes", len(out.body))
+		case h.SigningSecret.IsZero(): // never from CreateWebhook or fixtures; kept for safety
+			rec.Error = "the webhook has no signing secret; nothing was sent"
+		default:
+			dl := &delivery{seq: e.seq, ev: out, hook: h.ID, uri: h.URI, secret: h.SigningSecret}
+			e.pending[dl] = struct{}{}
+			if !e.closed {
+				e.waitLocked(dl, e.schedule[0])
+			}
+			continue
+		}
+		e.attempts.Push(rec)
+	}
+}
+
+// encode gives ev an id and encodes its envelope, as the webhook package
+// decodes it.
+func encode(ev Event) (*outEvent, error) {
+	data, ok := ev.Data.([]byte)
+	if !ok {
+		var err error
+		if data, err = apijson.Marshal(ev.Data); err != nil {
+			return nil, err
+		}
+	}
+	id := "evt_" + rand.Text() // URL-safe, no "."
+	body, err := apijson.Marshal(struct {
+		ID                     string         `json:"id"`
+		Type                   string         `json:"type"`
+		CreatedOn              time.Time      `json:"created_on"`
+		PluginID               int64          `json:"plugin_id"`
+		PluginInstallationUUID string         `json:"plugin_installation_uuid"`
+		Data                   jsontext.Value `json:"data"`
+	}{id, ev.Type, ev.CreatedOn.UTC(), ev.PluginID, ev.InstallationUUID, data})
+	if err != nil {
+		return nil, err
+	}
+	return &outEvent{id: id, typ: webhook.EventType(ev.Type), body: body}, nil
+}
+
+// jitter spreads a delay over ±jitterFraction, within MaxDelay.
+func jitter(d time.Duration) time.Duration {
+	return Scaled(d, 1+jitterFraction*(2*mrand.Float64()-1))
+}
+
+// waitLocked makes dl due after delay: at once, or when a timer fires.
+func (e *Engine) waitLocked(dl *delivery, delay time.Duration) {
+	if delay = jitter(delay); delay <= 0 {
+		e.readyLocked(dl)
+		return
+	}
+	e.wg.Add(1)
+	dl.timer = e.timers.AfterFunc(delay, func() {
+		defer e.wg.Done()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		dl.timer = nil
+		if !e.closed {
+			e.readyLocked(dl)
+			e.notifyLocked()
+		}
+	})
+	// Read after the timer is set: if a test moves the clock meanwhile, due
+	// is no earlier than the timer's, so moving the clock to due fires it.
+	dl.due = e.clock.Now().Add(delay)
+}
+
+// readyLocked queues dl and starts a sender if fewer than workers run.
+func (e *Engine) readyLocked(dl *delivery) {
+	e.ready = append(e.ready, dl)
+	if e.active < e.workers {
+		e.active++
+		e.wg.Add(1)
+		go e.send()
+	}
+}
+
+// send is a sender goroutine: it makes attempts while deliveries it may take
+// are due (their webhook has fewer than perHook in flight), then exits.
+func (e *Engine) send() {
+	defer e.wg.Done()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for !e.closed {
+		i := slices.IndexFunc(e.ready, func(dl *delivery) bool { return e.inflight[dl.hook] < e.perHook })
+		if i < 0 {
+			break
+		}
+		dl := e.ready[i]
+		e.ready = slices.Delete(e.ready, i, i+1)
+		e.inflight[dl.hook]++
+		e.mu.Unlock()
+		rec := e.attempt(dl, dl.attempts+1)
+		e.mu.Lock()
+		if e.inflight[dl.hook]--; e.inflight[dl.hook] == 0 {
+			delete(e.inflight, dl.hook)
+		}
+		e.settleLocked(dl, rec)
+	}
+	e.active--
+}
+
+// attempt sends dl once, signed now, and says how it went.
+func (e *Engine) attempt(dl *delivery, n int) Attempt {
+	at := e.clock.Now()
+	rec := Attempt{EventID: dl.ev.id, EventType: dl.ev.typ, WebhookID: dl.hook, URI: dl.uri, Attempt: n, Time: at}
+	ctx, cancel := context.WithTimeout(e.ctx, e.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, dl.uri, bytes.NewReader(dl.ev.body))
+	if err != nil {
+		rec.Error = "the webhook's uri cannot be requested"
+		return rec
+	}
+	req.Header = webhook.SignHeaders(dl.secret, dl.ev.id, at, dl.ev.body)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	start := time.Now()
+	resp, err := e.client.Do(req)
+	if err == nil {
+		head := make([]byte, MaxExcerpt+utf8.UTFMax)
+		n, _ := io.ReadFull(resp.Body, head)
+		more, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrained))
+		_ = resp.Body.Close()
+		rec.ResponseBody = excerpt(head[:n], more > 0, dl.secret)
+	}
+	rec.Duration = time.Since(start)
+	switch {
+	case err != nil && e.ctx.Err() != nil:
+		rec.Error = "abandoned: the server was closed during the attempt"
+	case err != nil && errors.Is(err, context.DeadlineExceeded):
+		rec.Error = fmt.Sprintf("no answer within %v", e.timeout)
+	case err != nil:
+		rec.Error = redact.Known(err.Error(), redact.WebhookSecretForms(dl.secret.Reveal())...)
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		rec.StatusCode, rec.Delivered = resp.StatusCode, true
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
+		rec.StatusCode = resp.StatusCode
+		rec.Error = fmt.Sprintf("answered %s (redirect to %s not followed)", resp.Status, redact.Text(resp.Header.Get("Location")))
+	case resp.StatusCode == webhook.StatusPermanentFailure:
+		rec.StatusCode, rec.Permanent = resp.StatusCode, true
+		rec.Error = "answered " + resp.Status + ": the receiver refused the event permanently; not retried"
+	default:
+		rec.StatusCode, rec.Error = resp.StatusCode, "answered "+resp.Status
+	}
+	return rec
+}
+
+// excerpt renders the start of a receiver's answer: at most MaxExcerpt
+// bytes of valid UTF-8, the webhook's secret and credential-shaped text
+// redacted, control characters but \n and \t replaced by spaces.
+func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
+	s := redact.Known(strings.ToValidUTF8(string(b), "\uFFFD"), redact.WebhookSecretForms(secret.Reveal())...)
+	s = strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s, cut := redact.Cut(s, MaxExcerpt)
+	if truncated || cut {
+		s += "…"
+	}
+	return s
+}
+
+// settleLocked records an attempt of dl and decides what follows: done,
+// another attempt later, or given up.
+func (e *Engine) settleLocked(dl *delivery, rec Attempt) {
+	dl.attempts, dl.lastStatus, dl.lastErr = rec.Attempt, rec.StatusCode, rec.Error
+	defer e.notifyLocked()
+	giveUp := !rec.Delivered && !e.closed && dl.attempts >= len(e.schedule)
+	rec.Final = rec.Delivered || giveUp || rec.Permanent
+	e.attempts.Push(rec)
+	switch {
+	case rec.Permanent:
+		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",
+			"event_id", dl.ev.id, "event_type", string(dl.ev.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "answer", rec.ResponseBody)
+	case giveUp:
+		e.logger.Warn("scribetest: webhook delivery given up after the last attempt of the schedule",
+			"event_id", dl.ev.id, "event_type", string(dl.ev.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "error", rec.Error)
+	}
+	switch {
+	case rec.Final:
+		delete(e.pending, dl)
+	case !e.closed:
+		e.waitLocked(dl, e.schedule[dl.attempts])
+	}
+}

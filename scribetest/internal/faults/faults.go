@@ -1,0 +1,203 @@
+// Package faults holds the failures a test injects into the reference
+// server's requests (the public scribetest.Fault): which requests each
+// matches, how many times it is left, and the record of those that fired.
+// The HTTP layer plays a fired fault: its delay, its dropped connection or
+// its status.
+package faults
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest/internal/index"
+)
+
+// Fault has the fields of scribetest.Fault, which converts to it.
+type Fault struct {
+	Method     string
+	Path       string
+	Times      int
+	Status     int
+	RetryAfter time.Duration
+	Drop       bool
+	Delay      time.Duration
+}
+
+// Fired is one use of a fault.
+type Fired struct {
+	Fault     Fault
+	Time      time.Time
+	Method    string
+	Path      string
+	RequestID string
+}
+
+// Codes are the statuses a fault may answer with and their problem codes:
+// the transient failures the contract declares on every operation.
+var Codes = map[int]string{
+	http.StatusTooManyRequests:     scribe.CodeRateLimited,
+	http.StatusInternalServerError: scribe.CodeInternalError,
+	http.StatusBadGateway:          scribe.CodeBadGateway,
+	http.StatusServiceUnavailable:  scribe.CodeServiceUnavailable,
+	http.StatusGatewayTimeout:      scribe.CodeGatewayTimeout,
+}
+
+// pending is an injected fault with its parsed path and what is left of
+// its Times.
+type pending struct {
+	f       Fault
+	method  string
+	pattern []string // path segments; nil matches every path
+	left    int      // < 0: unlimited
+}
+
+// Queue holds the injected faults in order and the record of those that
+// fired. The zero value is empty and ready.
+type Queue struct {
+	n       atomic.Int64 // len(pending), read without the lock on every request
+	mu      sync.Mutex
+	pending []*pending
+	fired   index.Ring[Fired]
+}
+
+// Add injects f, for paths relative to basePath. It refuses a fault the
+// server cannot play, saying why.
+func (q *Queue) Add(f Fault, basePath string) error {
+	p, err := parse(f, basePath)
+	if err != nil {
+		return fmt.Errorf("scribetest: InjectFault: %w", err)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = append(q.pending, p)
+	q.n.Store(int64(len(q.pending)))
+	return nil
+}
+
+func parse(f Fault, basePath string) (*pending, error) {
+	if _, ok := Codes[f.Status]; !ok && f.Status != 0 {
+		return nil, fmt.Errorf("the fault's Status %d is not one the contract declares for a transient failure; use 429, 500, 502, 503 or 504", f.Status)
+	}
+	switch {
+	case f.Drop && f.Status != 0:
+		return nil, fmt.Errorf("the fault's Drop and Status %d exclude each other: a dropped connection answers nothing", f.Status)
+	case f.Drop && f.RetryAfter != 0:
+		return nil, fmt.Errorf("the fault's Drop and RetryAfter exclude each other: a dropped connection answers nothing")
+	case f.RetryAfter < 0 || f.Delay < 0:
+		return nil, fmt.Errorf("the fault's RetryAfter (%s) and Delay (%s) must not be negative", f.RetryAfter, f.Delay)
+	case f.Status == 0 && !f.Drop && f.Delay == 0:
+		return nil, fmt.Errorf("the fault does nothing; give a Status, Drop or a Delay")
+	case f.Status == 0 && f.RetryAfter != 0:
+		return nil, fmt.Errorf("the fault's RetryAfter needs a Status to be sent with")
+	}
+	p := &pending{f: f, method: strings.ToUpper(f.Method), left: f.Times}
+	if p.left == 0 {
+		p.left = 1
+	}
+	if strings.ContainsAny(p.method, " \t/") {
+		return nil, fmt.Errorf("the fault's Method %q is not an HTTP method; write it alone, such as POST, and the path in Path", f.Method)
+	}
+	if f.Path == "" {
+		return p, nil
+	}
+	switch {
+	case !strings.HasPrefix(f.Path, "/") || strings.ContainsAny(f.Path, "?# \t"):
+		return nil, fmt.Errorf("the fault's Path %q must be a path beginning with /, without query or spaces, such as /plugins/{id}", f.Path)
+	case basePath != "" && (f.Path == basePath || strings.HasPrefix(f.Path, basePath+"/")):
+		return nil, fmt.Errorf("the fault's Path %q includes the base path %s; write it relative to the base path, as %q", f.Path, basePath, strings.TrimPrefix(f.Path, basePath))
+	}
+	p.pattern = strings.Split(f.Path[1:], "/")
+	for i, seg := range p.pattern {
+		if !strings.ContainsAny(seg, "{}") {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}")
+		if len(name) != len(seg)-2 || strings.TrimSuffix(name, "...") == "" || strings.ContainsAny(name, "{}") ||
+			(strings.HasSuffix(name, "...") && i != len(p.pattern)-1) {
+			return nil, fmt.Errorf("the fault's Path %q: segment %q must be a whole {name} wildcard, or {name...} as the last segment", f.Path, seg)
+		}
+	}
+	return p, nil
+}
+
+// matches reports whether the request with method and path (base path
+// removed) is one p applies to.
+func (p *pending) matches(method, path string) bool {
+	if p.method != "" && p.method != method {
+		return false
+	}
+	if p.pattern == nil {
+		return true
+	}
+	rest, ok := strings.CutPrefix(path, "/")
+	if !ok {
+		return false
+	}
+	for i, seg := range p.pattern {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "...}") {
+			return true // the rest of the path, even empty
+		}
+		part, tail, more := strings.Cut(rest, "/")
+		if (strings.HasPrefix(seg, "{") && part == "") || (!strings.HasPrefix(seg, "{") && part != seg) {
+			return false
+		}
+		if i == len(p.pattern)-1 || !more {
+			return i == len(p.pattern)-1 && !more
+		}
+		rest = tail
+	}
+	return false
+}
+
+// Clear removes every fault not yet used up.
+func (q *Queue) Clear() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = nil
+	q.n.Store(0)
+}
+
+// Take finds the first pending fault that matches r (its path relative to
+// basePath), uses it once and records it as fired.
+func (q *Queue) Take(r *http.Request, basePath string, now time.Time, requestID string) (Fault, bool) {
+	if q.n.Load() == 0 {
+		return Fault{}, false
+	}
+	path := r.URL.Path
+	if basePath != "" {
+		rel, ok := strings.CutPrefix(path, basePath)
+		if !ok || (rel != "" && rel[0] != '/') {
+			rel = "" // outside the base path: only a fault without Path matches
+		}
+		path = rel
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, p := range q.pending {
+		if !p.matches(r.Method, path) {
+			continue
+		}
+		if p.left > 0 {
+			if p.left--; p.left == 0 {
+				q.pending = append(q.pending[:i], q.pending[i+1:]...)
+				q.n.Store(int64(len(q.pending)))
+			}
+		}
+		q.fired.Push(Fired{Fault: p.f, Time: now, Method: index.Truncate(r.Method, index.MaxMethod),
+			Path: index.Truncate(r.URL.Path, index.MaxURLPart), RequestID: requestID})
+		return p.f, true
+	}
+	return Fault{}, false
+}
+
+// Fired returns the faults that fired, oldest first.
+func (q *Queue) Fired() []Fired {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.fired.All()
+}

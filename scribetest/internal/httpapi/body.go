@@ -1,0 +1,145 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
+)
+
+// maxBodyBytes is the largest request body (docs/errors.md).
+const maxBodyBytes = 1 << 20
+
+// readBody reads a POST body of at most maxBodyBytes, declared
+// application/json (parameters allowed, charset only utf-8); an empty body
+// may come without a Content-Type.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
+	ct := r.Header.Get("Content-Type")
+	if ct != "" && ct != "application/json" {
+		mt, params, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return nil, newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
+				fmt.Sprintf("the Content-Type %s is not supported; send application/json", state.Excerpt(ct)))
+		}
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+			return nil, newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
+				fmt.Sprintf("the charset %s is not supported; JSON is UTF-8", state.Excerpt(cs)))
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return nil, newProblem(http.StatusRequestEntityTooLarge, scribe.CodeRequestTooLarge,
+				fmt.Sprintf("the request body is larger than %d bytes", maxBodyBytes))
+		}
+		return nil, validationFailed("reading the request body failed")
+	}
+	if ct == "" && len(body) > 0 {
+		return nil, newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
+			"the request has a body but no Content-Type; send Content-Type: application/json")
+	}
+	return body, nil
+}
+
+// decodeBody decodes a request body into v, a pointer to a struct whose
+// Fields are registered in requestJSON. An empty body (no bytes at all)
+// decodes as {}; one of white space only is not JSON.
+// Anything but one JSON object whose members v knows, with the right types,
+// is a 400 validation_failed naming the member.
+func decodeBody(body []byte, v any) *problem {
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	err := apijson.Unmarshal(body, v, requestJSON)
+	var e *apijson.Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	switch {
+	case e.Pointer == "" && e.Got != "":
+		return validationFailed("the request body must be a JSON object, got " + e.Got)
+	case e.Want == "" && e.Missing == "" && e.Reason != "unknown member":
+		return validationFailed(fmt.Sprintf("the request body is not valid JSON: %s (byte %d)", e.Reason, e.Offset))
+	}
+	name := strings.ReplaceAll(strings.TrimPrefix(e.Pointer, "/"), "/", ".")
+	if e.Missing != "" {
+		return validationFailed(fmt.Sprintf("%s: is required", strings.TrimPrefix(name+"."+e.Missing, ".")))
+	}
+	return validationFailed(name + ": " + e.Reason)
+}
+
+// checkQuery refuses a repeated parameter the operation takes, and a
+// malformed query string where the operation takes parameters. Parameters
+// it does not take are ignored, as api/openapi.yaml leaves them free.
+func checkQuery(r *http.Request, accepted []string) *problem {
+	if r.URL.RawQuery == "" || len(accepted) == 0 {
+		return nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return invalidParameter("the query string is malformed: " + state.Excerpt(err.Error()))
+	}
+	for _, name := range accepted {
+		if len(q[name]) > 1 {
+			return invalidParameter(name + ": given more than once; give it once")
+		}
+	}
+	return nil
+}
+
+// The page parameters of a list operation (docs/pagination.md).
+const (
+	defaultLimit = 20
+	maxLimit     = 100
+)
+
+// parsePage reads limit (1 to 100, default 20) and after_id (0 to 2^53-1,
+// above which no id is, default 0) from a query checkQuery has accepted.
+func parsePage(r *http.Request) (limit int, afterID int64, _ *problem) {
+	q := r.URL.Query()
+	limit = defaultLimit
+	if v, ok := q["limit"]; ok {
+		n, err := parseDecimal(v[0])
+		if err != nil || n < 1 || n > maxLimit {
+			return 0, 0, invalidParameter(fmt.Sprintf("limit: must be an integer from 1 to %d, got %s", maxLimit, state.Excerpt(v[0])))
+		}
+		limit = int(n)
+	}
+	if v, ok := q["after_id"]; ok {
+		n, err := parseDecimal(v[0])
+		if err != nil || n > state.MaxChosenID {
+			return 0, 0, invalidParameter(fmt.Sprintf("after_id: must be an integer from 0 to %d, got %s", int64(state.MaxChosenID), state.Excerpt(v[0])))
+		}
+		afterID = n
+	}
+	return limit, afterID, nil
+}
+
+// parseDecimal parses a non-negative decimal integer of plain ASCII digits
+// (no sign, no spaces) that fits in an int64.
+func parseDecimal(s string) (int64, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, errors.New("not a non-negative integer")
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// pathID reads the {id} of the call's path: an integer from 1 to 2^53-1,
+// above which no resource's id is (api/openapi.yaml, parameter Id), else
+// 400 invalid_parameter.
+func pathID(c *call) (int64, *problem) {
+	s := c.r.PathValue("id")
+	n, err := parseDecimal(s)
+	if err != nil || n < 1 || n > state.MaxChosenID {
+		return 0, invalidParameter(fmt.Sprintf("id: must be an integer from 1 to %d, got %s", int64(state.MaxChosenID), state.Excerpt(s)))
+	}
+	return n, nil
+}

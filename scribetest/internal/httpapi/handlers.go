@@ -1,0 +1,269 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/wire"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
+)
+
+// The wire forms of the resources that carry a secret: auth.SecretKey and
+// webhook.Secret marshal redacted by design, and the service must send the
+// material.
+
+// SecretKeyJSON is a secret key as the service answers it.
+type SecretKeyJSON struct {
+	ID          int64     `json:"id"`
+	Description string    `json:"description"`
+	Value       string    `json:"value"`
+	PluginID    int64     `json:"plugin_id"`
+	CreatedOn   time.Time `json:"created_on"`
+	UpdatedOn   time.Time `json:"updated_on"`
+}
+
+// WebhookJSON is a webhook as the service answers it.
+type WebhookJSON struct {
+	ID            int64     `json:"id"`
+	PluginID      int64     `json:"plugin_id"`
+	URI           string    `json:"uri"`
+	SigningSecret string    `json:"signing_secret"`
+	CreatedOn     time.Time `json:"created_on"`
+	UpdatedOn     time.Time `json:"updated_on"`
+}
+
+// WebhookWire is w's wire form.
+func WebhookWire(w scribe.Webhook) WebhookJSON {
+	return WebhookJSON{w.ID, w.PluginID, w.URI, w.SigningSecret.Reveal(), w.CreatedOn, w.UpdatedOn}
+}
+
+// encode is every success body: the library's encoding and a newline.
+func encode(v any) ([]byte, *problem) {
+	b, err := apijson.Marshal(v)
+	if err != nil {
+		return nil, internalError("encoding the response failed")
+	}
+	return append(b, '\n'), nil
+}
+
+func list[T any](data []T, hasMore bool, total int) ([]byte, *problem) {
+	if data == nil {
+		data = []T{}
+	}
+	return encode(wire.List[T]{HasMore: hasMore, TotalCount: total, Data: data})
+}
+
+func permissionDenied(field string) *problem {
+	return newProblem(http.StatusForbidden, scribe.CodePermissionDenied,
+		fmt.Sprintf("the plugin's permissions.%s is \"none\"; the developer must ask for \"read\"", field))
+}
+
+// ---- installation JWT operations
+
+func (a *API) listTranscripts(c *call) ([]byte, *problem) {
+	if c.caller.Plugin.Permissions.Transcript != scribe.PermissionRead {
+		return nil, permissionDenied("transcript")
+	}
+	limit, after, p := parsePage(c.r)
+	if p != nil {
+		return nil, p
+	}
+	items, more, total := a.cfg.State.TranscriptPage(c.caller.Installation.UserID, after, limit)
+	return transcriptPage(items, more, total), nil
+}
+
+// transcriptPage is the list envelope around transcripts already encoded
+// by the library (the state keeps them so). The library encodes the
+// envelope with an empty data array, and the items go between its
+// brackets as they are, rather than being validated and copied again by an
+// encoder on every page. TestTranscriptPageIsTheLibrarys holds the result
+// to the library's encoding of the same page.
+func transcriptPage(items [][]byte, hasMore bool, total int) []byte {
+	head, _ := apijson.Marshal(wire.List[jsontext.Value]{HasMore: hasMore, TotalCount: total, Data: []jsontext.Value{}})
+	tail := len(head) - len("]}") // the items go before the closing bracket
+	n := len(head) + 1
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	b := append(make([]byte, 0, n), head[:tail]...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ","...)
+		}
+		b = append(b, it...)
+	}
+	return append(append(b, head[tail:]...), "\n"...)
+}
+
+func (a *API) getTranscript(c *call) ([]byte, *problem) {
+	if c.caller.Plugin.Permissions.Transcript != scribe.PermissionRead {
+		return nil, permissionDenied("transcript")
+	}
+	id, p := pathID(c)
+	if p != nil {
+		return nil, p
+	}
+	b, ok := a.cfg.State.Transcript(c.caller.Installation.UserID, id)
+	if !ok {
+		return nil, notFound(fmt.Sprintf("there is no transcript %d", id))
+	}
+	return append(b, '\n'), nil // b is capped: the append copies
+}
+
+func (a *API) getMe(c *call) ([]byte, *problem) {
+	if c.caller.Plugin.Permissions.User != scribe.PermissionRead {
+		return nil, permissionDenied("user")
+	}
+	u, ok := a.cfg.State.User(c.caller.Installation.UserID)
+	if !ok { // users are never deleted; kept for safety
+		return nil, notFound("the installation's user no longer exists")
+	}
+	return encode(u)
+}
+
+// ---- developer key operations
+
+// ownPlugin returns the caller's plugin the path names, or 404 exactly as
+// if another developer's plugin did not exist.
+func (a *API) ownPlugin(c *call) (scribe.Plugin, *problem) {
+	id, p := pathID(c)
+	if p != nil {
+		return scribe.Plugin{}, p
+	}
+	pl, ok := a.cfg.State.Plugin(id)
+	if !ok || pl.UserID != c.caller.Developer.ID {
+		return scribe.Plugin{}, notFound(fmt.Sprintf("there is no plugin %d", id))
+	}
+	return pl, nil
+}
+
+func (a *API) listPlugins(c *call) ([]byte, *problem) {
+	limit, after, p := parsePage(c.r)
+	if p != nil {
+		return nil, p
+	}
+	return list(a.cfg.State.PagePlugins(c.caller.Developer.ID, after, limit))
+}
+
+func (a *API) getPlugin(c *call) ([]byte, *problem) {
+	pl, p := a.ownPlugin(c)
+	if p != nil {
+		return nil, p
+	}
+	return encode(pl)
+}
+
+// createPluginBody is the body of POST /plugins. Pointers tell an omitted
+// member from a given one; only crm_integration_id may be null.
+type createPluginBody struct {
+	Name             string           `json:"name" apijson:"required"`
+	Description      string           `json:"description"`
+	Permissions      *permissionsBody `json:"permissions" apijson:"nonull"`
+	LogoURI          string           `json:"logo_uri"`
+	CRMIntegrationID *int64           `json:"crm_integration_id"` // null: no CRM integration
+}
+
+type permissionsBody struct {
+	User       *scribe.Permission `json:"user" apijson:"nonull"`
+	Transcript *scribe.Permission `json:"transcript" apijson:"nonull"`
+}
+
+type createSecretKeyBody struct {
+	Description string `json:"description"`
+}
+
+// requestJSON decodes request bodies strictly: unknown members, duplicate
+// members, invalid UTF-8 and a null where the document allows none are
+// 400s naming the member.
+var requestJSON = apijson.Strict(apijson.Fields[createPluginBody](), apijson.Fields[permissionsBody](), apijson.Fields[createSecretKeyBody]())
+
+func (a *API) createPlugin(c *call) ([]byte, *problem) {
+	var b createPluginBody
+	if p := decodeBody(c.body, &b); p != nil {
+		return nil, p
+	}
+	pl := scribe.Plugin{
+		Name: b.Name, Description: b.Description, LogoURI: b.LogoURI, CRMIntegrationID: b.CRMIntegrationID,
+		Permissions: scribe.Permissions{User: scribe.PermissionNone, Transcript: scribe.PermissionNone},
+		UserID:      c.caller.Developer.ID,
+		CreatedOn:   c.info.at.UTC().Truncate(time.Second),
+	}
+	if b.Permissions != nil && b.Permissions.User != nil {
+		pl.Permissions.User = *b.Permissions.User
+	}
+	if b.Permissions != nil && b.Permissions.Transcript != nil {
+		pl.Permissions.Transcript = *b.Permissions.Transcript
+	}
+	if err := state.ValidatePlugin(pl); err != nil {
+		return nil, validationFailed(err.Error())
+	}
+	created, err := a.cfg.State.AddPlugin(pl)
+	if err != nil { // the developer was authenticated a moment ago
+		return nil, internalError("creating the plugin failed")
+	}
+	return encode(created)
+}
+
+func (a *API) createSecretKey(c *call) ([]byte, *problem) {
+	pl, p := a.ownPlugin(c)
+	if p != nil {
+		return nil, p
+	}
+	var b createSecretKeyBody
+	if p := decodeBody(c.body, &b); p != nil {
+		return nil, p
+	}
+	if n := utf8.RuneCountInString(b.Description); n > state.MaxDescription {
+		return nil, validationFailed(fmt.Sprintf("description: must be at most %d characters, got %d", state.MaxDescription, n))
+	}
+	k, err := NewSecretKey(a.cfg.State, pl.ID, b.Description)
+	if err != nil {
+		return nil, internalError("creating the secret key failed")
+	}
+	return encode(SecretKeyJSON{k.ID, k.Description, k.Value.Reveal(), k.PluginID, k.CreatedOn, k.UpdatedOn})
+}
+
+// NewSecretKey creates a fresh ask_live_ key for plugin.
+func NewSecretKey(st *state.Store, plugin int64, description string) (scribe.PluginSecretKey, error) {
+	key, err := auth.NewSecretKey()
+	if err != nil {
+		return scribe.PluginSecretKey{}, err
+	}
+	return st.AddSecretKey(scribe.PluginSecretKey{PluginID: plugin, Description: description, Value: key})
+}
+
+func (a *API) listInstallations(c *call) ([]byte, *problem) {
+	pl, p := a.ownPlugin(c)
+	if p != nil {
+		return nil, p
+	}
+	limit, after, p := parsePage(c.r)
+	if p != nil {
+		return nil, p
+	}
+	return list(a.cfg.State.PageInstallations(pl.ID, after, limit))
+}
+
+func (a *API) listWebhooks(c *call) ([]byte, *problem) {
+	pl, p := a.ownPlugin(c)
+	if p != nil {
+		return nil, p
+	}
+	limit, after, p := parsePage(c.r)
+	if p != nil {
+		return nil, p
+	}
+	hooks, more, total := a.cfg.State.PageWebhooks(pl.ID, after, limit)
+	out := make([]WebhookJSON, len(hooks))
+	for i, h := range hooks {
+		out[i] = WebhookWire(h)
+	}
+	return list(out, more, total)
+}

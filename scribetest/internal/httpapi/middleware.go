@@ -1,0 +1,245 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/scribetest/internal/authn"
+	"github.com/scribehq/scribe-go/scribetest/internal/faults"
+	"github.com/scribehq/scribe-go/scribetest/internal/ratelimit"
+)
+
+// reqInfo is what the middleware learns about a request on its way
+// through the chain. The handlers reach it through the statusWriter they
+// are given (infoOf) rather than the request's context, which would take a
+// copy of the request.
+type reqInfo struct {
+	id   string
+	at   time.Time // when the request arrived, by the server's clock
+	code string    // the problem code answered, if any
+	// authenticate's verdict, kept so that the rate limiter and the
+	// operation share one authentication.
+	authed  bool
+	caller  *authn.Principal
+	refusal *authn.Refusal
+}
+
+// statusWriter remembers the status a handler wrote, and carries the
+// request's reqInfo.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	info   reqInfo
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// infoOf returns the request's reqInfo; a writer that did not come through
+// requestID gets a fresh one.
+func infoOf(w http.ResponseWriter) *reqInfo {
+	if sw, ok := w.(*statusWriter); ok {
+		return &sw.info
+	}
+	return &reqInfo{}
+}
+
+// Limits on the request head, checked before anything else looks at the
+// request. They sit below the http.Server's MaxHeaderBytes (MaxHeadBytes),
+// so that what exceeds them is answered here, as problem+json.
+const (
+	maxURLBytes    = 8 << 10  // the 8000 octets RFC 9110 §4.1 asks every server to support, rounded up
+	maxHeaderBytes = 32 << 10 // room for an 8 KiB installation JWT several times over
+	// MaxHeadBytes is the http.Server's MaxHeaderBytes: net/http answers a
+	// larger head with its own plain-text 431 before any handler runs.
+	MaxHeadBytes = 1 << 20
+)
+
+// Problem codes of the two head limits, beside the contract's.
+const (
+	codeURITooLong      = "uri_too_long"
+	codeHeadersTooLarge = "headers_too_large"
+)
+
+// CheckHead answers 414 for a request target over 8 KiB and 431 for header
+// fields over 32 KiB, with a status, code and detail (nil when within).
+func CheckHead(r *http.Request) (status int, code, detail string) {
+	target := len(r.RequestURI)
+	if target == 0 { // a request built in a test, not read from the wire
+		target = len(r.URL.RequestURI())
+	}
+	if target > maxURLBytes {
+		return http.StatusRequestURITooLong, codeURITooLong,
+			fmt.Sprintf("the request target (path and query) is %d bytes; at most %d are accepted", target, maxURLBytes)
+	}
+	n := len(r.Host)
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + len(": \r\n")
+		}
+	}
+	if n > maxHeaderBytes {
+		return http.StatusRequestHeaderFieldsTooLarge, codeHeadersTooLarge,
+			fmt.Sprintf("the header fields are %d bytes; at most %d are accepted", n, maxHeaderBytes)
+	}
+	return 0, "", ""
+}
+
+// requestID is the outermost middleware: it gives the request an id and
+// sets the Request-Id header before anything can answer, refuses an
+// oversized head, and logs the request once it is answered.
+func (a *API) requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Clock.Now()}}
+		w.Header()["Request-Id"] = []string{sw.info.id}
+		defer func() { a.cfg.Log.Add(r, sw.info.at, sw.info.id, sw.status, sw.info.code) }()
+		if status, code, detail := CheckHead(r); status != 0 {
+			writeProblem(sw, newProblem(status, code, detail))
+			return
+		}
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// recoverer turns a panic into a 500 internal_error problem, logged with
+// its value redacted and its stack, so that even a bug answers in the
+// contract's shape. A panic after the answer has started drops the
+// connection.
+func (a *API) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			a.cfg.Logger.Error("scribetest: recovered a panic", "request_id", infoOf(w).id,
+				"panic", redact.Text(fmt.Sprint(v)), "stack", string(debug.Stack()))
+			if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
+				panic(http.ErrAbortHandler)
+			}
+			writeProblem(w, internalError("the server failed"))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// faults answers a request with the first injected fault that matches it,
+// before the request is authenticated, rate limited or performed: a
+// faulted POST does no work.
+func (a *API) faults(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := infoOf(w)
+		f, ok := a.cfg.Faults.Take(r, a.cfg.BasePath, info.at, info.id)
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if f.Delay > 0 {
+			t := time.NewTimer(f.Delay)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return // the client gave up; there is no one to answer
+			}
+		}
+		switch {
+		case f.Drop:
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil { // HTTP/2 or a recorder: net/http resets the stream
+				panic(http.ErrAbortHandler)
+			}
+			_ = conn.Close()
+		case f.Status != 0:
+			writeProblem(w, a.faultProblem(f))
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// faultProblem is the answer of an injected fault with a Status.
+func (a *API) faultProblem(f faults.Fault) *problem {
+	p := newProblem(f.Status, faults.Codes[f.Status],
+		fmt.Sprintf("scribetest: injected fault: the test asked this request to fail with %d %s (InjectFault); retry it",
+			f.Status, http.StatusText(f.Status)))
+	if f.RetryAfter > 0 || f.Status == http.StatusTooManyRequests {
+		p = p.with("Retry-After", ratelimit.Seconds(f.RetryAfter))
+	}
+	if f.Status == http.StatusTooManyRequests {
+		// The contract's 429 carries the RateLimit headers: the quota is
+		// spent until the Retry-After has passed.
+		limit := ratelimit.DefaultLimit
+		if a.cfg.Limiter != nil {
+			limit = a.cfg.Limiter.Limit
+		}
+		p = p.with("RateLimit-Limit", strconv.Itoa(limit)).with("RateLimit-Remaining", "0").
+			with("RateLimit-Reset", ratelimit.Seconds(f.RetryAfter))
+	}
+	return p
+}
+
+// rateLimit counts the requests of each credential holder when a limiter
+// is configured, announces the holder's quota, and answers 429 once it is
+// spent. A request without a valid credential is not counted; the
+// operation answers its 401. Without a limiter nothing is counted, and
+// every answer announces the contract's example quota, all remaining.
+func (a *API) rateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := infoOf(w)
+		if a.cfg.Limiter == nil {
+			ratelimit.Unlimited(info.at).Announce(w.Header())
+			next.ServeHTTP(w, r)
+			return
+		}
+		caller, refusal := a.authenticate(info, r)
+		if refusal != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		q := a.cfg.Limiter.Take(caller.Scope, info.at)
+		q.Announce(w.Header())
+		if !q.Allowed {
+			reset := ratelimit.Seconds(q.Reset)
+			writeProblem(w, newProblem(http.StatusTooManyRequests, scribe.CodeRateLimited,
+				fmt.Sprintf("the credential has made its %d requests of this window; retry after %s seconds", q.Limit, reset)).
+				with("Retry-After", reset))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authenticate authenticates r once; the verdict is kept with the request.
+func (a *API) authenticate(info *reqInfo, r *http.Request) (*authn.Principal, *authn.Refusal) {
+	if !info.authed {
+		info.caller, info.refusal = a.cfg.Auth.Authenticate(r.Header["Authorization"], info.at)
+		info.authed = true
+	}
+	return info.caller, info.refusal
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

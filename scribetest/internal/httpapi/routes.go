@@ -1,0 +1,202 @@
+// Package httpapi is the reference server's HTTP side: the operations of
+// api/openapi.yaml as http.ServeMux patterns, the middleware every request
+// goes through (request id, recovery, injected faults, rate limit), the
+// handlers, and problem+json. It reads and changes the state, and calls the
+// services (authentication, idempotency, rate limit, faults, request log),
+// through their packages; the public face (package scribetest) builds it.
+package httpapi
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest/internal/authn"
+	"github.com/scribehq/scribe-go/scribetest/internal/clock"
+	"github.com/scribehq/scribe-go/scribetest/internal/faults"
+	"github.com/scribehq/scribe-go/scribetest/internal/idempotency"
+	"github.com/scribehq/scribe-go/scribetest/internal/ratelimit"
+	"github.com/scribehq/scribe-go/scribetest/internal/reqlog"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
+)
+
+// Config is what the API is built from.
+type Config struct {
+	State    *state.Store
+	Auth     *authn.Authenticator
+	Idem     *idempotency.Store
+	Limiter  *ratelimit.Limiter // nil: rate limiting is off
+	Faults   *faults.Queue
+	Log      *reqlog.Log
+	Clock    clock.Clock
+	BasePath string
+	Logger   *slog.Logger
+}
+
+// API serves the operations.
+type API struct{ cfg Config }
+
+// New returns the handler of the operations under cfg.BasePath, behind the
+// middleware, outermost first:
+//
+//	requestID → recoverer → faults → rateLimit → canonical paths → routes
+//
+// requestID comes first so that every answer, even a recovered panic, has
+// a Request-Id; faults sits before everything else, so a faulted request is
+// neither authenticated, counted nor performed; rateLimit sees every
+// request that reaches an operation, and shares its authentication with it.
+func New(cfg Config) http.Handler {
+	a := &API{cfg: cfg}
+	return a.requestID(a.recoverer(a.faults(a.rateLimit(a.canonical(a.routes())))))
+}
+
+// operation is one row of docs/contract.md's operations table.
+type operation struct {
+	method string
+	path   string     // relative to the base path, with {id} wildcards
+	kind   authn.Kind // the credential it takes
+	query  []string   // the query parameters it accepts
+	handle func(c *call) (body []byte, p *problem)
+}
+
+// call is one request on its way through an operation.
+type call struct {
+	r      *http.Request
+	info   *reqInfo
+	caller *authn.Principal
+	body   []byte // a POST's
+}
+
+var pageQuery = []string{"limit", "after_id"}
+
+func (a *API) operations() []operation {
+	return []operation{
+		{http.MethodGet, "/transcripts", authn.Installation, pageQuery, a.listTranscripts},
+		{http.MethodGet, "/transcripts/{id}", authn.Installation, nil, a.getTranscript},
+		{http.MethodGet, "/users/me", authn.Installation, nil, a.getMe},
+		{http.MethodGet, "/plugins", authn.Developer, pageQuery, a.listPlugins},
+		{http.MethodPost, "/plugins", authn.Developer, nil, a.createPlugin},
+		{http.MethodGet, "/plugins/{id}", authn.Developer, nil, a.getPlugin},
+		{http.MethodPost, "/plugins/{id}/secret_keys", authn.Developer, nil, a.createSecretKey},
+		{http.MethodGet, "/plugins/{id}/installations", authn.Developer, pageQuery, a.listInstallations},
+		{http.MethodGet, "/plugins/{id}/webhooks", authn.Developer, pageQuery, a.listWebhooks},
+	}
+}
+
+// routes registers every operation with its method pattern, beside each
+// path a method-less pattern that answers 405 with Allow, and a catch-all
+// that answers 404: the mux's own plain-text answers never show.
+func (a *API) routes() http.Handler {
+	mux := http.NewServeMux()
+	base := a.cfg.BasePath
+	allowed := map[string][]string{}
+	for _, op := range a.operations() {
+		mux.HandleFunc(op.method+" "+base+op.path, func(w http.ResponseWriter, r *http.Request) { a.serve(&op, w, r) })
+		allowed[op.path] = append(allowed[op.path], op.method)
+	}
+	for p, methods := range allowed {
+		if slices.Contains(methods, http.MethodGet) {
+			methods = append(methods, http.MethodHead) // a GET pattern serves HEAD too
+		}
+		slices.Sort(methods)
+		allow := strings.Join(methods, ", ")
+		mux.HandleFunc(base+p, func(w http.ResponseWriter, r *http.Request) {
+			writeProblem(w, newProblem(http.StatusMethodNotAllowed, scribe.CodeMethodNotAllowed,
+				r.Method+" is not supported on this path; it supports "+allow).with("Allow", allow))
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		detail := "no operation at " + state.Excerpt(r.URL.Path)
+		if base != "" && !strings.HasPrefix(r.URL.Path, base+"/") {
+			detail += "; every path begins with the base path " + base
+		}
+		writeProblem(w, notFound(detail))
+	})
+	return mux
+}
+
+// serve runs the steps every operation shares, in order: authenticate
+// (401/403), check the credential's kind (403), check the query (400), for
+// a POST read the body (415/413) and honour Idempotency-Key (409, replay),
+// then run the operation.
+func (a *API) serve(op *operation, w http.ResponseWriter, r *http.Request) {
+	info := infoOf(w)
+	caller, refusal := a.authenticate(info, r)
+	if refusal == nil {
+		refusal = authn.CheckKind(caller, op.kind)
+	}
+	if refusal != nil {
+		writeProblem(w, refused(refusal))
+		return
+	}
+	if p := checkQuery(r, op.query); p != nil {
+		writeProblem(w, p)
+		return
+	}
+	c := &call{r: r, info: info, caller: caller}
+	if r.Method != http.MethodPost {
+		body, p := op.handle(c)
+		write(w, body, p)
+		return
+	}
+	body, p := readBody(w, r)
+	if p != nil {
+		writeProblem(w, p)
+		return
+	}
+	c.body = body
+	a.idempotent(w, c, op.handle)
+}
+
+// write writes an operation's result.
+func write(w http.ResponseWriter, body []byte, p *problem) {
+	if p != nil {
+		writeProblem(w, p)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// canonical answers a non-canonical path with 404 not_found. http.ServeMux
+// would answer a path with an empty, "." or ".." segment ("//plugins",
+// "/v1/../plugins") with a redirect to the cleaned path, a text/html 307;
+// the service never redirects, and every error is problem+json, so such a
+// path is refused before the mux sees it: it names no resource as written,
+// and a client that sent it has a bug a redirect would hide.
+func (a *API) canonical(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !CanonicalPath(r) {
+			writeProblem(w, notFound(NonCanonicalDetail(r)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// CanonicalPath reports whether the mux would serve r's path as it is: its
+// escaped and its decoded forms are clean (path.Clean changes nothing but a
+// trailing slash). CONNECT requests are not cleaned by the mux.
+func CanonicalPath(r *http.Request) bool {
+	return r.Method == http.MethodConnect || (isClean(r.URL.EscapedPath()) && isClean(r.URL.Path))
+}
+
+func isClean(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean == p
+}
+
+// NonCanonicalDetail says what is wrong with the path and what to send.
+func NonCanonicalDetail(r *http.Request) string {
+	return fmt.Sprintf("no operation at %s: the path has an empty, \".\" or \"..\" segment; "+
+		"the service does not clean or redirect paths, send each segment once (such as /plugins/1)", state.Excerpt(r.URL.EscapedPath()))
+}

@@ -1,0 +1,76 @@
+// Package ratelimit counts the requests of each credential holder in fixed
+// windows of the server's clock (docs/contract.md, "Rate limits and
+// idempotency") and says what the RateLimit headers announce.
+package ratelimit
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// The quota announced when rate limiting is off: nothing is counted, and
+// every answer states this quota with all of it remaining.
+const (
+	DefaultLimit  = 1000
+	DefaultWindow = time.Minute
+)
+
+// Limiter counts requests per holder in the current window, aligned on the
+// clock (a one-minute window runs from one whole minute to the next). Only
+// the current window's counts are kept, so memory is bounded by the
+// holders active in one window.
+type Limiter struct {
+	Limit  int
+	Window time.Duration
+
+	mu    sync.Mutex
+	start time.Time
+	used  map[string]int
+}
+
+// Quota is a holder's state after a request.
+type Quota struct {
+	Limit, Remaining int
+	Reset            time.Duration // until the window ends
+	Allowed          bool
+}
+
+// Take counts one request of holder at now, unless the quota is spent.
+func (l *Limiter) Take(holder string, now time.Time) Quota {
+	start := now.Truncate(l.Window)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !start.Equal(l.start) || l.used == nil { // a new window, or a clock set back
+		l.start, l.used = start, map[string]int{}
+	}
+	n := l.used[holder]
+	q := Quota{Limit: l.Limit, Reset: start.Add(l.Window).Sub(now)}
+	if n < l.Limit {
+		n++
+		l.used[holder] = n
+		q.Allowed = true
+	}
+	q.Remaining = l.Limit - n
+	return q
+}
+
+// Unlimited is the quota announced at now when rate limiting is off.
+func Unlimited(now time.Time) Quota {
+	return Quota{Limit: DefaultLimit, Remaining: DefaultLimit, Reset: now.Truncate(DefaultWindow).Add(DefaultWindow).Sub(now), Allowed: true}
+}
+
+// Seconds rounds d up to whole seconds, as the headers count them; 0 for a
+// negative d.
+func Seconds(d time.Duration) string {
+	return strconv.FormatInt(int64((max(d, 0)+time.Second-1)/time.Second), 10)
+}
+
+// Announce sets q's RateLimit-Limit, RateLimit-Remaining and
+// RateLimit-Reset headers.
+func (q Quota) Announce(h http.Header) {
+	h["Ratelimit-Limit"] = []string{strconv.Itoa(q.Limit)}
+	h["Ratelimit-Remaining"] = []string{strconv.Itoa(q.Remaining)}
+	h["Ratelimit-Reset"] = []string{Seconds(q.Reset)}
+}

@@ -1,0 +1,153 @@
+package state
+
+import (
+	"fmt"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+)
+
+// Credentials is what verifying an installation JWT needs to know about
+// the installation it names.
+type Credentials struct {
+	Installation scribe.PluginInstallation
+	Plugin       scribe.Plugin
+	Keys         []auth.SecretKey // the plugin's current secret keys
+}
+
+// CredentialsFor returns the installation with uuid, its plugin and the
+// plugin's keys, deleted or disabled or not: the caller decides, after the
+// signature verifies, so that nothing is revealed to a forged token.
+func (st *Store) CredentialsFor(uuid string) (Credentials, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	id, ok := st.uuids[uuid]
+	if !ok {
+		return Credentials{}, false
+	}
+	in, _ := st.installs.Get(id)
+	p, _ := st.plugins.Get(in.PluginID)
+	c := Credentials{Installation: cloneInstallation(in), Plugin: clonePlugin(p)}
+	for _, k := range st.secretKeys.OwnedBy(p.ID) {
+		c.Keys = append(c.Keys, k.Value)
+	}
+	return c, true
+}
+
+func cloneInstallation(in scribe.PluginInstallation) scribe.PluginInstallation {
+	if in.DeletedOn != nil {
+		v := *in.DeletedOn
+		in.DeletedOn = &v
+	}
+	return in
+}
+
+// Install adds an installation of in.PluginID for in.UserID (a fresh uuid
+// when in.UUID is empty) and emits installation.created when it is active.
+func (st *Store) Install(in scribe.PluginInstallation) (out scribe.PluginInstallation, err error) {
+	err = st.write(func() ([]Event, error) {
+		var evs []Event
+		out, evs, err = st.install(in)
+		return evs, err
+	})
+	return out, err
+}
+
+func (st *Store) install(in scribe.PluginInstallation) (scribe.PluginInstallation, []Event, error) {
+	if !st.plugins.Taken(in.PluginID) {
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("plugin %d: %w", in.PluginID, ErrNotFound)
+	}
+	u, ok := st.users.Get(in.UserID)
+	if !ok {
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("user %d: %w", in.UserID, ErrNotFound)
+	}
+	if err := checkNewID(st.installs, "installation", in.ID); err != nil {
+		return scribe.PluginInstallation{}, nil, err
+	}
+	switch _, dup := st.uuids[in.UUID]; {
+	case in.UUID == "":
+		in.UUID = NewUUID()
+	case !ValidUUID(in.UUID):
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("installation uuid %s is not in the lower-case RFC 4122 text form", Excerpt(in.UUID))
+	case dup:
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("installation uuid %s is already taken: %w", in.UUID, ErrConflict)
+	}
+	if cur, ok := st.ActiveInstallation(in.PluginID, in.UserID); ok && in.DeletedOn == nil {
+		return scribe.PluginInstallation{}, nil, fmt.Errorf("user %d already has plugin %d installed (installation %s): %w", in.UserID, in.PluginID, cur.UUID, ErrConflict)
+	}
+	if in.ID == 0 {
+		in.ID = st.installs.NextID()
+	}
+	in.FirstName, in.LastName, in.EmailAddress = u.FirstName, u.LastName, u.EmailAddress
+	stamp(&in.CreatedOn, &in.UpdatedOn, st.now())
+	st.installs.Add(in.ID, in.PluginID, cloneInstallation(in))
+	ix := st.installsBy[in.UserID]
+	ix.Insert(in.ID)
+	st.installsBy[in.UserID] = ix
+	st.uuids[in.UUID] = in.ID
+	out := cloneInstallation(in)
+	return out, []Event{{Type: InstallationCreated, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out}}, nil
+}
+
+// ActiveInstallation returns user's installation of plugin that is not
+// uninstalled. The caller holds the lock (a Tx's methods do).
+func (st *Store) ActiveInstallation(plugin, userID int64) (scribe.PluginInstallation, bool) {
+	for _, id := range st.installsBy[userID] {
+		if in, _ := st.installs.Get(id); in.PluginID == plugin && in.DeletedOn == nil {
+			return in, true
+		}
+	}
+	return scribe.PluginInstallation{}, false
+}
+
+// Uninstall sets the deleted_on of installation uuid and emits
+// installation.deleted.
+func (st *Store) Uninstall(uuid string) (out scribe.PluginInstallation, err error) {
+	err = st.write(func() ([]Event, error) {
+		id, ok := st.uuids[uuid]
+		if !ok {
+			return nil, fmt.Errorf("installation %s: %w", Excerpt(uuid), ErrNotFound)
+		}
+		in, _ := st.installs.Get(id)
+		if in.DeletedOn != nil {
+			return nil, fmt.Errorf("installation %s was already uninstalled: %w", uuid, ErrConflict)
+		}
+		now := st.now()
+		in.DeletedOn, in.UpdatedOn = &now, now
+		st.installs.Set(id, in)
+		out = cloneInstallation(in)
+		return []Event{{Type: InstallationDeleted, PluginID: in.PluginID, InstallationUUID: uuid, CreatedOn: now, Data: out}}, nil
+	})
+	return out, err
+}
+
+// PageInstallations returns a page of plugin's installations, as
+// PagePlugins does.
+func (st *Store) PageInstallations(plugin, afterID int64, limit int) ([]scribe.PluginInstallation, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows, more, total := st.installs.Page(plugin, afterID, limit)
+	for i := range rows {
+		rows[i] = cloneInstallation(rows[i])
+	}
+	return rows, more, total
+}
+
+// InstallationsOf returns plugin's installations by ascending id.
+func (st *Store) InstallationsOf(plugin int64) []scribe.PluginInstallation {
+	rows, _, _ := st.PageInstallations(plugin, 0, 1<<62)
+	return rows
+}
+
+// activeReaders returns the installations of userID whose plugin reads
+// transcripts: the plugins that hear about the user's transcripts.
+func (st *Store) activeReaders(userID int64) []scribe.PluginInstallation {
+	var out []scribe.PluginInstallation
+	for _, id := range st.installsBy[userID] {
+		in, _ := st.installs.Get(id)
+		if p, _ := st.plugins.Get(in.PluginID); in.DeletedOn == nil && p.Permissions.Transcript == scribe.PermissionRead {
+			out = append(out, in)
+		}
+	}
+	return out
+}

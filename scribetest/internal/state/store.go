@@ -1,0 +1,399 @@
+// Package state is the reference server's domain: users, developers,
+// plugins, secret keys, installations, transcripts and webhooks under one
+// lock, the rules of the contract that do not depend on HTTP (validation,
+// scoping of ids, one active installation per user and plugin), and the
+// events every change emits. It imports no net/http: the HTTP layer above
+// (httpapi) reads and changes state only through this package, and so do
+// the seeding calls of the public face and the fixture loader.
+//
+// Every write moves one generation counter on (Gen), so that a cache above
+// (the authentication service's) can keep what it derived from the state
+// for as long as the generation is unchanged, without knowing which writes
+// matter to it.
+package state
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest/internal/clock"
+	"github.com/scribehq/scribe-go/scribetest/internal/index"
+)
+
+// ErrNotFound is wrapped by every error about an id or uuid that names
+// nothing.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is wrapped by every error about a change that clashes with
+// the state, such as an id already taken.
+var ErrConflict = errors.New("conflict")
+
+// Event types (docs/contract.md, "Events and webhooks").
+const (
+	InstallationCreated = "installation.created"
+	InstallationDeleted = "installation.deleted"
+	TranscriptCreated   = "transcript.created"
+	TranscriptUpdated   = "transcript.updated"
+)
+
+// Event is one change a plugin's webhooks hear about.
+type Event struct {
+	Type             string
+	PluginID         int64
+	InstallationUUID string
+	CreatedOn        time.Time
+	// Data is the resource as the API serves it: a scribe.PluginInstallation,
+	// or a transcript's stored encoding ([]byte).
+	Data any
+}
+
+// user is a user and whether it is a developer (has a developer key).
+type user struct {
+	scribe.User
+	developer bool
+}
+
+// Store is the server's state. One RWMutex guards it all: reads share it,
+// writes take it alone, and no method calls out while holding it (events
+// are published after it is released).
+type Store struct {
+	mu    sync.RWMutex
+	clock clock.Clock
+	gen   atomic.Uint64
+	emit  func(Event)
+
+	users      *index.Collection[user]
+	devKeys    map[[32]byte]int64 // sha256(developer key) -> user id
+	plugins    *index.Collection[scribe.Plugin]
+	secretKeys *index.Collection[scribe.PluginSecretKey]
+	installs   *index.Collection[scribe.PluginInstallation]
+	installsBy map[int64]index.IDs // installation ids by user
+	uuids      map[string]int64    // installation uuid -> id
+	webhooks   *index.Collection[scribe.Webhook]
+	tr         transcripts
+}
+
+// New returns an empty store that stamps new resources with c's time and
+// hands every event to emit (nil: events are dropped).
+func New(c clock.Clock, emit func(Event)) *Store {
+	return &Store{
+		clock: c, emit: emit,
+		users:      index.NewCollection[user](),
+		devKeys:    map[[32]byte]int64{},
+		plugins:    index.NewCollection[scribe.Plugin](),
+		secretKeys: index.NewCollection[scribe.PluginSecretKey](),
+		installs:   index.NewCollection[scribe.PluginInstallation](),
+		installsBy: map[int64]index.IDs{},
+		uuids:      map[string]int64{},
+		webhooks:   index.NewCollection[scribe.Webhook](),
+		tr:         newTranscripts(),
+	}
+}
+
+// Gen is the state's generation: it changes with every write.
+func (st *Store) Gen() uint64 { return st.gen.Load() }
+
+// now is the time stamped on new and changed resources: the clock's time
+// in UTC, to the second, as the contract's examples show it.
+func (st *Store) now() time.Time { return st.clock.Now().UTC().Truncate(time.Second) }
+
+// write runs fn under the write lock, moves the generation on, and
+// publishes the events fn returns once the lock is released.
+func (st *Store) write(fn func() ([]Event, error)) error {
+	st.mu.Lock()
+	evs, err := fn()
+	st.gen.Add(1)
+	st.mu.Unlock()
+	if st.emit != nil {
+		for _, e := range evs {
+			st.emit(e)
+		}
+	}
+	return err
+}
+
+// read runs fn under the read lock and returns its result.
+func read[T any](st *Store, fn func() T) T {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return fn()
+}
+
+// Tx is the store inside Update, its write lock held: the fixture loader
+// checks a whole document against it, then adds it, in one step.
+type Tx struct{ st *Store }
+
+// Update runs fn with the write lock held. Events are not emitted: fixtures
+// are the state a server starts from.
+func (st *Store) Update(fn func(tx *Tx) error) error {
+	return st.write(func() ([]Event, error) { return nil, fn(&Tx{st}) })
+}
+
+// checkNewID checks an id chosen for a new row of c (0: one is assigned).
+func checkNewID[T any](c *index.Collection[T], kind string, id int64) error {
+	if err := CheckChosenID(id); err != nil {
+		return fmt.Errorf("%s id: %w", kind, err)
+	}
+	if id != 0 && c.Taken(id) {
+		return fmt.Errorf("%s id %d is already taken: %w", kind, id, ErrConflict)
+	}
+	return nil
+}
+
+// stamp fills zero timestamps: created defaults to now, updated to created.
+func stamp(created, updated *time.Time, now time.Time) {
+	if created.IsZero() {
+		*created = now
+	}
+	if updated.IsZero() {
+		*updated = *created
+	}
+}
+
+// KeyHash is the SHA-256 of a developer key: the store keeps no key, only
+// its hash, so a look-up compares no secret bytes with an early exit.
+func KeyHash(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+
+// ---- users
+
+// AddUser adds u (id 0: a fresh one; an empty e-mail address is generated
+// from the id). devKey, when not empty, makes the user a developer.
+func (st *Store) AddUser(u scribe.User, devKey string) (out scribe.User, err error) {
+	err = st.write(func() ([]Event, error) {
+		out, err = st.addUser(u, devKey)
+		return nil, err
+	})
+	return out, err
+}
+
+func (st *Store) addUser(u scribe.User, devKey string) (scribe.User, error) {
+	if err := checkNewID(st.users, "user", u.ID); err != nil {
+		return scribe.User{}, err
+	}
+	h := KeyHash(devKey)
+	if _, dup := st.devKeys[h]; devKey != "" && dup {
+		return scribe.User{}, fmt.Errorf("that developer key already belongs to another user: %w", ErrConflict)
+	}
+	if u.ID == 0 {
+		u.ID = st.users.NextID()
+	}
+	if u.EmailAddress == "" {
+		u.EmailAddress = GeneratedEmail(u.ID)
+	}
+	st.users.Add(u.ID, 0, user{User: u, developer: devKey != ""})
+	if devKey != "" {
+		st.devKeys[h] = u.ID
+	}
+	return u, nil
+}
+
+// DeveloperByKey returns the developer whose key is key.
+func (st *Store) DeveloperByKey(key string) (scribe.User, bool) {
+	h := KeyHash(key)
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	id, ok := st.devKeys[h]
+	if !ok {
+		return scribe.User{}, false
+	}
+	u, _ := st.users.Get(id)
+	return u.User, true
+}
+
+// User returns user id.
+func (st *Store) User(id int64) (scribe.User, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	u, ok := st.users.Get(id)
+	return u.User, ok
+}
+
+// Users returns every user by ascending id.
+func (st *Store) Users() []scribe.User {
+	return read(st, func() []scribe.User {
+		all := st.users.All()
+		out := make([]scribe.User, len(all))
+		for i, u := range all {
+			out[i] = u.User
+		}
+		return out
+	})
+}
+
+// ---- plugins
+
+// AddPlugin adds p after ValidatePlugin; its owner must be a developer.
+func (st *Store) AddPlugin(p scribe.Plugin) (out scribe.Plugin, err error) {
+	err = st.write(func() ([]Event, error) {
+		out, err = st.addPlugin(p)
+		return nil, err
+	})
+	return out, err
+}
+
+func (st *Store) addPlugin(p scribe.Plugin) (scribe.Plugin, error) {
+	owner, ok := st.users.Get(p.UserID)
+	switch {
+	case !ok:
+		return scribe.Plugin{}, fmt.Errorf("developer %d: %w", p.UserID, ErrNotFound)
+	case !owner.developer:
+		return scribe.Plugin{}, fmt.Errorf("user %d is not a developer (has no developer key): %w", p.UserID, ErrNotFound)
+	}
+	if err := checkNewID(st.plugins, "plugin", p.ID); err != nil {
+		return scribe.Plugin{}, err
+	}
+	if err := ValidatePlugin(p); err != nil {
+		return scribe.Plugin{}, err
+	}
+	if p.ID == 0 {
+		p.ID = st.plugins.NextID()
+	}
+	stamp(&p.CreatedOn, &p.UpdatedOn, st.now())
+	st.plugins.Add(p.ID, p.UserID, clonePlugin(p))
+	return clonePlugin(p), nil
+}
+
+func clonePlugin(p scribe.Plugin) scribe.Plugin {
+	if p.CRMIntegrationID != nil {
+		v := *p.CRMIntegrationID
+		p.CRMIntegrationID = &v
+	}
+	return p
+}
+
+// Plugin returns plugin id.
+func (st *Store) Plugin(id int64) (scribe.Plugin, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	p, ok := st.plugins.Get(id)
+	return clonePlugin(p), ok
+}
+
+// SetPluginDisabled disables or enables plugin id.
+func (st *Store) SetPluginDisabled(id int64, disabled bool) (out scribe.Plugin, err error) {
+	err = st.write(func() ([]Event, error) {
+		p, ok := st.plugins.Get(id)
+		if !ok {
+			return nil, fmt.Errorf("plugin %d: %w", id, ErrNotFound)
+		}
+		if p.Disabled != disabled {
+			p.Disabled, p.UpdatedOn = disabled, st.now()
+			st.plugins.Set(id, p)
+		}
+		out = clonePlugin(p)
+		return nil, nil
+	})
+	return out, err
+}
+
+// PagePlugins returns a page of developer's plugins after afterID, whether
+// more follow, and how many the developer has.
+func (st *Store) PagePlugins(developer, afterID int64, limit int) ([]scribe.Plugin, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows, more, total := st.plugins.Page(developer, afterID, limit)
+	for i := range rows {
+		rows[i] = clonePlugin(rows[i])
+	}
+	return rows, more, total
+}
+
+// Plugins returns every plugin by ascending id.
+func (st *Store) Plugins() []scribe.Plugin {
+	return read(st, func() []scribe.Plugin {
+		all := st.plugins.All()
+		for i := range all {
+			all[i] = clonePlugin(all[i])
+		}
+		return all
+	})
+}
+
+// ---- secret keys
+
+// AddSecretKey adds k to its plugin.
+func (st *Store) AddSecretKey(k scribe.PluginSecretKey) (out scribe.PluginSecretKey, err error) {
+	err = st.write(func() ([]Event, error) {
+		out, err = st.addSecretKey(k)
+		return nil, err
+	})
+	return out, err
+}
+
+func (st *Store) addSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
+	if !st.plugins.Taken(k.PluginID) {
+		return scribe.PluginSecretKey{}, fmt.Errorf("plugin %d: %w", k.PluginID, ErrNotFound)
+	}
+	if err := checkNewID(st.secretKeys, "secret key", k.ID); err != nil {
+		return scribe.PluginSecretKey{}, err
+	}
+	if k.ID == 0 {
+		k.ID = st.secretKeys.NextID()
+	}
+	stamp(&k.CreatedOn, &k.UpdatedOn, st.now())
+	st.secretKeys.Add(k.ID, k.PluginID, k)
+	return k, nil
+}
+
+// DeleteSecretKey revokes secret key id.
+func (st *Store) DeleteSecretKey(id int64) error {
+	return st.write(func() ([]Event, error) {
+		k, ok := st.secretKeys.Get(id)
+		if !ok {
+			return nil, fmt.Errorf("secret key %d: %w", id, ErrNotFound)
+		}
+		st.secretKeys.Remove(id, k.PluginID)
+		return nil, nil
+	})
+}
+
+// SecretKeysOf returns plugin's secret keys by ascending id.
+func (st *Store) SecretKeysOf(plugin int64) []scribe.PluginSecretKey {
+	return read(st, func() []scribe.PluginSecretKey { return st.secretKeys.OwnedBy(plugin) })
+}
+
+// ---- webhooks
+
+// AddWebhook adds w to its plugin; its URI must pass ValidateHTTPURL.
+func (st *Store) AddWebhook(w scribe.Webhook) (out scribe.Webhook, err error) {
+	err = st.write(func() ([]Event, error) {
+		out, err = st.addWebhook(w)
+		return nil, err
+	})
+	return out, err
+}
+
+func (st *Store) addWebhook(w scribe.Webhook) (scribe.Webhook, error) {
+	if !st.plugins.Taken(w.PluginID) {
+		return scribe.Webhook{}, fmt.Errorf("plugin %d: %w", w.PluginID, ErrNotFound)
+	}
+	if err := ValidateHTTPURL(w.URI); err != nil {
+		return scribe.Webhook{}, &FieldError{"uri", err.Error()}
+	}
+	if err := checkNewID(st.webhooks, "webhook", w.ID); err != nil {
+		return scribe.Webhook{}, err
+	}
+	if w.ID == 0 {
+		w.ID = st.webhooks.NextID()
+	}
+	stamp(&w.CreatedOn, &w.UpdatedOn, st.now())
+	st.webhooks.Add(w.ID, w.PluginID, w)
+	return w, nil
+}
+
+// PageWebhooks returns a page of plugin's webhooks, as PagePlugins does.
+func (st *Store) PageWebhooks(plugin, afterID int64, limit int) ([]scribe.Webhook, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.webhooks.Page(plugin, afterID, limit)
+}
+
+// WebhooksOf returns plugin's webhooks by ascending id.
+func (st *Store) WebhooksOf(plugin int64) []scribe.Webhook {
+	return read(st, func() []scribe.Webhook { return st.webhooks.OwnedBy(plugin) })
+}

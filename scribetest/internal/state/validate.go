@@ -1,0 +1,168 @@
+package state
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/redact"
+)
+
+// FieldError says which field of a request body, a fixture or a seeding
+// call is wrong and why. Field is a path such as "permissions.user".
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
+
+// MaxChosenID is the largest id a caller may choose for a new resource, in
+// fixtures or a seeding call: 2^53-1, the largest integer a JSON reader
+// that reads numbers as doubles keeps exact. Assigned ids follow the
+// largest one taken, so they stay far from the top of int64.
+const MaxChosenID = 1<<53 - 1
+
+// CheckChosenID checks an id a caller chose (0 asks for an assigned one).
+func CheckChosenID(id int64) error {
+	switch {
+	case id < 0:
+		return fmt.Errorf("ids are positive, got %d", id)
+	case id > MaxChosenID:
+		return fmt.Errorf("must be at most %d (2^53-1), got %d", int64(MaxChosenID), id)
+	}
+	return nil
+}
+
+// Limits of the members a developer chooses (api/openapi.yaml).
+const (
+	MaxPluginName  = 100
+	MaxDescription = 1000
+	MaxURI         = 2048
+)
+
+// ValidatePlugin checks the members of a plugin a developer chooses.
+func ValidatePlugin(p scribe.Plugin) error {
+	if n := utf8.RuneCountInString(p.Name); n < 1 || n > MaxPluginName {
+		return &FieldError{"name", fmt.Sprintf("must be 1 to %d characters, got %d", MaxPluginName, n)}
+	}
+	if n := utf8.RuneCountInString(p.Description); n > MaxDescription {
+		return &FieldError{"description", fmt.Sprintf("must be at most %d characters, got %d", MaxDescription, n)}
+	}
+	for field, level := range map[string]scribe.Permission{"permissions.user": p.Permissions.User, "permissions.transcript": p.Permissions.Transcript} {
+		if level != scribe.PermissionNone && level != scribe.PermissionRead {
+			return &FieldError{field, fmt.Sprintf(`must be "none" or "read", got %s`, Excerpt(string(level)))}
+		}
+	}
+	if p.LogoURI != "" {
+		if err := ValidateHTTPURL(p.LogoURI); err != nil {
+			return &FieldError{"logo_uri", err.Error()}
+		}
+	}
+	if p.CRMIntegrationID != nil && (*p.CRMIntegrationID <= 0 || *p.CRMIntegrationID > MaxChosenID) {
+		return &FieldError{"crm_integration_id", fmt.Sprintf("must be an integer from 1 to %d, or null", int64(MaxChosenID))}
+	}
+	return nil
+}
+
+// maxEmail is the longest e-mail address (RFC 5321's path of 256 octets,
+// less its angle brackets).
+const maxEmail = 254
+
+// ValidateEmail checks an email_address against the document's format:
+// email: a bare addr-spec of printable ASCII, such as ada@example.com.
+func ValidateEmail(s string) error {
+	if len(s) > maxEmail {
+		return fmt.Errorf("must be an e-mail address of at most %d characters, got %d", maxEmail, len(s))
+	}
+	bad := strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r > '~' })
+	if a, err := mail.ParseAddress(s); bad || err != nil || a.Name != "" || a.Address != s {
+		return fmt.Errorf("must be an e-mail address such as ada@example.com (printable ASCII, no spaces), got %s", Excerpt(s))
+	}
+	return nil
+}
+
+// GeneratedEmail is the address of a user created without one.
+func GeneratedEmail(id int64) string { return fmt.Sprintf("user%d@example.com", id) }
+
+// httpURL is api/openapi.yaml's HttpUrl pattern: the server takes exactly
+// what the document describes.
+var httpURL = regexp.MustCompile(`^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?([/?#][!-~]*)?$`)
+
+// ValidateHTTPURL accepts an absolute http or https URL of at most MaxURI
+// bytes of visible ASCII whose host is a name, an IPv4 address or a
+// bracketed IPv6 address, without user:password@ (a credential in a URI
+// would be stored, listed and logged): api/openapi.yaml's HttpUrl.
+func ValidateHTTPURL(s string) error {
+	switch {
+	case len(s) > MaxURI:
+		return fmt.Errorf("must be at most %d bytes, got %d", MaxURI, len(s))
+	case !httpURL.MatchString(s):
+		const want = "must be an absolute http or https URL of visible ASCII with a host and without user:password@, such as https://example.com/hook"
+		if u, err := url.Parse(s); err == nil && u.User != nil {
+			return fmt.Errorf("%s; this one has userinfo before its host", want) // quoted, it would show the password
+		}
+		return fmt.Errorf("%s; got %s", want, Excerpt(s))
+	}
+	return nil
+}
+
+// maxExcerpt is how much of a refused value an error quotes.
+const maxExcerpt = 64
+
+// Excerpt quotes at most maxExcerpt bytes of a refused value, with anything
+// shaped like a credential redacted: an error never carries a whole value a
+// client sent.
+func Excerpt(s string) string {
+	cut, short := redact.Cut(redact.Text(s), maxExcerpt)
+	if short {
+		return fmt.Sprintf("%q… (%d bytes)", cut, len(s))
+	}
+	return fmt.Sprintf("%q", cut)
+}
+
+// LooksLikeJWT reports whether token is to be verified as an installation
+// JWT rather than looked up as a developer key: it does not begin with
+// dk_live_ and has the JWT shape, three parts separated by two dots. The
+// developer keys the server issues never contain a dot, and fixtures may
+// not give one that looks like a JWT.
+func LooksLikeJWT(token string) bool {
+	return !strings.HasPrefix(token, auth.DeveloperKeyPrefix) && strings.Count(token, ".") == 2
+}
+
+// NewUUID returns a random (version 4) UUID in its RFC 4122 text form.
+func NewUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])  // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// ValidUUID reports whether s is a UUID in the lower-case RFC 4122 text
+// form (8-4-4-4-12 hex digits), which is how the server writes and
+// compares them.
+func ValidUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
