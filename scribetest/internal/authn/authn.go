@@ -6,7 +6,6 @@
 package authn
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -85,10 +84,11 @@ type Authenticator struct {
 	verifier *auth.Verifier
 
 	mu sync.RWMutex
-	// cache holds, by the SHA-256 of a JWT that verified, the principal it
-	// speaks for, valid while the state's generation is unchanged and the
-	// token's time rules hold.
-	cache map[[32]byte]cached
+	// cache holds, by a JWT that verified, the principal it speaks for,
+	// valid while the state's generation is unchanged and the token's time
+	// rules hold. A look-up compares strings only on a hash match (the
+	// map's hash is seeded at random), so its timing tells a forger nothing.
+	cache map[string]cached
 }
 
 type cached struct {
@@ -100,7 +100,7 @@ type cached struct {
 // New returns an Authenticator of st's credentials; tokens' time rules are
 // checked at the time given to Authenticate, with v's leeway.
 func New(st *state.Store, v *auth.Verifier) *Authenticator {
-	return &Authenticator{st: st, verifier: v, cache: map[[32]byte]cached{}}
+	return &Authenticator{st: st, verifier: v, cache: map[string]cached{}}
 }
 
 // Authenticate finds who the Authorization header values belong to at now.
@@ -135,10 +135,9 @@ func (a *Authenticator) Authenticate(values []string, now time.Time) (*Principal
 // is told only once the signature has verified, so a forged token learns
 // nothing.
 func (a *Authenticator) installation(token string, now time.Time) (*Principal, *Refusal) {
-	h := sha256.Sum256([]byte(token))
 	gen := a.st.Gen() // before the state is read: a later change shows as a newer generation
 	a.mu.RLock()
-	c, ok := a.cache[h]
+	c, ok := a.cache[token]
 	a.mu.RUnlock()
 	if ok && c.gen == gen && now.Before(c.exp.Add(auth.DefaultLeeway)) && !now.Before(c.iat.Add(-auth.DefaultLeeway)) {
 		return c.p, nil
@@ -169,7 +168,7 @@ func (a *Authenticator) installation(token string, now time.Time) (*Principal, *
 	if len(a.cache) >= maxCached {
 		clear(a.cache)
 	}
-	a.cache[h] = cached{gen: gen, iat: claims.IssuedAt, exp: claims.ExpiresAt, p: pr}
+	a.cache[strings.Clone(token)] = cached{gen: gen, iat: claims.IssuedAt, exp: claims.ExpiresAt, p: pr}
 	a.mu.Unlock()
 	return pr, nil
 }

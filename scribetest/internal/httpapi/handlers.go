@@ -45,15 +45,15 @@ func WebhookWire(w scribe.Webhook) WebhookJSON {
 }
 
 // encode is every success body: the library's encoding and a newline.
-func encode(v any) ([]byte, *problem) {
+func encode(v any) (reply, *problem) {
 	b, err := apijson.Marshal(v)
 	if err != nil {
 		return nil, internalError("encoding the response failed")
 	}
-	return append(b, '\n'), nil
+	return reply{b, newline}, nil
 }
 
-func list[T any](data []T, hasMore bool, total int) ([]byte, *problem) {
+func list[T any](data []T, hasMore bool, total int) (reply, *problem) {
 	if data == nil {
 		data = []T{}
 	}
@@ -67,7 +67,7 @@ func permissionDenied(field string) *problem {
 
 // ---- installation JWT operations
 
-func (a *API) listTranscripts(c *call) ([]byte, *problem) {
+func (a *API) listTranscripts(c *call) (reply, *problem) {
 	if c.caller.Plugin.Permissions.Transcript != scribe.PermissionRead {
 		return nil, permissionDenied("transcript")
 	}
@@ -82,27 +82,26 @@ func (a *API) listTranscripts(c *call) ([]byte, *problem) {
 // transcriptPage is the list envelope around transcripts already encoded
 // by the library (the state keeps them so). The library encodes the
 // envelope with an empty data array, and the items go between its
-// brackets as they are, rather than being validated and copied again by an
-// encoder on every page. TestTranscriptPageIsTheLibrarys holds the result
-// to the library's encoding of the same page.
-func transcriptPage(items [][]byte, hasMore bool, total int) []byte {
+// brackets as they are stored, rather than being validated and copied
+// again by an encoder on every page. TestTranscriptPageIsTheLibrarys holds
+// the result to the library's encoding of the same page.
+func transcriptPage(items [][]byte, hasMore bool, total int) reply {
 	head, _ := apijson.Marshal(wire.List[jsontext.Value]{HasMore: hasMore, TotalCount: total, Data: []jsontext.Value{}})
 	tail := len(head) - len("]}") // the items go before the closing bracket
-	n := len(head) + 1
-	for _, it := range items {
-		n += len(it) + 1
-	}
-	b := append(make([]byte, 0, n), head[:tail]...)
+	out := make(reply, 0, 2*len(items)+3)
+	out = append(out, head[:tail])
 	for i, it := range items {
 		if i > 0 {
-			b = append(b, ","...)
+			out = append(out, comma)
 		}
-		b = append(b, it...)
+		out = append(out, it)
 	}
-	return append(append(b, head[tail:]...), "\n"...)
+	return append(out, head[tail:], newline)
 }
 
-func (a *API) getTranscript(c *call) ([]byte, *problem) {
+var comma = []byte(",")
+
+func (a *API) getTranscript(c *call) (reply, *problem) {
 	if c.caller.Plugin.Permissions.Transcript != scribe.PermissionRead {
 		return nil, permissionDenied("transcript")
 	}
@@ -114,10 +113,10 @@ func (a *API) getTranscript(c *call) ([]byte, *problem) {
 	if !ok {
 		return nil, notFound(fmt.Sprintf("there is no transcript %d", id))
 	}
-	return append(b, '\n'), nil // b is capped: the append copies
+	return reply{b, newline}, nil
 }
 
-func (a *API) getMe(c *call) ([]byte, *problem) {
+func (a *API) getMe(c *call) (reply, *problem) {
 	if c.caller.Plugin.Permissions.User != scribe.PermissionRead {
 		return nil, permissionDenied("user")
 	}
@@ -144,7 +143,7 @@ func (a *API) ownPlugin(c *call) (scribe.Plugin, *problem) {
 	return pl, nil
 }
 
-func (a *API) listPlugins(c *call) ([]byte, *problem) {
+func (a *API) listPlugins(c *call) (reply, *problem) {
 	limit, after, p := parsePage(c.r)
 	if p != nil {
 		return nil, p
@@ -152,7 +151,7 @@ func (a *API) listPlugins(c *call) ([]byte, *problem) {
 	return list(a.cfg.State.PagePlugins(c.caller.Developer.ID, after, limit))
 }
 
-func (a *API) getPlugin(c *call) ([]byte, *problem) {
+func (a *API) getPlugin(c *call) (reply, *problem) {
 	pl, p := a.ownPlugin(c)
 	if p != nil {
 		return nil, p
@@ -184,7 +183,7 @@ type createSecretKeyBody struct {
 // 400s naming the member.
 var requestJSON = apijson.Strict(apijson.Fields[createPluginBody](), apijson.Fields[permissionsBody](), apijson.Fields[createSecretKeyBody]())
 
-func (a *API) createPlugin(c *call) ([]byte, *problem) {
+func (a *API) createPlugin(c *call) (reply, *problem) {
 	var b createPluginBody
 	if p := decodeBody(c.body, &b); p != nil {
 		return nil, p
@@ -211,7 +210,7 @@ func (a *API) createPlugin(c *call) ([]byte, *problem) {
 	return encode(created)
 }
 
-func (a *API) createSecretKey(c *call) ([]byte, *problem) {
+func (a *API) createSecretKey(c *call) (reply, *problem) {
 	pl, p := a.ownPlugin(c)
 	if p != nil {
 		return nil, p
@@ -239,7 +238,7 @@ func NewSecretKey(st *state.Store, plugin int64, description string) (scribe.Plu
 	return st.AddSecretKey(scribe.PluginSecretKey{PluginID: plugin, Description: description, Value: key})
 }
 
-func (a *API) listInstallations(c *call) ([]byte, *problem) {
+func (a *API) listInstallations(c *call) (reply, *problem) {
 	pl, p := a.ownPlugin(c)
 	if p != nil {
 		return nil, p
@@ -251,7 +250,7 @@ func (a *API) listInstallations(c *call) ([]byte, *problem) {
 	return list(a.cfg.State.PageInstallations(pl.ID, after, limit))
 }
 
-func (a *API) listWebhooks(c *call) ([]byte, *problem) {
+func (a *API) listWebhooks(c *call) (reply, *problem) {
 	pl, p := a.ownPlugin(c)
 	if p != nil {
 		return nil, p

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
@@ -88,7 +89,7 @@ func TestTranscriptPageIsTheLibrarys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := transcriptPage(tt.items, tt.more, tt.total); string(got) != string(want)+"\n" {
+		if got := bytes.Join(transcriptPage(tt.items, tt.more, tt.total), nil); string(got) != string(want)+"\n" {
 			t.Errorf("page %s\nwant %s", got, want)
 		}
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 
@@ -13,7 +14,7 @@ import (
 // the first answer, status and body, with Idempotent-Replayed: true (a
 // problem is replayed with the replay's own request_id). A 5xx answer is
 // not kept, so a retry after a failure does the work.
-func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) ([]byte, *problem)) {
+func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, *problem)) {
 	values := c.r.Header["Idempotency-Key"]
 	if len(values) == 0 {
 		body, p := do(c)
@@ -46,7 +47,7 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) ([]byte,
 		if p, ok := kept.Value.(*problem); ok {
 			writeProblem(w, p)
 		} else {
-			writeJSON(w, kept.Status, kept.Body)
+			writeJSON(w, kept.Status, reply{kept.Body})
 		}
 		return
 	}
@@ -62,7 +63,7 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) ([]byte,
 	if p != nil {
 		resp = idempotency.Response{Status: p.status, Value: p}
 	} else {
-		resp = idempotency.Response{Status: http.StatusOK, Body: body}
+		resp = idempotency.Response{Status: http.StatusOK, Body: bytes.Join(body, nil)}
 	}
 	write(w, body, p)
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"sync"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/apijson"
@@ -77,13 +78,44 @@ func writeProblem(w http.ResponseWriter, p *problem) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// writeJSON writes a 200 with body, JSON already encoded, in one piece.
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
+// reply is a success body, JSON already encoded, in pieces: a page of
+// stored transcripts refers to them where they are stored.
+type reply [][]byte
+
+var newline = []byte("\n")
+
+// buffers are where a reply of many pieces is gathered, so that it goes to
+// the connection in one write (many small ones cost more than the copy),
+// without a buffer allocated per request.
+var buffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooled is the largest buffer kept for reuse.
+const maxPooled = 1 << 20
+
+// writeJSON writes status and body, with its Content-Length, in one write.
+func writeJSON(w http.ResponseWriter, status int, body reply) {
+	n := 0
+	for _, b := range body {
+		n += len(b)
+	}
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h.Set("Content-Length", itoa(len(body)))
+	h["Content-Length"] = []string{itoa(n)}
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	if len(body) == 1 {
+		_, _ = w.Write(body[0])
+		return
+	}
+	buf := buffers.Get().(*[]byte)
+	b := (*buf)[:0]
+	for _, piece := range body {
+		b = append(b, piece...)
+	}
+	_, _ = w.Write(b)
+	if cap(b) <= maxPooled {
+		*buf = b
+		buffers.Put(buf)
+	}
 }
 
 var contentTypeJSON = []string{"application/json"}

@@ -60,7 +60,7 @@ type operation struct {
 	path   string     // relative to the base path, with {id} wildcards
 	kind   authn.Kind // the credential it takes
 	query  []string   // the query parameters it accepts
-	handle func(c *call) (body []byte, p *problem)
+	handle func(c *call) (body reply, p *problem)
 }
 
 // call is one request on its way through an operation.
@@ -153,7 +153,7 @@ func (a *API) serve(op *operation, w http.ResponseWriter, r *http.Request) {
 }
 
 // write writes an operation's result.
-func write(w http.ResponseWriter, body []byte, p *problem) {
+func write(w http.ResponseWriter, body reply, p *problem) {
 	if p != nil {
 		writeProblem(w, p)
 		return
