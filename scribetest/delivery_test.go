@@ -599,6 +599,43 @@ func TestWebhookScheduleScale(t *testing.T) {
 	}
 }
 
+// TestWebhookScheduleScaleSaturates: a huge factor does not wrap a delay
+// around to an immediate retry (float64(math.MaxInt64) rounds up to 2^63,
+// so an unclamped conversion went negative): every retry waits, and no
+// wait, jitter included, is longer than MaxWebhookDelay.
+func TestWebhookScheduleScaleSaturates(t *testing.T) {
+	t.Parallel()
+	for _, f := range []float64{1e12, 1e300, math.MaxFloat64} {
+		e := newHookEnvWith(t, scribetest.WithWebhookScheduleScale(f))
+		rc := newReceiver(t, status(http.StatusServiceUnavailable))
+		e.hook(t, e.plugin.ID, rc.url())
+		if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the first attempt", func() bool { return len(e.s.Deliveries()) == 1 }, attemptsSeen(e.s))
+		var next time.Time
+		eventually(t, "the retry is scheduled", func() bool {
+			p := e.s.PendingDeliveries()
+			if len(p) == 1 && !p[0].NextAttempt.IsZero() {
+				next = p[0].NextAttempt
+				return true
+			}
+			return false
+		}, attemptsSeen(e.s))
+		if wait := next.Sub(e.clock.Now()); wait <= 0 || wait > scribetest.MaxWebhookDelay {
+			t.Errorf("scale %g: the retry is due in %v, want within (0, %v]", f, wait, scribetest.MaxWebhookDelay)
+		}
+		if n := len(e.s.Deliveries()); n != 1 {
+			t.Errorf("scale %g: %d attempts at once, want 1 and a wait", f, n)
+		}
+	}
+	for _, f := range []float64{math.Inf(1), math.Inf(-1), -1, 0, math.NaN()} {
+		if _, err := scribetest.NewUnstartedServer(scribetest.WithWebhookScheduleScale(f)); err == nil {
+			t.Errorf("scale %g accepted", f)
+		}
+	}
+}
+
 // A receiver that does not answer within the timeout fails the attempt.
 func TestWebhookTimeout(t *testing.T) {
 	t.Parallel()

@@ -38,6 +38,8 @@ func TestExitCodes(t *testing.T) {
 		{args: []string{"-admin=maybe"}, code: 2, stderrHas: `invalid boolean value "maybe" for -admin`},
 		{args: []string{"-webhook-schedule-scale", "-1"}, code: 2, stderrHas: "-webhook-schedule-scale -1: give a positive finite factor"},
 		{args: []string{"-webhook-schedule-scale", "NaN"}, code: 2, stderrHas: "positive finite factor"},
+		{args: []string{"-webhook-schedule-scale", "+Inf"}, code: 2, stderrHas: "positive finite factor"},
+		{args: []string{"-webhook-schedule-scale", "0"}, code: 2, stderrHas: "positive finite factor"},
 		{args: []string{"-addr", "nonsense"}, code: 2, stderrHas: "not host:port"},
 		{args: []string{"-base-path", "v1"}, code: 2, stderrHas: "must be a path"},
 		{args: []string{"extra"}, code: 2, stderrHas: `unexpected argument "extra"`},

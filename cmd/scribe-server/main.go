@@ -159,79 +159,33 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 	if len(args) > 0 && args[0] == "trigger" {
 		return trigger(ctx, args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("scribe-server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; port 0 picks a free one")
-	fixtures := fs.String("fixtures", "", "fixture `file` (JSON, see docs/server.md); default: the built-in demo data set")
-	basePath := fs.String("base-path", "", "path `prefix` of every operation, such as /v1")
-	admin := fs.Bool("admin", false, "enable the admin API under "+scribetest.AdminPathPrefix+" (no credentials: local use only)")
-	scale := fs.Float64("webhook-schedule-scale", 1, "multiply every webhook retry delay by `factor` (0 < factor; 0.001 for tests)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
-		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
-		fmt.Fprintln(fs.Output(), "       scribe-server -version")
-		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")
-		fs.PrintDefaults()
+	cfg, err := parseServe(args, stdout, stderr)
+	if err != nil || cfg == nil {
+		return err // nil, nil: -version was printed
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *showVersion {
-		fmt.Fprintln(stdout, version())
-		return nil
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q; see -help", fs.Arg(0))
-	}
-	if !(*scale > 0) || math.IsInf(*scale, 0) {
-		return usagef("-webhook-schedule-scale %v: give a positive finite factor, such as 0.001", *scale)
-	}
-
-	opts := []scribetest.Option{
-		scribetest.WithAddr(*addr),
-		scribetest.WithBasePath(*basePath),
-		scribetest.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),
-		scribetest.WithWebhookScheduleScale(*scale),
-	}
-	if *admin {
-		opts = append(opts, scribetest.WithAdminAPI())
-	}
-	s, err := scribetest.NewUnstartedServer(opts...)
+	s, err := scribetest.NewUnstartedServer(cfg.opts...)
 	if err != nil {
 		return &usageError{err: err} // every option comes from a flag
 	}
 	defer s.Close()
-
-	var src io.Reader = scribetest.DemoFixtures()
-	if *fixtures != "" {
-		f, err := os.Open(*fixtures)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		src = f
-	}
-	fx, err := s.LoadFixtures(src)
+	fx, err := loadFixtures(s, cfg.fixtures)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
 	hs := newHTTPServer(s.Handler(), lim, slog.New(slog.NewTextHandler(stderr, nil)))
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
-	base := "http://" + ln.Addr().String() + strings.TrimSuffix(*basePath, "/")
-
+	base := "http://" + ln.Addr().String() + strings.TrimSuffix(cfg.basePath, "/")
 	fmt.Fprintf(stdout, "listening on %s\n", base)
-	if *fixtures == "" {
+	if cfg.fixtures == "" {
 		printDemo(stdout, base, fx)
 	} else {
-		printSummary(stdout, *fixtures, fx)
+		printSummary(stdout, cfg.fixtures, fx)
 	}
-
 	select {
 	case <-ctx.Done():
 	case err := <-serveErr:
@@ -244,6 +198,68 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil
+}
+
+// serveConfig is what the serving command's flags say.
+type serveConfig struct {
+	addr, basePath, fixtures string
+	opts                     []scribetest.Option
+}
+
+// parseServe reads the serving command's flags; it returns nil, nil after
+// printing the version.
+func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
+	fs := flag.NewFlagSet("scribe-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; port 0 picks a free one")
+	fixtures := fs.String("fixtures", "", "fixture `file` (JSON, see docs/server.md); default: the built-in demo data set")
+	basePath := fs.String("base-path", "", "path `prefix` of every operation, such as /v1")
+	admin := fs.Bool("admin", false, "enable the admin API under "+scribetest.AdminPathPrefix+" (no credentials: local use only)")
+	scale := fs.Float64("webhook-schedule-scale", 1, "multiply every webhook retry delay by `factor` (a positive finite number; 0.001 for tests; delays stop at a week)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
+		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
+		fmt.Fprintln(fs.Output(), "       scribe-server -version")
+		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	switch {
+	case *showVersion:
+		fmt.Fprintln(stdout, version())
+		return nil, nil
+	case fs.NArg() > 0:
+		return nil, usagef("unexpected argument %q; see -help", fs.Arg(0))
+	case !(*scale > 0) || math.IsInf(*scale, 0):
+		return nil, usagef("-webhook-schedule-scale %v: give a positive finite factor, such as 0.001", *scale)
+	}
+	cfg := &serveConfig{addr: *addr, basePath: *basePath, fixtures: *fixtures, opts: []scribetest.Option{
+		scribetest.WithAddr(*addr),
+		scribetest.WithBasePath(*basePath),
+		scribetest.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),
+		scribetest.WithWebhookScheduleScale(*scale),
+	}}
+	if *admin {
+		cfg.opts = append(cfg.opts, scribetest.WithAdminAPI())
+	}
+	return cfg, nil
+}
+
+// loadFixtures loads the fixture file, or the demo data set when it is "".
+func loadFixtures(s *scribetest.Server, file string) (scribetest.Fixtures, error) {
+	var src io.Reader = scribetest.DemoFixtures()
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return scribetest.Fixtures{}, err
+		}
+		defer f.Close()
+		src = f
+	}
+	return s.LoadFixtures(src)
 }
 
 // printDemo prints the demo set's credentials. They are public demo secrets,

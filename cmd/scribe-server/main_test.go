@@ -104,6 +104,7 @@ func TestRunAdminFlag(t *testing.T) {
 		want int
 	}{
 		{[]string{"-addr", "127.0.0.1:0", "-admin", "-webhook-schedule-scale", "0.001"}, 200},
+		{[]string{"-addr", "127.0.0.1:0", "-admin", "-webhook-schedule-scale", "1e12"}, 200}, // saturates: retries a week apart
 		{[]string{"-addr", "127.0.0.1:0"}, 404},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
@@ -21,6 +21,49 @@ const triggerPoll = 50 * time.Millisecond
 // trigger is the trigger subcommand: it asks a running server's admin API
 // to emit an event, then prints the attempts to deliver it.
 func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	t, err := parseTrigger(args, stderr)
+	if err != nil {
+		return err
+	}
+	body, _ := apijson.Marshal(map[string]any{"plugin_id": t.plugin, "type": t.event, "uri": t.uri})
+	var res struct {
+		Events []scribetest.TriggeredEvent `json:"events"`
+		Hook   *struct {
+			ID            int64  `json:"id"`
+			URI           string `json:"uri"`
+			SigningSecret string `json:"signing_secret"`
+		} `json:"webhook"`
+		Created bool `json:"created"`
+	}
+	if err := adminCall(ctx, t.client, http.MethodPost, t.admin+"/trigger", body, &res); err != nil {
+		return err
+	}
+	if res.Created {
+		// A local test server's secret, printed on purpose: the receiver needs it.
+		fmt.Fprintf(stdout, "created webhook %d for %s\n  signing secret: %s\n  (start your receiver with it, e.g. SCRIBE_WEBHOOK_SECRET=..., if it is not running with it yet)\n",
+			res.Hook.ID, res.Hook.URI, res.Hook.SigningSecret)
+	}
+	ids := map[string]bool{}
+	for _, e := range res.Events {
+		ids[e.ID] = true
+		fmt.Fprintf(stdout, "triggered %s %s\n", e.Type, e.ID)
+	}
+	attempts, err := t.firstAttempts(ctx, ids)
+	if err != nil {
+		return err
+	}
+	return t.report(stdout, ids, attempts)
+}
+
+// triggerCall is what the trigger subcommand's flags say.
+type triggerCall struct {
+	admin, event, uri string
+	plugin            int64
+	wait              time.Duration
+	client            *http.Client
+}
+
+func parseTrigger(args []string, stderr io.Writer) (*triggerCall, error) {
 	fs := flag.NewFlagSet("scribe-server trigger", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	server := fs.String("server", "http://127.0.0.1:8080", "`URL` of a scribe-server started with -admin")
@@ -34,80 +77,61 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case fs.NArg() != 1:
-		return usagef("trigger takes one argument, the event type (such as transcript.created); got %d", fs.NArg())
+		return nil, usagef("trigger takes one argument, the event type (such as transcript.created); got %d", fs.NArg())
 	case *plugin < 1:
-		return usagef("-plugin %d: give a plugin id, a positive integer", *plugin)
+		return nil, usagef("-plugin %d: give a plugin id, a positive integer", *plugin)
 	case *wait <= 0:
-		return usagef("-wait %v: give a positive duration", *wait)
+		return nil, usagef("-wait %v: give a positive duration", *wait)
 	}
 	root, err := url.Parse(*server)
 	if err != nil || (root.Scheme != "http" && root.Scheme != "https") || root.Host == "" {
-		return usagef("-server %q: give the server's URL, such as http://127.0.0.1:8080", *server)
+		return nil, usagef("-server %q: give the server's URL, such as http://127.0.0.1:8080", *server)
 	}
 	if *uri != "" {
 		if u, err := url.Parse(*uri); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usagef("-uri %q: give your receiver's URL, such as http://127.0.0.1:9000/hook", *uri)
+			return nil, usagef("-uri %q: give your receiver's URL, such as http://127.0.0.1:9000/hook", *uri)
 		}
 	}
-	admin := root.Scheme + "://" + root.Host + strings.TrimSuffix(scribetest.AdminPathPrefix, "/")
-	client := &http.Client{Timeout: 30 * time.Second}
+	return &triggerCall{admin: root.Scheme + "://" + root.Host + strings.TrimSuffix(scribetest.AdminPathPrefix, "/"),
+		event: fs.Arg(0), uri: *uri, plugin: *plugin, wait: *wait, client: &http.Client{Timeout: 30 * time.Second}}, nil
+}
 
-	body, _ := json.Marshal(map[string]any{"plugin_id": *plugin, "type": fs.Arg(0), "uri": *uri})
-	var res struct {
-		Events []scribetest.TriggeredEvent `json:"events"`
-		Hook   *struct {
-			ID            int64  `json:"id"`
-			URI           string `json:"uri"`
-			SigningSecret string `json:"signing_secret"`
-		} `json:"webhook"`
-		Created bool `json:"created"`
-	}
-	if err := adminCall(ctx, client, http.MethodPost, admin+"/trigger", body, &res); err != nil {
-		return err
-	}
-	if res.Created {
-		// A local test server's secret, printed on purpose: the receiver needs it.
-		fmt.Fprintf(stdout, "created webhook %d for %s\n  signing secret: %s\n  (start your receiver with it, e.g. SCRIBE_WEBHOOK_SECRET=..., if it is not running with it yet)\n",
-			res.Hook.ID, res.Hook.URI, res.Hook.SigningSecret)
-	}
-	ids := map[string]bool{}
-	for _, e := range res.Events {
-		ids[e.ID] = true
-		fmt.Fprintf(stdout, "triggered %s %s\n", e.Type, e.ID)
-	}
+// triggerAttempt is a delivery attempt as the admin API lists it.
+type triggerAttempt struct {
+	EventID      string  `json:"event_id"`
+	EventType    string  `json:"event_type"`
+	WebhookID    int64   `json:"webhook_id"`
+	URI          string  `json:"uri"`
+	Attempt      int     `json:"attempt"`
+	StatusCode   int     `json:"status_code"`
+	ResponseBody string  `json:"response_body"`
+	Error        string  `json:"error"`
+	DurationMS   float64 `json:"duration_ms"`
+	Delivered    bool    `json:"delivered"`
+	Permanent    bool    `json:"permanent"`
+}
 
-	// Wait until every delivery of the events had its first attempt.
-	type attempt struct {
-		EventID      string  `json:"event_id"`
-		EventType    string  `json:"event_type"`
-		WebhookID    int64   `json:"webhook_id"`
-		URI          string  `json:"uri"`
-		Attempt      int     `json:"attempt"`
-		StatusCode   int     `json:"status_code"`
-		ResponseBody string  `json:"response_body"`
-		Error        string  `json:"error"`
-		DurationMS   float64 `json:"duration_ms"`
-		Delivered    bool    `json:"delivered"`
-		Permanent    bool    `json:"permanent"`
-	}
+// firstAttempts waits until every delivery of the events ids had its first
+// attempt, and returns the attempts made so far.
+func (t *triggerCall) firstAttempts(ctx context.Context, ids map[string]bool) ([]triggerAttempt, error) {
 	var state struct {
-		Attempts []attempt `json:"attempts"`
+		Attempts []triggerAttempt `json:"attempts"`
 		Pending  []struct {
 			EventID  string `json:"event_id"`
 			Attempts int    `json:"attempts"`
 		} `json:"pending"`
 	}
-	deadline := time.NewTimer(*wait)
+	deadline := time.NewTimer(t.wait)
 	defer deadline.Stop()
 	tick := time.NewTicker(triggerPoll)
 	defer tick.Stop()
 	for {
-		if err := adminCall(ctx, client, http.MethodGet, admin+"/deliveries", nil, &state); err != nil {
-			return err
+		if err := adminCall(ctx, t.client, http.MethodGet, t.admin+"/deliveries", nil, &state); err != nil {
+			return nil, err
 		}
 		waiting := 0
 		for _, p := range state.Pending {
@@ -116,18 +140,23 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			}
 		}
 		if waiting == 0 {
-			break
+			return state.Attempts, nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		case <-deadline.C:
-			return fmt.Errorf("%d deliveries had no attempt within %v; see %s/deliveries", waiting, *wait, admin)
+			return nil, fmt.Errorf("%d deliveries had no attempt within %v; see %s/deliveries", waiting, t.wait, t.admin)
 		case <-tick.C:
 		}
 	}
+}
+
+// report prints the attempts of the events ids, and fails unless every
+// delivery's latest attempt delivered it.
+func (t *triggerCall) report(stdout io.Writer, ids map[string]bool, attempts []triggerAttempt) error {
 	delivered := map[string]bool{} // event id/webhook id -> the last attempt's outcome
-	for _, a := range state.Attempts {
+	for _, a := range attempts {
 		if !ids[a.EventID] {
 			continue
 		}
@@ -148,7 +177,7 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d deliveries were not delivered; the server retries them on its schedule (see %s/deliveries)", failed, len(delivered), admin)
+		return fmt.Errorf("%d of %d deliveries were not delivered; the server retries them on its schedule (see %s/deliveries)", failed, len(delivered), t.admin)
 	}
 	fmt.Fprintf(stdout, "delivered: %d of %d\n", len(delivered), len(delivered))
 	return nil
@@ -177,7 +206,7 @@ func adminCall(ctx context.Context, client *http.Client, method, url string, bod
 		var e struct {
 			Error string `json:"error"`
 		}
-		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+		if apijson.Unmarshal(data, &e, adminAnswers) == nil && e.Error != "" {
 			return fmt.Errorf("%s %s: %s", method, url, e.Error)
 		}
 		if resp.StatusCode == http.StatusNotFound {
@@ -185,5 +214,9 @@ func adminCall(ctx context.Context, client *http.Client, method, url string, bod
 		}
 		return fmt.Errorf("%s %s: %s", method, url, resp.Status)
 	}
-	return json.Unmarshal(data, out)
+	return apijson.Unmarshal(data, out, adminAnswers)
 }
+
+// adminAnswers reads the admin API's answers, skipping members this
+// version does not know.
+var adminAnswers = apijson.Lenient()
