@@ -27,13 +27,13 @@ const AdminPathPrefix = "/_scribetest/"
 func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	p := strings.TrimSuffix(AdminPathPrefix, "/")
-	mux.HandleFunc("POST "+p+"/installations", s.adminInstall)
-	mux.HandleFunc("DELETE "+p+"/installations/{uuid}", s.adminUninstall)
-	mux.HandleFunc("POST "+p+"/transcripts", s.adminCreateTranscript)
-	mux.HandleFunc("PATCH "+p+"/transcripts/{id}", s.adminUpdateTranscript)
-	mux.HandleFunc("POST "+p+"/webhooks", s.adminCreateWebhook)
-	mux.HandleFunc("GET "+p+"/deliveries", s.adminDeliveries)
-	mux.HandleFunc("POST "+p+"/trigger", s.adminTrigger) // trigger.go
+	mux.HandleFunc("POST "+p+"/installations", adminOp(s.adminInstall))
+	mux.HandleFunc("DELETE "+p+"/installations/{uuid}", adminOp(s.adminUninstall))
+	mux.HandleFunc("POST "+p+"/transcripts", adminOp(s.adminCreateTranscript))
+	mux.HandleFunc("PATCH "+p+"/transcripts/{id}", adminOp(s.adminUpdateTranscript))
+	mux.HandleFunc("POST "+p+"/webhooks", adminOp(s.adminCreateWebhook))
+	mux.HandleFunc("GET "+p+"/deliveries", adminOp(s.adminDeliveries))
+	mux.HandleFunc("POST "+p+"/trigger", adminOp(s.adminTrigger))
 	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %s; see docs/server.md", r.Method, r.URL.Path))
 	})
@@ -97,29 +97,35 @@ func adminDecode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) {
-	var b struct {
-		PluginID int64 `json:"plugin_id"`
-		UserID   int64 `json:"user_id"`
+// adminOp adapts an admin operation: it decodes the request's body into
+// a B (a method without a body gets the zero B), calls do, and answers its
+// result as JSON, or its error.
+func adminOp[B any](do func(r *http.Request, b *B) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var b B
+		if (r.Method == http.MethodPost || r.Method == http.MethodPatch) && !adminDecode(w, r, &b) {
+			return
+		}
+		out, err := do(r, &b)
+		if err != nil {
+			adminError(w, http.StatusBadRequest, err)
+			return
+		}
+		adminJSON(w, http.StatusOK, out)
 	}
-	if !adminDecode(w, r, &b) {
-		return
-	}
-	in, err := s.Install(b.PluginID, b.UserID)
-	if err != nil {
-		adminError(w, http.StatusBadRequest, err)
-		return
-	}
-	adminJSON(w, http.StatusOK, in)
 }
 
-func (s *Server) adminUninstall(w http.ResponseWriter, r *http.Request) {
-	in, err := s.Uninstall(strings.ToLower(r.PathValue("uuid")))
-	if err != nil {
-		adminError(w, http.StatusBadRequest, err)
-		return
-	}
-	adminJSON(w, http.StatusOK, in)
+type adminInstallation struct {
+	PluginID int64 `json:"plugin_id"`
+	UserID   int64 `json:"user_id"`
+}
+
+func (s *Server) adminInstall(_ *http.Request, b *adminInstallation) (any, error) {
+	return s.Install(b.PluginID, b.UserID)
+}
+
+func (s *Server) adminUninstall(r *http.Request, _ *struct{}) (any, error) {
+	return s.Uninstall(strings.ToLower(r.PathValue("uuid")))
 }
 
 // adminTranscript is the body of the transcript operations: POST takes
@@ -138,87 +144,59 @@ type adminTranscript struct {
 	} `json:"audio"`
 }
 
-func (s *Server) adminCreateTranscript(w http.ResponseWriter, r *http.Request) {
-	var b adminTranscript
-	if !adminDecode(w, r, &b) {
-		return
+// apply changes t as b says.
+func (b *adminTranscript) apply(t *scribe.Transcript) {
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
 	}
-	p := TranscriptParams{Headline: deref0(b.Headline), Text: deref0(b.Text), Type: deref0(b.Type)}
+	set(&t.Headline, b.Headline)
+	set(&t.Text, b.Text)
+	set(&t.Type, b.Type)
+	if b.Metadata != nil {
+		t.Metadata = b.Metadata
+	}
+	if b.Job != nil {
+		t.Job.Lines = b.Job.Lines
+	}
+	if b.Audio != nil {
+		t.Audio.LengthInSeconds = b.Audio.LengthInSeconds
+	}
+}
+
+func (s *Server) adminCreateTranscript(_ *http.Request, b *adminTranscript) (any, error) {
+	var t scribe.Transcript
+	b.apply(&t)
+	p := TranscriptParams{Headline: t.Headline, Text: t.Text, Type: t.Type, Job: t.Job, Audio: t.Audio}
 	if b.Metadata != nil {
 		p.Metadata = make(map[string]any, len(b.Metadata))
 		for k, v := range b.Metadata {
 			p.Metadata[k] = v
 		}
 	}
-	if b.Job != nil {
-		p.Job.Lines = b.Job.Lines
-	}
-	if b.Audio != nil {
-		p.Audio.LengthInSeconds = b.Audio.LengthInSeconds
-	}
-	t, err := s.CreateTranscript(b.UserID, p)
-	if err != nil {
-		adminError(w, http.StatusBadRequest, err)
-		return
-	}
-	adminJSON(w, http.StatusOK, t)
+	return s.CreateTranscript(b.UserID, p)
 }
 
-func (s *Server) adminUpdateTranscript(w http.ResponseWriter, r *http.Request) {
+func (s *Server) adminUpdateTranscript(r *http.Request, b *adminTranscript) (any, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id < 1 {
-		adminError(w, http.StatusBadRequest, fmt.Errorf("transcript id %q: must be a positive integer", r.PathValue("id")))
-		return
+	switch {
+	case err != nil || id < 1:
+		return nil, fmt.Errorf("transcript id %q: must be a positive integer", r.PathValue("id"))
+	case b.UserID != 0:
+		return nil, errors.New("user_id: a transcript's owner cannot change")
 	}
-	var b adminTranscript
-	if !adminDecode(w, r, &b) {
-		return
-	}
-	if b.UserID != 0 {
-		adminError(w, http.StatusBadRequest, errors.New("user_id: a transcript's owner cannot change"))
-		return
-	}
-	t, err := s.UpdateTranscript(id, func(t *scribe.Transcript) {
-		if b.Headline != nil {
-			t.Headline = *b.Headline
-		}
-		if b.Text != nil {
-			t.Text = *b.Text
-		}
-		if b.Type != nil {
-			t.Type = *b.Type
-		}
-		if b.Metadata != nil {
-			t.Metadata = b.Metadata
-		}
-		if b.Job != nil {
-			t.Job.Lines = b.Job.Lines
-		}
-		if b.Audio != nil {
-			t.Audio.LengthInSeconds = b.Audio.LengthInSeconds
-		}
-	})
-	if err != nil {
-		adminError(w, http.StatusBadRequest, err)
-		return
-	}
-	adminJSON(w, http.StatusOK, t)
+	return s.UpdateTranscript(id, b.apply)
 }
 
-func (s *Server) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
-	var b struct {
-		PluginID int64  `json:"plugin_id"`
-		URI      string `json:"uri"`
-	}
-	if !adminDecode(w, r, &b) {
-		return
-	}
+type adminWebhook struct {
+	PluginID int64  `json:"plugin_id"`
+	URI      string `json:"uri"`
+}
+
+func (s *Server) adminCreateWebhook(_ *http.Request, b *adminWebhook) (any, error) {
 	hook, err := s.CreateWebhook(b.PluginID, b.URI)
-	if err != nil {
-		adminError(w, http.StatusBadRequest, err)
-		return
-	}
-	adminJSON(w, http.StatusOK, httpapi.WebhookWire(hook)) // with its signing secret, as GET /plugins/{id}/webhooks
+	return httpapi.WebhookWire(hook), err // with its signing secret, as GET /plugins/{id}/webhooks
 }
 
 // adminAttempt and adminPending are the JSON forms of DeliveryAttempt and
@@ -250,7 +228,7 @@ type adminPending struct {
 	NextAttempt    *time.Time `json:"next_attempt"`
 }
 
-func (s *Server) adminDeliveries(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) adminDeliveries(_ *http.Request, _ *struct{}) (any, error) {
 	out := struct {
 		Attempts []adminAttempt `json:"attempts"`
 		Pending  []adminPending `json:"pending"`
@@ -267,15 +245,7 @@ func (s *Server) adminDeliveries(w http.ResponseWriter, _ *http.Request) {
 		out.Pending = append(out.Pending, adminPending{p.EventID, string(p.EventType), p.WebhookID, p.URI,
 			p.Attempts, p.LastStatusCode, p.LastError, next})
 	}
-	adminJSON(w, http.StatusOK, out)
-}
-
-func deref0[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
+	return out, nil
 }
 
 // adminTrigger serves POST /_scribetest/trigger: {"plugin_id", "type",
@@ -283,43 +253,34 @@ func deref0[T any](p *T) T {
 // (answered with its signing secret, "created": true), before the event is
 // triggered. A trigger refused for its plugin or type is refused before
 // any webhook is created: the answer would not carry the new secret.
-func (s *Server) adminTrigger(w http.ResponseWriter, r *http.Request) {
-	var b struct {
-		PluginID int64  `json:"plugin_id"`
-		Type     string `json:"type"`
-		URI      string `json:"uri"`
-	}
-	if !adminDecode(w, r, &b) {
-		return
-	}
+type adminTriggerBody struct {
+	PluginID int64  `json:"plugin_id"`
+	Type     string `json:"type"`
+	URI      string `json:"uri"`
+}
+
+func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error) {
 	var out struct {
 		Events  []TriggeredEvent `json:"events"`
 		Webhook any              `json:"webhook,omitempty"`
 		Created bool             `json:"created,omitempty"`
 	}
 	if err := s.triggerable(b.PluginID, webhook.EventType(b.Type)); err != nil {
-		adminError(w, http.StatusBadRequest, err)
-		return
+		return nil, err
 	}
 	if b.URI != "" {
 		hooks := s.Webhooks(b.PluginID)
-		i := slices.IndexFunc(hooks, func(h scribe.Webhook) bool { return h.URI == b.URI })
-		if i < 0 {
+		if i := slices.IndexFunc(hooks, func(h scribe.Webhook) bool { return h.URI == b.URI }); i >= 0 {
+			out.Webhook = httpapi.WebhookWire(hooks[i])
+		} else {
 			hook, err := s.CreateWebhook(b.PluginID, b.URI)
 			if err != nil {
-				adminError(w, http.StatusBadRequest, err)
-				return
+				return nil, err
 			}
 			out.Webhook, out.Created = httpapi.WebhookWire(hook), true
-		} else {
-			out.Webhook = httpapi.WebhookWire(hooks[i])
 		}
 	}
 	events, err := s.Trigger(b.PluginID, webhook.EventType(b.Type))
-	if err != nil {
-		adminError(w, http.StatusBadRequest, err)
-		return
-	}
 	out.Events = events
-	adminJSON(w, http.StatusOK, out)
+	return out, err
 }

@@ -106,16 +106,15 @@ type TranscriptParams struct {
 	CreatedOn time.Time
 }
 
-// wrap returns a function that prefixes a state error with the seeding
-// call that got it: wrap[T](call)(s.st.Method(...)).
-func wrap[T any](call string) func(T, error) (T, error) {
-	return func(v T, err error) (T, error) {
-		if err != nil {
-			var zero T
-			return zero, fmt.Errorf("scribetest: %s: %w", call, err)
-		}
-		return v, nil
+// change makes a seeding call's change in one transaction of the state,
+// prefixing its error with the call.
+func change[T any](s *Server, call string, fn func(tx *state.Tx) (T, error)) (T, error) {
+	out, err := state.Write(s.st, fn)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("scribetest: %s: %w", call, err)
 	}
+	return out, nil
 }
 
 // chosenID checks an id a seeding call was given (0: assign one).
@@ -144,7 +143,9 @@ func (s *Server) addUser(call string, p UserParams, devKey string) (scribe.User,
 			return scribe.User{}, fmt.Errorf("scribetest: %s: EmailAddress %w", call, err)
 		}
 	}
-	return wrap[scribe.User](call)(s.st.AddUser(scribe.User{ID: p.ID, FirstName: p.FirstName, LastName: p.LastName, EmailAddress: p.EmailAddress}, devKey))
+	return change(s, call, func(tx *state.Tx) (scribe.User, error) {
+		return tx.AddUser(scribe.User{ID: p.ID, FirstName: p.FirstName, LastName: p.LastName, EmailAddress: p.EmailAddress}, devKey)
+	})
 }
 
 // CreateDeveloper creates a user with a fresh developer key; p is checked
@@ -178,21 +179,21 @@ func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin,
 	if perms.Transcript == "" {
 		perms.Transcript = scribe.PermissionNone
 	}
-	return wrap[scribe.Plugin]("CreatePlugin")(s.st.AddPlugin(scribe.Plugin{
-		ID: p.ID, Name: p.Name, Description: p.Description, Permissions: perms, Published: p.Published,
-		Disabled: p.Disabled, CRMIntegrationID: p.CRMIntegrationID, LogoURI: p.LogoURI, UserID: developerID,
-	}))
+	return change(s, "CreatePlugin", func(tx *state.Tx) (scribe.Plugin, error) {
+		return tx.AddPlugin(scribe.Plugin{ID: p.ID, Name: p.Name, Description: p.Description, Permissions: perms, Published: p.Published,
+			Disabled: p.Disabled, CRMIntegrationID: p.CRMIntegrationID, LogoURI: p.LogoURI, UserID: developerID})
+	})
 }
 
 // DisablePlugin disables a plugin: its installation JWTs then answer 403
 // plugin_disabled, while its developer still manages it.
 func (s *Server) DisablePlugin(pluginID int64) (scribe.Plugin, error) {
-	return wrap[scribe.Plugin]("DisablePlugin")(s.st.SetPluginDisabled(pluginID, true))
+	return change(s, "DisablePlugin", func(tx *state.Tx) (scribe.Plugin, error) { return tx.SetPluginDisabled(pluginID, true) })
 }
 
 // EnablePlugin enables a disabled plugin again.
 func (s *Server) EnablePlugin(pluginID int64) (scribe.Plugin, error) {
-	return wrap[scribe.Plugin]("EnablePlugin")(s.st.SetPluginDisabled(pluginID, false))
+	return change(s, "EnablePlugin", func(tx *state.Tx) (scribe.Plugin, error) { return tx.SetPluginDisabled(pluginID, false) })
 }
 
 // Plugins returns every plugin, of every developer, by ascending id.
@@ -201,17 +202,18 @@ func (s *Server) Plugins() []scribe.Plugin { return s.st.Plugins() }
 // CreateSecretKey creates a fresh ask_live_ secret key for a plugin, as
 // POST /plugins/{id}/secret_keys does.
 func (s *Server) CreateSecretKey(pluginID int64, description string) (SecretKey, error) {
-	k, err := wrap[scribe.PluginSecretKey]("CreateSecretKey")(httpapi.NewSecretKey(s.st, pluginID, description))
-	return SecretKey{PluginSecretKey: k, Key: k.Value}, err
+	k, err := httpapi.NewSecretKey(s.st, pluginID, description)
+	if err != nil {
+		return SecretKey{}, fmt.Errorf("scribetest: CreateSecretKey: %w", err)
+	}
+	return SecretKey{PluginSecretKey: k, Key: k.Value}, nil
 }
 
 // DeleteSecretKey revokes a secret key: JWTs signed with it are refused from
 // then on (401 invalid_token), while the plugin's other keys go on working.
 func (s *Server) DeleteSecretKey(id int64) error {
-	if err := s.st.DeleteSecretKey(id); err != nil {
-		return fmt.Errorf("scribetest: DeleteSecretKey: %w", err)
-	}
-	return nil
+	_, err := change(s, "DeleteSecretKey", func(tx *state.Tx) (struct{}, error) { return struct{}{}, tx.DeleteSecretKey(id) })
+	return err
 }
 
 // SecretKeys returns a plugin's current secret keys by ascending id. Their
@@ -224,14 +226,16 @@ func (s *Server) SecretKeys(pluginID int64) []scribe.PluginSecretKey {
 // installation.created. A user has at most one active installation of a
 // plugin; install again after Uninstall.
 func (s *Server) Install(pluginID, userID int64) (scribe.PluginInstallation, error) {
-	return wrap[scribe.PluginInstallation]("Install")(s.st.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: userID}))
+	return change(s, "Install", func(tx *state.Tx) (scribe.PluginInstallation, error) {
+		return tx.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: userID})
+	})
 }
 
 // Uninstall uninstalls the installation with uuid: its deleted_on is set,
 // its JWTs answer 401 installation_deleted, and installation.deleted is
 // emitted. It stays in the plugin's installation list.
 func (s *Server) Uninstall(uuid string) (scribe.PluginInstallation, error) {
-	return wrap[scribe.PluginInstallation]("Uninstall")(s.st.Uninstall(uuid))
+	return change(s, "Uninstall", func(tx *state.Tx) (scribe.PluginInstallation, error) { return tx.Uninstall(uuid) })
 }
 
 // Installations returns a plugin's installations, uninstalled ones included,
@@ -261,11 +265,14 @@ func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Tran
 	if err != nil {
 		return scribe.Transcript{}, fmt.Errorf("scribetest: CreateTranscript: %w", err)
 	}
-	return wrap[scribe.Transcript]("CreateTranscript")(s.st.AddTranscript(state.NewTranscript{
-		ID: p.ID, UserID: userID, Headline: p.Headline, Text: p.Text, Type: p.Type, CreatedOn: p.CreatedOn.UTC(),
-		Metadata: encoded, Job: p.Job,
-		Audio: scribe.TranscriptAudio{ID: p.Audio.ID, LengthInSeconds: p.Audio.LengthInSeconds, CreatedOn: p.Audio.CreatedOn.UTC()},
-	}))
+	return change(s, "CreateTranscript", func(tx *state.Tx) (scribe.Transcript, error) {
+		t, _, err := tx.AddTranscript(state.NewTranscript{
+			ID: p.ID, UserID: userID, Headline: p.Headline, Text: p.Text, Type: p.Type, CreatedOn: p.CreatedOn.UTC(),
+			Metadata: encoded, Job: p.Job,
+			Audio: scribe.TranscriptAudio{ID: p.Audio.ID, LengthInSeconds: p.Audio.LengthInSeconds, CreatedOn: p.Audio.CreatedOn.UTC()},
+		})
+		return t, err
+	})
 }
 
 // UpdateTranscript changes transcript id with update, which receives a copy
@@ -275,16 +282,14 @@ func (s *Server) UpdateTranscript(id int64, update func(*scribe.Transcript)) (sc
 	if update == nil {
 		return scribe.Transcript{}, fmt.Errorf("scribetest: UpdateTranscript: update is nil")
 	}
-	return wrap[scribe.Transcript]("UpdateTranscript")(s.st.UpdateTranscript(id, update))
+	return change(s, "UpdateTranscript", func(tx *state.Tx) (scribe.Transcript, error) { return tx.UpdateTranscript(id, update) })
 }
 
 // DeleteTranscript deletes a transcript; it disappears from its user's list
 // and answers 404 from then on.
 func (s *Server) DeleteTranscript(id int64) error {
-	if err := s.st.DeleteTranscript(id); err != nil {
-		return fmt.Errorf("scribetest: DeleteTranscript: %w", err)
-	}
-	return nil
+	_, err := change(s, "DeleteTranscript", func(tx *state.Tx) (struct{}, error) { return struct{}{}, tx.DeleteTranscript(id) })
+	return err
 }
 
 // Transcripts returns a user's transcripts by ascending id.
@@ -298,7 +303,9 @@ func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, erro
 	if err != nil {
 		return scribe.Webhook{}, err
 	}
-	return wrap[scribe.Webhook]("CreateWebhook")(s.st.AddWebhook(scribe.Webhook{PluginID: pluginID, URI: uri, SigningSecret: secret}))
+	return change(s, "CreateWebhook", func(tx *state.Tx) (scribe.Webhook, error) {
+		return tx.AddWebhook(scribe.Webhook{PluginID: pluginID, URI: uri, SigningSecret: secret})
+	})
 }
 
 // Webhooks returns a plugin's webhooks by ascending id.

@@ -31,20 +31,20 @@ func newWorld(t *testing.T) *world {
 	clock := &fakeClock{time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)}
 	st := state.New(clock, nil)
 	w := &world{st: st, a: New(st, auth.NewVerifier(auth.WithClock(clock.Now))), clock: clock, ada: "dk_live_ada", bob: "dk_live_bob"}
-	ada, _ := st.AddUser(scribe.User{FirstName: "Ada"}, w.ada)
-	if _, err := st.AddUser(scribe.User{FirstName: "Bob"}, w.bob); err != nil {
+	ada, _ := addUser(st, scribe.User{FirstName: "Ada"}, w.ada)
+	if _, err := addUser(st, scribe.User{FirstName: "Bob"}, w.bob); err != nil {
 		t.Fatal(err)
 	}
-	p, err := st.AddPlugin(scribe.Plugin{Name: "CRM", UserID: ada.ID, Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionNone}})
+	p, err := addPlugin(st, scribe.Plugin{Name: "CRM", UserID: ada.ID, Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionNone}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.key, _ = auth.NewSecretKey()
-	k, _ := st.AddSecretKey(scribe.PluginSecretKey{PluginID: p.ID, Value: w.key})
+	k, _ := addSecretKey(st, scribe.PluginSecretKey{PluginID: p.ID, Value: w.key})
 	w.keyID = k.ID
 	for _, name := range []string{"Grace", "Alan"} {
-		u, _ := st.AddUser(scribe.User{FirstName: name}, "")
-		in, err := st.Install(scribe.PluginInstallation{PluginID: p.ID, UserID: u.ID})
+		u, _ := addUser(st, scribe.User{FirstName: name}, "")
+		in, err := install(st, scribe.PluginInstallation{PluginID: p.ID, UserID: u.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestCacheFollowsTheState(t *testing.T) {
 			t.Fatalf("refused: %+v", r)
 		}
 	}
-	if err := w.st.DeleteSecretKey(w.keyID); err != nil {
+	if err := deleteSecretKey(w.st, w.keyID); err != nil {
 		t.Fatal(err)
 	}
 	if _, r := w.auth(t, tok); r == nil || r.Code != scribe.CodeInvalidToken {
@@ -131,8 +131,8 @@ func TestCacheIsBounded(t *testing.T) {
 	uuids := []string{w.grace, w.alan}
 	plugin := w.st.Plugins()[0].ID
 	for range 2 {
-		u, _ := w.st.AddUser(scribe.User{}, "")
-		in, err := w.st.Install(scribe.PluginInstallation{PluginID: plugin, UserID: u.ID})
+		u, _ := addUser(w.st, scribe.User{}, "")
+		in, err := install(w.st, scribe.PluginInstallation{PluginID: plugin, UserID: u.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,4 +183,27 @@ func TestRefusals(t *testing.T) {
 	if r := CheckKind(p, Installation); r == nil || r.Status != http.StatusForbidden {
 		t.Errorf("a developer key where a JWT is needed: %+v", r)
 	}
+}
+
+// The writes of the tests, each in a transaction of its own.
+
+func addUser(st *state.Store, u scribe.User, key string) (scribe.User, error) {
+	return state.Write(st, func(tx *state.Tx) (scribe.User, error) { return tx.AddUser(u, key) })
+}
+
+func addPlugin(st *state.Store, p scribe.Plugin) (scribe.Plugin, error) {
+	return state.Write(st, func(tx *state.Tx) (scribe.Plugin, error) { return tx.AddPlugin(p) })
+}
+
+func addSecretKey(st *state.Store, k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
+	return state.Write(st, func(tx *state.Tx) (scribe.PluginSecretKey, error) { return tx.AddSecretKey(k) })
+}
+
+func install(st *state.Store, in scribe.PluginInstallation) (scribe.PluginInstallation, error) {
+	return state.Write(st, func(tx *state.Tx) (scribe.PluginInstallation, error) { return tx.Install(in) })
+}
+
+func deleteSecretKey(st *state.Store, id int64) error {
+	_, err := state.Write(st, func(tx *state.Tx) (struct{}, error) { return struct{}{}, tx.DeleteSecretKey(id) })
+	return err
 }

@@ -203,7 +203,7 @@ func (a *API) createPlugin(c *call) (reply, *problem) {
 	if err := state.ValidatePlugin(pl); err != nil {
 		return nil, validationFailed(err.Error())
 	}
-	created, err := a.cfg.State.AddPlugin(pl)
+	created, err := state.Write(a.cfg.State, func(tx *state.Tx) (scribe.Plugin, error) { return tx.AddPlugin(pl) })
 	if err != nil { // the developer was authenticated a moment ago
 		return nil, internalError("creating the plugin failed")
 	}
@@ -235,7 +235,9 @@ func NewSecretKey(st *state.Store, plugin int64, description string) (scribe.Plu
 	if err != nil {
 		return scribe.PluginSecretKey{}, err
 	}
-	return st.AddSecretKey(scribe.PluginSecretKey{PluginID: plugin, Description: description, Value: key})
+	return state.Write(st, func(tx *state.Tx) (scribe.PluginSecretKey, error) {
+		return tx.AddSecretKey(scribe.PluginSecretKey{PluginID: plugin, Description: description, Value: key})
+	})
 }
 
 func (a *API) listInstallations(c *call) (reply, *problem) {

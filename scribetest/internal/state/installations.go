@@ -43,37 +43,29 @@ func cloneInstallation(in scribe.PluginInstallation) scribe.PluginInstallation {
 }
 
 // Install adds an installation of in.PluginID for in.UserID (a fresh uuid
-// when in.UUID is empty) and emits installation.created when it is active.
-func (st *Store) Install(in scribe.PluginInstallation) (out scribe.PluginInstallation, err error) {
-	err = st.write(func() ([]Event, error) {
-		var evs []Event
-		out, evs, err = st.install(in)
-		return evs, err
-	})
-	return out, err
-}
-
-func (st *Store) install(in scribe.PluginInstallation) (scribe.PluginInstallation, []Event, error) {
+// when in.UUID is empty) and emits installation.created.
+func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, error) {
+	st := tx.st
 	if !st.plugins.Taken(in.PluginID) {
-		return scribe.PluginInstallation{}, nil, fmt.Errorf("plugin %d: %w", in.PluginID, ErrNotFound)
+		return scribe.PluginInstallation{}, fmt.Errorf("plugin %d: %w", in.PluginID, ErrNotFound)
 	}
 	u, ok := st.users.Get(in.UserID)
 	if !ok {
-		return scribe.PluginInstallation{}, nil, fmt.Errorf("user %d: %w", in.UserID, ErrNotFound)
+		return scribe.PluginInstallation{}, fmt.Errorf("user %d: %w", in.UserID, ErrNotFound)
 	}
 	if err := checkNewID(st.installs, "installation", in.ID); err != nil {
-		return scribe.PluginInstallation{}, nil, err
+		return scribe.PluginInstallation{}, err
 	}
 	switch _, dup := st.uuids[in.UUID]; {
 	case in.UUID == "":
 		in.UUID = NewUUID()
 	case !ValidUUID(in.UUID):
-		return scribe.PluginInstallation{}, nil, fmt.Errorf("installation uuid %s is not in the lower-case RFC 4122 text form", Excerpt(in.UUID))
+		return scribe.PluginInstallation{}, fmt.Errorf("installation uuid %s is not in the lower-case RFC 4122 text form", Excerpt(in.UUID))
 	case dup:
-		return scribe.PluginInstallation{}, nil, fmt.Errorf("installation uuid %s is already taken: %w", in.UUID, ErrConflict)
+		return scribe.PluginInstallation{}, fmt.Errorf("installation uuid %s is already taken: %w", in.UUID, ErrConflict)
 	}
 	if cur, ok := st.ActiveInstallation(in.PluginID, in.UserID); ok && in.DeletedOn == nil {
-		return scribe.PluginInstallation{}, nil, fmt.Errorf("user %d already has plugin %d installed (installation %s): %w", in.UserID, in.PluginID, cur.UUID, ErrConflict)
+		return scribe.PluginInstallation{}, fmt.Errorf("user %d already has plugin %d installed (installation %s): %w", in.UserID, in.PluginID, cur.UUID, ErrConflict)
 	}
 	if in.ID == 0 {
 		in.ID = st.installs.NextID()
@@ -86,7 +78,8 @@ func (st *Store) install(in scribe.PluginInstallation) (scribe.PluginInstallatio
 	st.installsBy[in.UserID] = ix
 	st.uuids[in.UUID] = in.ID
 	out := cloneInstallation(in)
-	return out, []Event{{Type: InstallationCreated, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out}}, nil
+	tx.events = append(tx.events, Event{Type: InstallationCreated, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out})
+	return out, nil
 }
 
 // ActiveInstallation returns user's installation of plugin that is not
@@ -102,23 +95,22 @@ func (st *Store) ActiveInstallation(plugin, userID int64) (scribe.PluginInstalla
 
 // Uninstall sets the deleted_on of installation uuid and emits
 // installation.deleted.
-func (st *Store) Uninstall(uuid string) (out scribe.PluginInstallation, err error) {
-	err = st.write(func() ([]Event, error) {
-		id, ok := st.uuids[uuid]
-		if !ok {
-			return nil, fmt.Errorf("installation %s: %w", Excerpt(uuid), ErrNotFound)
-		}
-		in, _ := st.installs.Get(id)
-		if in.DeletedOn != nil {
-			return nil, fmt.Errorf("installation %s was already uninstalled: %w", uuid, ErrConflict)
-		}
-		now := st.now()
-		in.DeletedOn, in.UpdatedOn = &now, now
-		st.installs.Set(id, in)
-		out = cloneInstallation(in)
-		return []Event{{Type: InstallationDeleted, PluginID: in.PluginID, InstallationUUID: uuid, CreatedOn: now, Data: out}}, nil
-	})
-	return out, err
+func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
+	st := tx.st
+	id, ok := st.uuids[uuid]
+	if !ok {
+		return scribe.PluginInstallation{}, fmt.Errorf("installation %s: %w", Excerpt(uuid), ErrNotFound)
+	}
+	in, _ := st.installs.Get(id)
+	if in.DeletedOn != nil {
+		return scribe.PluginInstallation{}, fmt.Errorf("installation %s was already uninstalled: %w", uuid, ErrConflict)
+	}
+	now := st.now()
+	in.DeletedOn, in.UpdatedOn = &now, now
+	st.installs.Set(id, in)
+	out := cloneInstallation(in)
+	tx.events = append(tx.events, Event{Type: InstallationDeleted, PluginID: in.PluginID, InstallationUUID: uuid, CreatedOn: now, Data: out})
+	return out, nil
 }
 
 // PageInstallations returns a page of plugin's installations, as

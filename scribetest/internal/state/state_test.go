@@ -32,25 +32,25 @@ func TestEventsFunnel(t *testing.T) {
 		defer mu.Unlock()
 		got = append(got, fmt.Sprint(e.Type, " ", e.PluginID))
 	})
-	dev, _ := st.AddUser(scribe.User{}, "dk_live_dev")
-	user, _ := st.AddUser(scribe.User{}, "")
-	reader, _ := st.AddPlugin(scribe.Plugin{Name: "reader", UserID: dev.ID, Permissions: scribe.Permissions{User: "none", Transcript: "read"}})
-	blind, _ := st.AddPlugin(scribe.Plugin{Name: "blind", UserID: dev.ID, Permissions: scribe.Permissions{User: "none", Transcript: "none"}})
-	in, err := st.Install(scribe.PluginInstallation{PluginID: reader.ID, UserID: user.ID})
+	dev, _ := addUser(st, scribe.User{}, "dk_live_dev")
+	user, _ := addUser(st, scribe.User{}, "")
+	reader, _ := addPlugin(st, scribe.Plugin{Name: "reader", UserID: dev.ID, Permissions: scribe.Permissions{User: "none", Transcript: "read"}})
+	blind, _ := addPlugin(st, scribe.Plugin{Name: "blind", UserID: dev.ID, Permissions: scribe.Permissions{User: "none", Transcript: "none"}})
+	in, err := install(st, scribe.PluginInstallation{PluginID: reader.ID, UserID: user.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Install(scribe.PluginInstallation{PluginID: blind.ID, UserID: user.ID}); err != nil {
+	if _, err := install(st, scribe.PluginInstallation{PluginID: blind.ID, UserID: user.ID}); err != nil {
 		t.Fatal(err)
 	}
-	tr, _ := st.AddTranscript(NewTranscript{UserID: user.ID, Type: "dictation"})
-	if _, err := st.UpdateTranscript(tr.ID, func(t *scribe.Transcript) { t.Headline = "new" }); err != nil {
+	tr, _ := addTranscript(st, NewTranscript{UserID: user.ID, Type: "dictation"})
+	if _, err := updateTranscript(st, tr.ID, func(t *scribe.Transcript) { t.Headline = "new" }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Uninstall(in.UUID); err != nil {
+	if _, err := uninstall(st, in.UUID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.AddTranscript(NewTranscript{UserID: user.ID}); err != nil { // nobody with permission has it installed now
+	if _, err := addTranscript(st, NewTranscript{UserID: user.ID}); err != nil { // nobody with permission has it installed now
 		t.Fatal(err)
 	}
 	want := []string{"installation.created 1", "installation.created 2", "transcript.created 1", "transcript.updated 1", "installation.deleted 1"}
@@ -66,13 +66,13 @@ func TestEventsFunnel(t *testing.T) {
 func TestTranscriptsRoundTrip(t *testing.T) {
 	t.Parallel()
 	st := New(fixedClock{}, nil)
-	u, _ := st.AddUser(scribe.User{FirstName: "Grace", LastName: "Hopper"}, "")
+	u, _ := addUser(st, scribe.User{FirstName: "Grace", LastName: "Hopper"}, "")
 	gen := st.Gen()
 	meta, err := EncodeMetadata(map[string]json.RawMessage{"b": json.RawMessage(`[1, 2]`), "a": json.RawMessage(`"x"`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := st.AddTranscript(NewTranscript{UserID: u.ID, Headline: "h", Text: "a \"quoted\" <text> é", Metadata: meta})
+	tr, err := addTranscript(st, NewTranscript{UserID: u.ID, Headline: "h", Text: "a \"quoted\" <text> é", Metadata: meta})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,14 +90,14 @@ func TestTranscriptsRoundTrip(t *testing.T) {
 	if !strings.Contains(string(b), `"metadata":{"a":"x","b":[1,2]}`) {
 		t.Errorf("encoding %s: want the metadata's keys sorted, compact", b)
 	}
-	up, err := st.UpdateTranscript(tr.ID, func(t *scribe.Transcript) { t.ID, t.Headline, t.User.ID = 99, "new", 99 })
+	up, err := updateTranscript(st, tr.ID, func(t *scribe.Transcript) { t.ID, t.Headline, t.User.ID = 99, "new", 99 })
 	if err != nil || up.ID != tr.ID || up.User != tr.User || up.Headline != "new" {
 		t.Errorf("update = %+v, %v; want the id and owner kept", up, err)
 	}
-	if _, err := st.AddTranscript(NewTranscript{UserID: u.ID, CreatedOn: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}); err == nil {
+	if _, err := addTranscript(st, NewTranscript{UserID: u.ID, CreatedOn: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}); err == nil {
 		t.Error("a year the encoding cannot hold was stored")
 	}
-	if _, err := st.AddTranscript(NewTranscript{UserID: 404}); !errors.Is(err, ErrNotFound) {
+	if _, err := addTranscript(st, NewTranscript{UserID: 404}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a transcript of nobody: %v, want ErrNotFound", err)
 	}
 }
@@ -107,12 +107,12 @@ func TestTranscriptsRoundTrip(t *testing.T) {
 func TestArenaCompacts(t *testing.T) {
 	t.Parallel()
 	st := New(fixedClock{}, nil)
-	u, _ := st.AddUser(scribe.User{}, "")
+	u, _ := addUser(st, scribe.User{}, "")
 	text := strings.Repeat("x", 1<<20)
-	keep, _ := st.AddTranscript(NewTranscript{UserID: u.ID, Text: "keep"})
-	tr, _ := st.AddTranscript(NewTranscript{UserID: u.ID, Text: text})
+	keep, _ := addTranscript(st, NewTranscript{UserID: u.ID, Text: "keep"})
+	tr, _ := addTranscript(st, NewTranscript{UserID: u.ID, Text: text})
 	for i := range 40 {
-		if _, err := st.UpdateTranscript(tr.ID, func(t *scribe.Transcript) { t.Headline = fmt.Sprint(i) }); err != nil {
+		if _, err := updateTranscript(st, tr.ID, func(t *scribe.Transcript) { t.Headline = fmt.Sprint(i) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,4 +143,33 @@ func TestValidateHTTPURL(t *testing.T) {
 			t.Errorf("%.40q: error %q quotes too much", bad, err)
 		}
 	}
+}
+
+// The writes of the tests, each in a transaction of its own.
+
+func addUser(st *Store, u scribe.User, key string) (scribe.User, error) {
+	return Write(st, func(tx *Tx) (scribe.User, error) { return tx.AddUser(u, key) })
+}
+
+func addPlugin(st *Store, p scribe.Plugin) (scribe.Plugin, error) {
+	return Write(st, func(tx *Tx) (scribe.Plugin, error) { return tx.AddPlugin(p) })
+}
+
+func install(st *Store, in scribe.PluginInstallation) (scribe.PluginInstallation, error) {
+	return Write(st, func(tx *Tx) (scribe.PluginInstallation, error) { return tx.Install(in) })
+}
+
+func uninstall(st *Store, uuid string) (scribe.PluginInstallation, error) {
+	return Write(st, func(tx *Tx) (scribe.PluginInstallation, error) { return tx.Uninstall(uuid) })
+}
+
+func addTranscript(st *Store, t NewTranscript) (scribe.Transcript, error) {
+	return Write(st, func(tx *Tx) (scribe.Transcript, error) {
+		out, _, err := tx.AddTranscript(t)
+		return out, err
+	})
+}
+
+func updateTranscript(st *Store, id int64, fn func(*scribe.Transcript)) (scribe.Transcript, error) {
+	return Write(st, func(tx *Tx) (scribe.Transcript, error) { return tx.UpdateTranscript(id, fn) })
 }

@@ -102,19 +102,39 @@ func (st *Store) Gen() uint64 { return st.gen.Load() }
 // in UTC, to the second, as the contract's examples show it.
 func (st *Store) now() time.Time { return st.clock.Now().UTC().Truncate(time.Second) }
 
-// write runs fn under the write lock, moves the generation on, and
-// publishes the events fn returns once the lock is released.
-func (st *Store) write(fn func() ([]Event, error)) error {
+// Tx is the store with its write lock held: every change is made through
+// one, with Update or Write, which move the generation on and, once the lock
+// is released, publish the events the change emitted.
+type Tx struct {
+	st     *Store
+	quiet  bool // fixtures: the state a server starts from emits nothing
+	events []Event
+}
+
+// Update runs fn in a Tx. Its changes emit no events: it is how the
+// fixture loader checks a whole document against the state, then adds it.
+func (st *Store) Update(fn func(tx *Tx) error) error {
+	_, err := Write(st, func(tx *Tx) (struct{}, error) {
+		tx.quiet = true
+		return struct{}{}, fn(tx)
+	})
+	return err
+}
+
+// Write runs fn in a Tx and returns its result; a change fn makes emits
+// its events.
+func Write[T any](st *Store, fn func(tx *Tx) (T, error)) (T, error) {
+	tx := &Tx{st: st}
 	st.mu.Lock()
-	evs, err := fn()
+	out, err := fn(tx)
 	st.gen.Add(1)
 	st.mu.Unlock()
-	if st.emit != nil {
-		for _, e := range evs {
+	if st.emit != nil && !tx.quiet {
+		for _, e := range tx.events {
 			st.emit(e)
 		}
 	}
-	return err
+	return out, err
 }
 
 // read runs fn under the read lock and returns its result.
@@ -122,16 +142,6 @@ func read[T any](st *Store, fn func() T) T {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	return fn()
-}
-
-// Tx is the store inside Update, its write lock held: the fixture loader
-// checks a whole document against it, then adds it, in one step.
-type Tx struct{ st *Store }
-
-// Update runs fn with the write lock held. Events are not emitted: fixtures
-// are the state a server starts from.
-func (st *Store) Update(fn func(tx *Tx) error) error {
-	return st.write(func() ([]Event, error) { return nil, fn(&Tx{st}) })
 }
 
 // checkNewID checks an id chosen for a new row of c (0: one is assigned).
@@ -163,15 +173,8 @@ func KeyHash(key string) [32]byte { return sha256.Sum256([]byte(key)) }
 
 // AddUser adds u (id 0: a fresh one; an empty e-mail address is generated
 // from the id). devKey, when not empty, makes the user a developer.
-func (st *Store) AddUser(u scribe.User, devKey string) (out scribe.User, err error) {
-	err = st.write(func() ([]Event, error) {
-		out, err = st.addUser(u, devKey)
-		return nil, err
-	})
-	return out, err
-}
-
-func (st *Store) addUser(u scribe.User, devKey string) (scribe.User, error) {
+func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
+	st := tx.st
 	if err := checkNewID(st.users, "user", u.ID); err != nil {
 		return scribe.User{}, err
 	}
@@ -228,15 +231,8 @@ func (st *Store) Users() []scribe.User {
 // ---- plugins
 
 // AddPlugin adds p after ValidatePlugin; its owner must be a developer.
-func (st *Store) AddPlugin(p scribe.Plugin) (out scribe.Plugin, err error) {
-	err = st.write(func() ([]Event, error) {
-		out, err = st.addPlugin(p)
-		return nil, err
-	})
-	return out, err
-}
-
-func (st *Store) addPlugin(p scribe.Plugin) (scribe.Plugin, error) {
+func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
+	st := tx.st
 	owner, ok := st.users.Get(p.UserID)
 	switch {
 	case !ok:
@@ -275,20 +271,16 @@ func (st *Store) Plugin(id int64) (scribe.Plugin, bool) {
 }
 
 // SetPluginDisabled disables or enables plugin id.
-func (st *Store) SetPluginDisabled(id int64, disabled bool) (out scribe.Plugin, err error) {
-	err = st.write(func() ([]Event, error) {
-		p, ok := st.plugins.Get(id)
-		if !ok {
-			return nil, fmt.Errorf("plugin %d: %w", id, ErrNotFound)
-		}
-		if p.Disabled != disabled {
-			p.Disabled, p.UpdatedOn = disabled, st.now()
-			st.plugins.Set(id, p)
-		}
-		out = clonePlugin(p)
-		return nil, nil
-	})
-	return out, err
+func (tx *Tx) SetPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) {
+	p, ok := tx.st.plugins.Get(id)
+	if !ok {
+		return scribe.Plugin{}, fmt.Errorf("plugin %d: %w", id, ErrNotFound)
+	}
+	if p.Disabled != disabled {
+		p.Disabled, p.UpdatedOn = disabled, tx.st.now()
+		tx.st.plugins.Set(id, p)
+	}
+	return clonePlugin(p), nil
 }
 
 // PagePlugins returns a page of developer's plugins after afterID, whether
@@ -317,15 +309,8 @@ func (st *Store) Plugins() []scribe.Plugin {
 // ---- secret keys
 
 // AddSecretKey adds k to its plugin.
-func (st *Store) AddSecretKey(k scribe.PluginSecretKey) (out scribe.PluginSecretKey, err error) {
-	err = st.write(func() ([]Event, error) {
-		out, err = st.addSecretKey(k)
-		return nil, err
-	})
-	return out, err
-}
-
-func (st *Store) addSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
+func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
+	st := tx.st
 	if !st.plugins.Taken(k.PluginID) {
 		return scribe.PluginSecretKey{}, fmt.Errorf("plugin %d: %w", k.PluginID, ErrNotFound)
 	}
@@ -341,15 +326,13 @@ func (st *Store) addSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey,
 }
 
 // DeleteSecretKey revokes secret key id.
-func (st *Store) DeleteSecretKey(id int64) error {
-	return st.write(func() ([]Event, error) {
-		k, ok := st.secretKeys.Get(id)
-		if !ok {
-			return nil, fmt.Errorf("secret key %d: %w", id, ErrNotFound)
-		}
-		st.secretKeys.Remove(id, k.PluginID)
-		return nil, nil
-	})
+func (tx *Tx) DeleteSecretKey(id int64) error {
+	k, ok := tx.st.secretKeys.Get(id)
+	if !ok {
+		return fmt.Errorf("secret key %d: %w", id, ErrNotFound)
+	}
+	tx.st.secretKeys.Remove(id, k.PluginID)
+	return nil
 }
 
 // SecretKeysOf returns plugin's secret keys by ascending id.
@@ -360,15 +343,8 @@ func (st *Store) SecretKeysOf(plugin int64) []scribe.PluginSecretKey {
 // ---- webhooks
 
 // AddWebhook adds w to its plugin; its URI must pass ValidateHTTPURL.
-func (st *Store) AddWebhook(w scribe.Webhook) (out scribe.Webhook, err error) {
-	err = st.write(func() ([]Event, error) {
-		out, err = st.addWebhook(w)
-		return nil, err
-	})
-	return out, err
-}
-
-func (st *Store) addWebhook(w scribe.Webhook) (scribe.Webhook, error) {
+func (tx *Tx) AddWebhook(w scribe.Webhook) (scribe.Webhook, error) {
+	st := tx.st
 	if !st.plugins.Taken(w.PluginID) {
 		return scribe.Webhook{}, fmt.Errorf("plugin %d: %w", w.PluginID, ErrNotFound)
 	}

@@ -87,17 +87,19 @@ type NewTranscript struct {
 }
 
 // AddTranscript adds t and emits transcript.created to the plugins with
-// transcript permission its user has installed.
-func (st *Store) AddTranscript(t NewTranscript) (out scribe.Transcript, err error) {
-	err = st.write(func() ([]Event, error) {
-		b, _, err := st.insertTranscript(t)
-		if err != nil {
-			return nil, err
-		}
-		out = DecodeTranscript(b)
-		return st.transcriptEvents(TranscriptCreated, out.User.ID, b, out.CreatedOn), nil
-	})
-	return out, err
+// transcript permission its user has installed; it returns the transcript
+// and where its encoding is (for a Snapshot).
+func (tx *Tx) AddTranscript(t NewTranscript) (scribe.Transcript, Ref, error) {
+	b, ref, err := tx.st.insertTranscript(t)
+	if err != nil {
+		return scribe.Transcript{}, Ref{}, err
+	}
+	if tx.quiet { // a fixture load: the caller decodes what it needs
+		return scribe.Transcript{}, ref, nil
+	}
+	out := DecodeTranscript(b)
+	tx.emitTranscript(TranscriptCreated, out.User.ID, b, out.CreatedOn)
+	return out, ref, nil
 }
 
 // insertTranscript completes t (its id, job and audio ids and timestamps
@@ -180,14 +182,12 @@ func encodeTranscript(w *wireTranscript) ([]byte, error) {
 	return b, nil
 }
 
-// transcriptEvents returns one event per plugin that hears about owner's
+// emitTranscript emits one event per plugin that hears about owner's
 // transcript b.
-func (st *Store) transcriptEvents(typ string, owner int64, b []byte, at time.Time) []Event {
-	var evs []Event
-	for _, in := range st.activeReaders(owner) {
-		evs = append(evs, Event{Type: typ, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: at, Data: b})
+func (tx *Tx) emitTranscript(typ string, owner int64, b []byte, at time.Time) {
+	for _, in := range tx.st.activeReaders(owner) {
+		tx.events = append(tx.events, Event{Type: typ, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: at, Data: b})
 	}
-	return evs
 }
 
 // locate returns where transcript id is among its owner's.
@@ -204,53 +204,50 @@ func (st *Store) locate(id int64) (owner int64, o *owned, i int, ok bool) {
 // keeping what fn may not change (the id, the owner and the creation
 // time), and emits transcript.updated. A change that cannot be encoded is
 // refused, and the transcript stays as it was.
-func (st *Store) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (out scribe.Transcript, err error) {
-	err = st.write(func() ([]Event, error) {
-		owner, o, i, ok := st.locate(id)
-		if !ok {
-			return nil, fmt.Errorf("transcript %d: %w", id, ErrNotFound)
-		}
-		cur := DecodeTranscript(st.tr.arena.Get(o.refs[i]))
-		next := cur
-		next.Metadata = maps.Clone(cur.Metadata)
-		fn(&next)
-		meta, err := EncodeMetadata(next.Metadata)
-		if err != nil {
-			return nil, err
-		}
-		w := wireTranscript{ID: cur.ID, Headline: next.Headline, Text: next.Text, Type: next.Type, CreatedOn: cur.CreatedOn,
-			Metadata: meta, User: cur.User, Job: next.Job, Audio: next.Audio}
-		b, err := encodeTranscript(&w)
-		if err != nil {
-			return nil, err
-		}
-		st.tr.arena.Free(o.refs[i])
-		o.refs[i] = st.tr.arena.Put(b)
-		b = st.tr.arena.Get(o.refs[i])
-		st.compact()
-		out = DecodeTranscript(b)
-		return st.transcriptEvents(TranscriptUpdated, owner, b, st.now()), nil
-	})
-	return out, err
+func (tx *Tx) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Transcript, error) {
+	st := tx.st
+	owner, o, i, ok := st.locate(id)
+	if !ok {
+		return scribe.Transcript{}, fmt.Errorf("transcript %d: %w", id, ErrNotFound)
+	}
+	cur := DecodeTranscript(st.tr.arena.Get(o.refs[i]))
+	next := cur
+	next.Metadata = maps.Clone(cur.Metadata)
+	fn(&next)
+	meta, err := EncodeMetadata(next.Metadata)
+	if err != nil {
+		return scribe.Transcript{}, err
+	}
+	w := wireTranscript{ID: cur.ID, Headline: next.Headline, Text: next.Text, Type: next.Type, CreatedOn: cur.CreatedOn,
+		Metadata: meta, User: cur.User, Job: next.Job, Audio: next.Audio}
+	b, err := encodeTranscript(&w)
+	if err != nil {
+		return scribe.Transcript{}, err
+	}
+	st.tr.arena.Free(o.refs[i])
+	o.refs[i] = st.tr.arena.Put(b)
+	b = st.tr.arena.Get(o.refs[i])
+	st.compact()
+	tx.emitTranscript(TranscriptUpdated, owner, b, st.now())
+	return DecodeTranscript(b), nil
 }
 
 // DeleteTranscript deletes transcript id.
-func (st *Store) DeleteTranscript(id int64) error {
-	return st.write(func() ([]Event, error) {
-		owner, o, i, ok := st.locate(id)
-		if !ok {
-			return nil, fmt.Errorf("transcript %d: %w", id, ErrNotFound)
-		}
-		st.tr.arena.Free(o.refs[i])
-		o.ids.Remove(id)
-		o.refs = append(o.refs[:i], o.refs[i+1:]...)
-		if len(o.ids) == 0 {
-			delete(st.tr.owned, owner)
-		}
-		delete(st.tr.owner, id)
-		st.compact()
-		return nil, nil
-	})
+func (tx *Tx) DeleteTranscript(id int64) error {
+	st := tx.st
+	owner, o, i, ok := st.locate(id)
+	if !ok {
+		return fmt.Errorf("transcript %d: %w", id, ErrNotFound)
+	}
+	st.tr.arena.Free(o.refs[i])
+	o.ids.Remove(id)
+	o.refs = append(o.refs[:i], o.refs[i+1:]...)
+	if len(o.ids) == 0 {
+		delete(st.tr.owned, owner)
+	}
+	delete(st.tr.owner, id)
+	st.compact()
+	return nil
 }
 
 // compact copies the live encodings into a fresh arena once replaced and

@@ -1,12 +1,7 @@
 package state
 
-import (
-	scribe "github.com/scribehq/scribe-go"
-)
-
-// The methods of Tx read and change the store under Update's lock, for the
-// fixture loader, which checks a whole document against the store before
-// it adds anything. The adds emit no events.
+// The look-ups of Tx, for the fixture loader, which checks a whole
+// document against the state before it adds anything.
 
 // UserTaken reports whether user id exists.
 func (tx *Tx) UserTaken(id int64) bool { return tx.st.users.Taken(id) }
@@ -65,38 +60,6 @@ func (tx *Tx) Reserve(users, plugins, secretKeys, installations, transcripts, we
 	st.tr.last = max(st.tr.last, transcripts)
 	st.webhooks.Last = max(st.webhooks.Last, webhooks)
 }
-
-// NextUserID is the id the next user without one will get.
-func (tx *Tx) NextUserID() int64 { return tx.st.users.Last + 1 }
-
-// AddUser is Store.AddUser.
-func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
-	return tx.st.addUser(u, devKey)
-}
-
-// AddPlugin is Store.AddPlugin.
-func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) { return tx.st.addPlugin(p) }
-
-// AddSecretKey is Store.AddSecretKey.
-func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
-	return tx.st.addSecretKey(k)
-}
-
-// Install is Store.Install, without the event.
-func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, error) {
-	out, _, err := tx.st.install(in)
-	return out, err
-}
-
-// AddTranscript is Store.AddTranscript, without the event; it returns
-// where the encoding is, for Snapshot.
-func (tx *Tx) AddTranscript(t NewTranscript) (Ref, error) {
-	_, ref, err := tx.st.insertTranscript(t)
-	return ref, err
-}
-
-// AddWebhook is Store.AddWebhook.
-func (tx *Tx) AddWebhook(w scribe.Webhook) (scribe.Webhook, error) { return tx.st.addWebhook(w) }
 
 // Snapshot returns the transcripts' arena as it is now.
 func (tx *Tx) Snapshot() Snapshot { return tx.st.tr.arena.Snapshot() }
