@@ -2,7 +2,7 @@ package scribe
 
 import (
 	"encoding/base64"
-	"encoding/json"
+
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +10,7 @@ import (
 	"unique"
 
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
 )
 
@@ -114,14 +115,16 @@ func (s WebhookSecret) LogValue() slog.Value { return slog.StringValue(redact.St
 // MarshalJSON writes the redacted form, so a resource or a configuration
 // marshalled for a log or a cache never carries the secret. Store the value of
 // Reveal instead.
-func (s WebhookSecret) MarshalJSON() ([]byte, error) { return json.Marshal(redact.String(s.Reveal())) }
+func (s WebhookSecret) MarshalJSON() ([]byte, error) {
+	return apijson.Marshal(redact.String(s.Reveal()))
+}
 
 // UnmarshalJSON parses a JSON string with ParseWebhookSecret, so a Webhook
 // decodes its signing_secret ready for use, and a WebhookSecret can be a field
 // of a configuration file. The redacted form is refused.
 func (s *WebhookSecret) UnmarshalJSON(b []byte) error {
 	var v string
-	if err := json.Unmarshal(b, &v); err != nil {
+	if err := apijson.Unmarshal(b, &v, problemJSON); err != nil {
 		return fmt.Errorf("%w: it must be a JSON string", ErrInvalidWebhookSecret)
 	}
 	p, err := ParseWebhookSecret(v)

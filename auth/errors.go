@@ -26,6 +26,10 @@ var (
 	ErrLifetimeTooLong = errors.New("token lifetime too long")
 	// ErrLifetimeNotPositive means exp is not after iat (exp - iat <= 0).
 	ErrLifetimeNotPositive = errors.New("token lifetime not positive")
+	// ErrCriticalHeader means the header has "crit" (RFC 7515 §4.1.11): it
+	// names extensions a verifier must understand, and this one understands
+	// none, so the token is refused whatever crit lists.
+	ErrCriticalHeader = errors.New("token header has crit")
 	// ErrMissingClaim means exp, iat or plugin_installation_uuid is absent, null or
 	// empty.
 	ErrMissingClaim = errors.New("token claim missing")

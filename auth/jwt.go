@@ -6,10 +6,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 	"unsafe"
+
+	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // TokenLifetime is how long an installation JWT is valid: exp = iat + 3600.
@@ -57,42 +57,55 @@ func Mint(key SecretKey, installationUUID string, now time.Time) (string, error)
 	if now.IsZero() {
 		return "", errors.New("auth: the time to mint at is the zero time; pass time.Now()")
 	}
-	iat := now.Unix()
-	if iat > math.MaxInt64-tokenLifetimeSeconds {
-		return "", errors.New("auth: the time to mint at is too far in the future to express exp")
-	}
-	return mint(key, installationUUID, iat), nil
+	return mint(key, installationUUID, now.Unix())
 }
 
-// mint builds the token directly: the header is a constant and the claims are
-// three known fields, so JSON encoding through reflection (what
-// jwt.NewWithClaims does) would only cost time. The output is byte for byte
-// what golang-jwt produces for the same MapClaims; the tests prove it.
-func mint(key SecretKey, uuid string, iat int64) string {
-	var claims [160]byte
-	p := append(claims[:0], `{"exp":`...)
-	p = strconv.AppendInt(p, iat+tokenLifetimeSeconds, 10)
-	p = append(p, `,"iat":`...)
-	p = strconv.AppendInt(p, iat, 10)
-	p = append(p, `,"`+claimInstallationUUID+`":"`...)
-	p = append(p, uuid...) // hexadecimal and '-' only: nothing to escape
-	p = append(p, `"}`...)
+// ErrTimeOutOfRange is matched by errors.Is when Mint, or a TokenSource
+// reading its clock, is asked to issue a token at a time no verifier
+// accepts: iat and exp (iat + 3600) must lie in [0, MaxClaimSeconds].
+var ErrTimeOutOfRange = errors.New("time out of range")
 
+// checkIssuedAt refuses an iat whose token Verify would refuse.
+func checkIssuedAt(iat int64) error {
+	if iat < 0 || iat > MaxClaimSeconds-tokenLifetimeSeconds {
+		return fmt.Errorf("auth: %w: iat %d is outside [0, %d]: iat and exp (iat + %d) must lie in [0, 2^53-1], the range a verifier accepts",
+			ErrTimeOutOfRange, iat, MaxClaimSeconds-tokenLifetimeSeconds, tokenLifetimeSeconds)
+	}
+	return nil
+}
+
+// wireClaimsOut are the claims Mint writes, in the order golang-jwt's
+// MapClaims writes them (sorted), so that the token is byte for byte what
+// golang-jwt produces; the tests prove it.
+type wireClaimsOut struct {
+	ExpiresAt        int64  `json:"exp"`
+	IssuedAt         int64  `json:"iat"`
+	InstallationUUID string `json:"plugin_installation_uuid"`
+}
+
+// mint builds the token at iat: the header is a constant, the claims are
+// encoded by the JSON library, and the signature is HMAC-SHA256.
+func mint(key SecretKey, uuid string, iat int64) (string, error) {
+	if err := checkIssuedAt(iat); err != nil {
+		return "", err
+	}
+	p, err := apijson.Marshal(wireClaimsOut{iat + tokenLifetimeSeconds, iat, uuid})
+	if err != nil {
+		return "", err
+	}
 	enc := base64.RawURLEncoding
 	size := len(headerSegment) + 1 + enc.EncodedLen(len(p)) + 1 + enc.EncodedLen(sha256.Size)
 	buf := make([]byte, 0, size)
-	buf = append(buf, headerSegment...)
-	buf = append(buf, '.')
+	buf = append(buf, headerSegment+"."...)
 	buf = enc.AppendEncode(buf, p)
-
 	mac := hmac.New(sha256.New, key.bytes())
 	mac.Write(buf)
 	var sum [sha256.Size]byte
-	buf = append(buf, '.')
+	buf = append(buf, "."...)
 	buf = enc.AppendEncode(buf, mac.Sum(sum[:0]))
 	// buf is never written again, so it can back the string without a copy,
 	// as strings.Builder does.
-	return unsafe.String(unsafe.SliceData(buf), len(buf))
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 }
 
 // checkInstallationUUID checks the RFC 4122 text form: 36 characters,

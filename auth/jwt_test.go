@@ -158,6 +158,9 @@ func TestMintRefusesBadInput(t *testing.T) {
 		{"braces", key, "{0b6d3c5e-1f2a-4b3c-8d9e-0a1b2c3d4e5f}", goldenTime, auth.ErrInvalidInstallationUUID},
 		{"quote injection", key, `0b6d3c5e-1f2a-4b3c-8d9e-0a1b2c3d4e"f`, goldenTime, auth.ErrInvalidInstallationUUID},
 		{"zero time", key, goldenUUID, time.Time{}, nil},
+		{"negative iat", key, goldenUUID, time.Unix(-1, 0), auth.ErrTimeOutOfRange},
+		{"iat 2^53-1", key, goldenUUID, time.Unix(auth.MaxClaimSeconds, 0), auth.ErrTimeOutOfRange},
+		{"exp one past 2^53-1", key, goldenUUID, time.Unix(auth.MaxClaimSeconds-3599, 0), auth.ErrTimeOutOfRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tok, err := auth.Mint(tc.key, tc.uuid, tc.now)
@@ -168,6 +171,28 @@ func TestMintRefusesBadInput(t *testing.T) {
 				t.Errorf("Mint error %q is not %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestMintRangeMatchesVerify: Mint signs exactly the iats Verify accepts.
+// At the top of the range the token verifies; one second later Mint refuses,
+// naming the bound, instead of signing a token no verifier takes.
+func TestMintRangeMatchesVerify(t *testing.T) {
+	t.Parallel()
+	key := newKey(t)
+	for _, iat := range []int64{0, auth.MaxClaimSeconds - 3600} {
+		tok, err := auth.Mint(key, goldenUUID, time.Unix(iat, 0))
+		if err != nil {
+			t.Fatalf("Mint at iat %d: %v", iat, err)
+		}
+		v := auth.NewVerifier(fixedClock(time.Unix(iat+1, 0)))
+		if _, err := v.Verify(tok, key); err != nil {
+			t.Errorf("Verify of a token minted at iat %d: %v", iat, err)
+		}
+	}
+	_, err := auth.Mint(key, goldenUUID, time.Unix(auth.MaxClaimSeconds-3599, 0))
+	if !errors.Is(err, auth.ErrTimeOutOfRange) || !strings.Contains(err.Error(), "9007199254737391") {
+		t.Errorf("Mint past the range: %v; want ErrTimeOutOfRange naming the bound 9007199254737391", err)
 	}
 }
 
@@ -283,6 +308,10 @@ func TestVerifyRefuses(t *testing.T) {
 		{name: "alg with a space", token: sign(sha256.New, key, `{"alg":"HS256 ","typ":"JWT"}`, good), want: auth.ErrAlgorithm},
 		{name: "alg as an array", token: sign(sha256.New, key, `{"alg":["HS256"],"typ":"JWT"}`, good), want: auth.ErrAlgorithm},
 		{name: "alg missing", token: sign(sha256.New, key, `{"typ":"JWT"}`, good), want: auth.ErrAlgorithm},
+		{name: "crit naming an extension", token: sign(sha256.New, key, `{"alg":"HS256","typ":"JWT","crit":["x-must-understand"],"x-must-understand":1}`, good), want: auth.ErrCriticalHeader},
+		{name: "crit with b64 false (RFC 7797)", token: sign(sha256.New, key, `{"alg":"HS256","b64":false,"crit":["b64"]}`, good), want: auth.ErrCriticalHeader},
+		{name: "crit empty", token: sign(sha256.New, key, `{"alg":"HS256","crit":[]}`, good), want: auth.ErrCriticalHeader},
+		{name: "crit null", token: sign(sha256.New, key, `{"alg":"HS256","crit":null}`, good), want: auth.ErrCriticalHeader},
 		{name: "header tampered", token: b64(`{"alg":"HS256","typ":"JWS"}`) + "." + parts[1] + "." + parts[2], want: auth.ErrSignature},
 		{name: "payload tampered", token: parts[0] + "." + b64(claimsJSON(goldenIat, goldenIat+3600, "ffffffff-1f2a-4b3c-8d9e-0a1b2c3d4e5f")) + "." + parts[2], want: auth.ErrSignature},
 		{name: "signature tampered", token: parts[0] + "." + parts[1] + "." + flipChar(parts[2], 10), want: auth.ErrSignature},

@@ -3,13 +3,13 @@ package auth
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"unique"
 
+	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
 )
 
@@ -24,6 +24,9 @@ const DeveloperKeyPrefix = "dk_live_"
 // NewDeveloperKey generate: RFC 7518 section 3.2 asks for a key of at least
 // 256 bits for HS256.
 const minSecretBytes = 32
+
+// stringJSON reads a key's JSON string.
+var stringJSON = apijson.Lenient()
 
 // ErrInvalidKey is matched by errors.Is for every error about the form of a
 // secret key or developer key.
@@ -157,13 +160,13 @@ func (k SecretKey) LogValue() slog.Value { return slog.StringValue(k.String()) }
 
 // MarshalJSON writes the redacted form, so a configuration struct marshalled
 // for a log never carries the key. Store the value of Reveal instead.
-func (k SecretKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.String()) }
+func (k SecretKey) MarshalJSON() ([]byte, error) { return apijson.Marshal(k.String()) }
 
 // UnmarshalJSON reads a key from a JSON string and validates it like
 // ParseSecretKey.
 func (k *SecretKey) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := apijson.Unmarshal(b, &s, stringJSON); err != nil {
 		return keyError("secret key", "must be a JSON string")
 	}
 	parsed, err := ParseSecretKey(s)
@@ -253,13 +256,13 @@ func (k DeveloperKey) Format(f fmt.State, verb rune) { redact.Format(f, verb, k.
 func (k DeveloperKey) LogValue() slog.Value { return slog.StringValue(k.String()) }
 
 // MarshalJSON writes the redacted form. Store the value of Reveal instead.
-func (k DeveloperKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.String()) }
+func (k DeveloperKey) MarshalJSON() ([]byte, error) { return apijson.Marshal(k.String()) }
 
 // UnmarshalJSON reads a key from a JSON string and validates it like
 // ParseDeveloperKey.
 func (k *DeveloperKey) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := apijson.Unmarshal(b, &s, stringJSON); err != nil {
 		return keyError("developer key", "must be a JSON string")
 	}
 	parsed, err := ParseDeveloperKey(s)

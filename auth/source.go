@@ -156,7 +156,7 @@ func (s *TokenSource) slowToken(ctx context.Context) (string, error) {
 		return s.refresh(ctx)
 	}
 	defer s.mu.Unlock()
-	return s.mintLocked(), nil
+	return s.mintLocked()
 }
 
 // refresh waits for the mint lock and mints unless another goroutine has
@@ -167,20 +167,23 @@ func (s *TokenSource) refresh(ctx context.Context) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.mintLocked(), nil
+	return s.mintLocked()
 }
 
 // mintLocked mints and publishes a token unless the current one is not yet
 // due; s.mu must be held. The checks in NewTokenSource and NewCache leave
 // nothing for Mint to refuse.
-func (s *TokenSource) mintLocked() string {
+func (s *TokenSource) mintLocked() (string, error) {
 	now := s.cfg.clock()
 	prev := s.cur.Load()
 	if prev != nil && now.UnixNano() < prev.refreshAt {
-		return prev.token // someone minted between our check and the lock
+		return prev.token, nil // someone minted between our check and the lock
 	}
 	iat := now.Unix()
-	token := mint(s.cfg.key, s.uuid, iat)
+	token, err := mint(s.cfg.key, s.uuid, iat)
+	if err != nil {
+		return "", err // the clock reads a time no verifier accepts
+	}
 	if s.cfg.onMint != nil {
 		s.cfg.onMint()
 	}
@@ -200,7 +203,7 @@ func (s *TokenSource) mintLocked() string {
 		refreshAt = exp.Add(-ahead)
 	}
 	s.cur.Store(&tokenEntry{token: token, refreshAt: refreshAt.UnixNano(), expiresAt: exp.UnixNano()})
-	return token
+	return token, nil
 }
 
 // Invalidate drops the cached token if it is still token, so that the next

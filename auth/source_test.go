@@ -350,3 +350,19 @@ func TestCacheEvictedSourceKeepsWorking(t *testing.T) {
 		t.Error("an evicted source changed its valid token")
 	}
 }
+
+// TestTokenSourceClockOutOfRange: a clock before 1970 (or past 2^53-1 s)
+// gives an error from Token, not a token that every verifier refuses.
+func TestTokenSourceClockOutOfRange(t *testing.T) {
+	t.Parallel()
+	for _, at := range []time.Time{time.Unix(-10, 0), time.Unix(auth.MaxClaimSeconds, 0)} {
+		ts, err := auth.NewTokenSource(newKey(t), goldenUUID, auth.WithClock(func() time.Time { return at }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := ts.Token(context.Background())
+		if !errors.Is(err, auth.ErrTimeOutOfRange) || tok != "" {
+			t.Errorf("Token at %d = %q, %v; want ErrTimeOutOfRange", at.Unix(), tok, err)
+		}
+	}
+}

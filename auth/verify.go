@@ -103,7 +103,14 @@ func (v *Verifier) verify(token string, needUUID bool, lookup func(string) ([]Se
 		early     *TokenError // a refusal decided inside the key function
 		noKeys    bool
 	)
-	keyFunc := func(*jwt.Token) (any, error) {
+	keyFunc := func(t *jwt.Token) (any, error) {
+		if _, ok := t.Header["crit"]; ok {
+			// RFC 7515 §4.1.11: a recipient must refuse a token whose crit
+			// names an extension it does not understand, and this verifier
+			// understands none ("b64": false among them, RFC 7797).
+			early = tokenError(ErrCriticalHeader, `the header has "crit"; no critical extension is understood, so the token is refused`)
+			return nil, early
+		}
 		uuid := ""
 		if c.UUID != nil {
 			uuid = *c.UUID

@@ -86,6 +86,8 @@ func TestInstallationJWTRules(t *testing.T) {
 		{"alg none", withLib(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType), 401, scribe.CodeInvalidToken},
 		{"alg HS512 with the right key", withLib(jwt.SigningMethodHS512, []byte(key)), 401, scribe.CodeInvalidToken},
 		{"alg RS256 over an HMAC signature", sign(t, map[string]any{"alg": "RS256", "typ": "JWT"}, claims(now.Unix(), now.Unix()+3600, e.inst.UUID), key), 401, scribe.CodeInvalidToken},
+		{"crit in the header", sign(t, map[string]any{"alg": "HS256", "typ": "JWT", "crit": []string{"x-must-understand"}, "x-must-understand": true}, claims(now.Unix(), now.Unix()+3600, e.inst.UUID), key), 401, scribe.CodeInvalidToken},
+		{"b64 false under crit", sign(t, map[string]any{"alg": "HS256", "b64": false, "crit": []string{"b64"}}, claims(now.Unix(), now.Unix()+3600, e.inst.UUID), key), 401, scribe.CodeInvalidToken},
 		{"no exp", sign(t, hs256, map[string]any{"iat": now.Unix(), "plugin_installation_uuid": e.inst.UUID}, key), 401, scribe.CodeInvalidToken},
 		{"no iat", sign(t, hs256, map[string]any{"exp": now.Unix() + 3600, "plugin_installation_uuid": e.inst.UUID}, key), 401, scribe.CodeInvalidToken},
 		{"no installation uuid", sign(t, hs256, map[string]any{"iat": now.Unix(), "exp": now.Unix() + 3600}, key), 401, scribe.CodeInvalidToken},

@@ -7,6 +7,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
@@ -255,7 +256,7 @@ func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Tran
 	}
 	meta := make(map[string]json.RawMessage, len(p.Metadata))
 	for k, v := range p.Metadata {
-		b, err := json.Marshal(v)
+		b, err := apijson.Marshal(v)
 		if err != nil {
 			return scribe.Transcript{}, fmt.Errorf("scribetest: CreateTranscript: metadata %q cannot be encoded as JSON: %w", k, err)
 		}

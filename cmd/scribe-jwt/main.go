@@ -22,7 +22,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,6 +33,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
 )
 
@@ -100,8 +100,21 @@ func (c *command) usageError(format string, args ...any) int {
 // flags returns a FlagSet that reports its errors to stderr.
 func (c *command) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("scribe-jwt "+name, flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
+	fs.SetOutput(redacting{c.stderr})
 	return fs
+}
+
+// redacting is the flags' output: the flag package quotes a value it cannot
+// parse ("invalid value ... for flag -iat"), and a key pasted into the wrong
+// flag must not reach the terminal or a CI log. Anything shaped like a
+// credential (ask_live_, dk_live_, whsec_, a JWT) is redacted.
+type redacting struct{ w io.Writer }
+
+func (r redacting) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redact.Text(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // parse parses args and returns the exit code to stop with, or -1 to go on.
@@ -232,15 +245,17 @@ func (c *command) verify(args []string) int {
 		fmt.Fprintf(c.stderr, "scribe-jwt: invalid token: %v\n", err)
 		return exitInvalid
 	}
-	enc := json.NewEncoder(c.stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(claimsOutput{
+	out, err := apijson.MarshalIndent(claimsOutput{
 		InstallationUUID: claims.InstallationUUID,
 		IssuedAtUnix:     claims.IssuedAt.Unix(),
 		ExpiresAtUnix:    claims.ExpiresAt.Unix(),
 		IssuedAt:         claims.IssuedAt,
 		ExpiresAt:        claims.ExpiresAt,
-	}); err != nil {
+	})
+	if err == nil {
+		_, err = fmt.Fprintf(c.stdout, "%s\n", out)
+	}
+	if err != nil {
 		fmt.Fprintf(c.stderr, "scribe-jwt: writing the claims: %v\n", err)
 		return exitInvalid
 	}

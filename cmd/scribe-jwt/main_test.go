@@ -32,6 +32,12 @@ func runWith(env map[string]string, stdin string, args ...string) result {
 
 var withKey = map[string]string{KeyEnv: testKey}
 
+// Credentials a user might paste into the wrong flag.
+const (
+	pastedDevKey = "dk_live_Zq3nV8xL2pR7sT1uW4yB6cD9fG0hJ5kM"
+	pastedWhsec  = "whsec_Qm9vYmFyQmF6UXV4UXV1eENvcmdlR3JhdWx0"
+)
+
 // TestCommand: exit codes and output of every path. 0 for success, 1 for an
 // invalid token, 2 for usage errors; the key never appears in any output.
 func TestCommand(t *testing.T) {
@@ -55,6 +61,12 @@ func TestCommand(t *testing.T) {
 		{name: "mint with a malformed key", env: map[string]string{KeyEnv: "ask_live_" + keyBody[:20] + " " + keyBody[20:]}, args: []string{"mint", "-uuid", testUUID}, code: 2, stderrHas: "whitespace at position 29"},
 		{name: "key as a flag is refused", args: []string{"mint", "-key", testKey, "-uuid", testUUID}, code: 2, stderrHas: "-key"},
 		{name: "key as an argument is refused", args: []string{"mint", "-uuid", testUUID, testKey}, code: 2, stderrHas: "no arguments"},
+		{name: "mint at iat 2^53-1 is refused", env: withKey, args: []string{"mint", "-uuid", testUUID, "-iat", "9007199254740991"}, code: 2, stderrHas: "iat"},
+		{name: "mint at a negative iat is refused", env: withKey, args: []string{"mint", "-uuid", testUUID, "-iat", "-1"}, code: 2, stderrHas: "iat"},
+		{name: "a key pasted into -iat is not echoed", env: withKey, args: []string{"mint", "-uuid", testUUID, "-iat", testKey}, code: 2, stderrHas: "-iat"},
+		{name: "a developer key pasted into -now is not echoed", env: withKey, args: []string{"verify", "-now", pastedDevKey, testToken}, code: 2, stderrHas: "-now"},
+		{name: "a signing secret pasted into -leeway is not echoed", env: withKey, args: []string{"verify", "-leeway", pastedWhsec, testToken}, code: 2, stderrHas: "-leeway"},
+		{name: "a token pasted into -uuid is not echoed", env: withKey, args: []string{"mint", "-uuid", testToken}, code: 2, stderrHas: "uuid"},
 		{name: "verify valid token", env: withKey, args: []string{"verify", "-now", "1700000100", testToken}, code: 0,
 			stdout: "{\n  \"plugin_installation_uuid\": \"" + testUUID + "\",\n  \"iat\": 1700000000,\n  \"exp\": 1700003600,\n  \"issued_at\": \"2023-11-14T22:13:20Z\",\n  \"expires_at\": \"2023-11-14T23:13:20Z\"\n}\n"},
 		{name: "verify token from stdin", env: withKey, stdin: testToken + "\n", args: []string{"verify", "-now", "1700000100"}, code: 0},
@@ -92,7 +104,8 @@ func TestCommand(t *testing.T) {
 				t.Errorf("a failure wrote to stdout: %q", r.stdout)
 			}
 			for _, out := range []string{r.stdout, r.stderr} {
-				if strings.Contains(out, keyBody[:16]) || strings.Contains(out, strings.Repeat("A", 20)) {
+				if strings.Contains(out, keyBody[:16]) || strings.Contains(out, strings.Repeat("A", 20)) ||
+					strings.Contains(out, pastedDevKey[8:]) || strings.Contains(out, pastedWhsec[6:]) {
 					t.Errorf("output leaks the key: %q", out)
 				}
 			}

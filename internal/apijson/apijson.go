@@ -83,6 +83,12 @@ func Explain(err error) error {
 // fraction it has (v2's default).
 func Marshal(v any) ([]byte, error) { return json.Marshal(v, json.Deterministic(true)) }
 
+// MarshalIndent encodes v as Marshal does, one member per line, indented
+// by two spaces: for people to read.
+func MarshalIndent(v any) ([]byte, error) {
+	return json.Marshal(v, json.Deterministic(true), jsontext.Multiline(true), jsontext.WithIndent("  "))
+}
+
 // MarshalWrite encodes v to w, as Marshal does.
 func MarshalWrite(w io.Writer, v any) error { return json.MarshalWrite(w, v, json.Deterministic(true)) }
 

@@ -194,6 +194,7 @@ var refusals = []struct {
 	{auth.ErrLifetimeNotPositive, scribe.CodeInvalidToken, "the installation JWT's exp is not after its iat; exp must be iat + 3600"},
 	{auth.ErrTokenTooLarge, scribe.CodeInvalidToken, fmt.Sprintf("the token is larger than %d bytes", auth.MaxTokenSize)},
 	{auth.ErrAlgorithm, scribe.CodeInvalidToken, `the installation JWT's alg must be "HS256"`},
+	{auth.ErrCriticalHeader, scribe.CodeInvalidToken, `the installation JWT's header has "crit"; the service understands no critical extension, so it refuses the token`},
 	{auth.ErrMissingClaim, scribe.CodeInvalidToken, "the installation JWT lacks iat, exp or plugin_installation_uuid"},
 	{auth.ErrTokenMalformed, scribe.CodeInvalidToken, "the token is not a well-formed JWT (three base64url parts holding a JSON header and JSON claims)"},
 	{auth.ErrSignature, scribe.CodeInvalidToken, "the installation JWT's signature does not verify with any current secret key of the installation's plugin (or no such installation exists)"},
