@@ -3,6 +3,8 @@ package webhook
 import (
 	"container/list"
 	"context"
+	"crypto/rand"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,13 +14,14 @@ import (
 type Reservation int
 
 const (
-	// Reserved means the id is new (or was released); the caller now holds it and
-	// must call Complete or Release.
+	// Reserved means the id is new, was released, or its holder's lease
+	// expired; the caller now holds it and must call Complete or Release
+	// with the Claim it got.
 	Reserved Reservation = iota + 1
 	// Duplicate means a delivery of this id was already processed.
 	Duplicate
-	// InFlight means another delivery of this id holds the reservation and has not
-	// finished yet.
+	// InFlight means another delivery of this id holds the claim, and its
+	// lease has not expired.
 	InFlight
 )
 
@@ -35,39 +38,81 @@ func (r Reservation) String() string {
 	return fmt.Sprintf("Reservation(%d)", int(r))
 }
 
-// DedupeStore remembers which webhook-ids were processed, so that a delivery
-// repeated by the sender's retries runs your function once. The handler calls
-// Reserve before your function, then Complete if it succeeded or Release if it
-// failed (so that the sender's retry runs it again). Reserve must be atomic:
-// of two concurrent calls for one id, at most one gets Reserved. A store shared
-// by several receiver processes (Redis SET NX with an expiry, a database row
-// with a unique key) makes dedupe work across them. Contexts passed to Complete
-// and Release are not canceled with the request.
-type DedupeStore interface {
-	// Reserve claims id for processing, or says why not.
-	Reserve(ctx context.Context, id string) (Reservation, error)
-	// Complete marks id processed: later Reserve calls answer Duplicate.
-	Complete(ctx context.Context, id string) error
-	// Release drops the claim on id: the next Reserve answers Reserved.
-	Release(ctx context.Context, id string) error
+// Claim is what DedupeStore.Reserve hands the delivery that gets Reserved:
+// the id, and a token that no other reservation of the id shares. Complete
+// and Release take the Claim back, and act only while the id is still held
+// with that token. This is the fence: a holder whose lease expired, and
+// whose id another delivery now holds, can neither complete nor release the
+// newer claim.
+type Claim struct {
+	ID    string
+	Token string
 }
 
-// DefaultDedupeTTL is how long NewMemoryDedupeStore remembers an id by
-// default: 30 hours, longer than the service's whole retry schedule (about 27
-// hours 35 minutes from the first attempt to the last) plus jitter, so that a
-// retry sent because a 2xx answer got lost is still recognised.
+// ErrClaimLost is returned by Complete and Release when the claim is no
+// longer held: its lease expired and another delivery has claimed or
+// processed the id since. Nothing is changed. For Complete it means the
+// function ran while another delivery could run it too: make the lease
+// longer than the function's longest run.
+var ErrClaimLost = errors.New("webhook: dedupe claim lost: its lease expired and another delivery claimed the id")
+
+// DedupeStore remembers which webhook-ids were processed, so that a delivery
+// repeated by the sender's retries runs your function once. The handler calls
+// Reserve before your function, then Complete with the Claim if the function
+// succeeded or Release if it failed (so that the sender's retry runs it
+// again).
+//
+// Reserve must be atomic: of concurrent calls for one id, at most one gets
+// Reserved. An in-flight claim lasts a lease (a few minutes, see
+// DefaultLease): if its holder never settles it (the process died, say),
+// a later Reserve gets the id again with a new token. A completed id is
+// remembered for a TTL (DefaultDedupeTTL). A store shared by several
+// receiver processes makes dedupe work across them: see the redisdedupe
+// module, or a database table with a unique key (docs/webhooks.md, "Running
+// several receivers"). Contexts passed to Complete and Release are not
+// canceled with the request.
+//
+// A store that fails returns an error, never a guess: the handler then
+// answers 503 and does not run your function.
+type DedupeStore interface {
+	// Reserve claims id for processing, or says why not. The Claim is
+	// meaningful only with Reserved.
+	Reserve(ctx context.Context, id string) (Reservation, Claim, error)
+	// Complete marks the claimed id processed, if c still holds it (or no
+	// one does): later Reserve calls answer Duplicate. Else ErrClaimLost.
+	Complete(ctx context.Context, c Claim) error
+	// Release drops the claim, if c still holds it: the next Reserve
+	// answers Reserved. Else ErrClaimLost.
+	Release(ctx context.Context, c Claim) error
+}
+
+// DefaultDedupeTTL is how long a processed id is remembered by default: 30
+// hours, longer than the service's whole retry schedule (about 27 hours 35
+// minutes from the first attempt to the last) plus jitter, so that a retry
+// sent because a 2xx answer got lost is still recognised.
 const DefaultDedupeTTL = 30 * time.Hour
+
+// DefaultLease is how long an in-flight claim lasts by default when its
+// holder goes silent: 4 minutes. The service waits 15 s for an answer, so a
+// function still running after 4 minutes has long been given up on; and the
+// service's third attempt comes at least about 4.5 minutes after the first
+// (15 s + 5 s + 15 s + 5 min, less 20 % jitter on each wait), so an event
+// whose receiver died mid-run is run by that attempt, not lost for the
+// 30 minutes after it. A function that may run longer needs a longer lease
+// (it cannot renew one): see docs/webhooks.md.
+const DefaultLease = 4 * time.Minute
 
 // DefaultDedupeMaxEntries bounds the ids NewMemoryDedupeStore keeps by default.
 const DefaultDedupeMaxEntries = 100_000
 
 // MemoryDedupeStore is the in-process DedupeStore NewHandler uses by default.
 // It forgets an id ttl after its last change, and the oldest ids first when it
-// holds maxEntries, so its memory is bounded. A reservation that is neither
-// completed nor released also expires after ttl. It is safe for concurrent
-// use; it dedupes within one process only.
+// holds maxEntries, so its memory is bounded. An in-flight claim that is
+// neither completed nor released expires after its lease. It is safe for
+// concurrent use; it dedupes within one process only.
 type MemoryDedupeStore struct {
 	ttl        time.Duration
+	lease      time.Duration
 	maxEntries int
 	now        func() time.Time
 
@@ -77,78 +122,103 @@ type MemoryDedupeStore struct {
 }
 
 type dedupeEntry struct {
-	id      string
-	done    bool
-	expires time.Time
+	id       string
+	token    string    // of the in-flight claim; "" once done
+	done     bool      // processed
+	leaseEnd time.Time // in flight: when the claim may be taken over
+	expires  time.Time // when the entry is forgotten: its last change + ttl
 }
 
-// NewMemoryDedupeStore returns an empty MemoryDedupeStore that remembers an id
-// for ttl and at most maxEntries ids. A ttl or maxEntries of zero or less
-// selects DefaultDedupeTTL or DefaultDedupeMaxEntries. Keep ttl at least twice
-// the Verifier's tolerance: a replay of a captured delivery passes the
-// timestamp check for that long.
-func NewMemoryDedupeStore(ttl time.Duration, maxEntries int) *MemoryDedupeStore {
+// MemoryStoreOption configures NewMemoryDedupeStore.
+type MemoryStoreOption func(*MemoryDedupeStore)
+
+// WithClaimLease sets how long an in-flight claim lasts when its holder
+// neither completes nor releases it (DefaultLease). Zero or less, or more
+// than the store's ttl, is taken as the ttl.
+func WithClaimLease(d time.Duration) MemoryStoreOption {
+	return func(s *MemoryDedupeStore) { s.lease = d }
+}
+
+// NewMemoryDedupeStore returns an empty MemoryDedupeStore that remembers a
+// processed id for ttl and at most maxEntries ids. A ttl or maxEntries of
+// zero or less selects DefaultDedupeTTL or DefaultDedupeMaxEntries. Keep ttl
+// at least twice the Verifier's tolerance: a replay of a captured delivery
+// passes the timestamp check for that long.
+func NewMemoryDedupeStore(ttl time.Duration, maxEntries int, opts ...MemoryStoreOption) *MemoryDedupeStore {
 	if ttl <= 0 {
 		ttl = DefaultDedupeTTL
 	}
 	if maxEntries <= 0 {
 		maxEntries = DefaultDedupeMaxEntries
 	}
-	return &MemoryDedupeStore{
+	s := &MemoryDedupeStore{
 		ttl:        ttl,
+		lease:      DefaultLease,
 		maxEntries: maxEntries,
 		now:        time.Now,
 		entries:    make(map[string]*list.Element),
 		order:      list.New(),
 	}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.lease <= 0 || s.lease > ttl {
+		s.lease = ttl
+	}
+	return s
 }
 
 // Reserve implements DedupeStore.
-func (s *MemoryDedupeStore) Reserve(_ context.Context, id string) (Reservation, error) {
+func (s *MemoryDedupeStore) Reserve(_ context.Context, id string) (Reservation, Claim, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	s.prune(now)
 	if el, ok := s.entries[id]; ok {
-		if el.Value.(*dedupeEntry).done {
-			return Duplicate, nil
+		e := el.Value.(*dedupeEntry)
+		if e.done {
+			return Duplicate, Claim{}, nil
 		}
-		return InFlight, nil
+		if now.Before(e.leaseEnd) {
+			return InFlight, Claim{}, nil
+		}
+		s.remove(el) // the holder went silent: its lease is over
 	}
-	s.entries[id] = s.order.PushBack(&dedupeEntry{id: id, expires: now.Add(s.ttl)})
-	for s.order.Len() > s.maxEntries {
-		s.remove(s.order.Front())
-	}
-	return Reserved, nil
+	c := Claim{ID: id, Token: rand.Text()}
+	s.put(&dedupeEntry{id: id, token: c.Token, leaseEnd: now.Add(s.lease), expires: now.Add(s.ttl)})
+	return Reserved, c, nil
 }
 
-// Complete implements DedupeStore. Completing an id that is not reserved
-// (because it expired, say) records it as processed all the same.
-func (s *MemoryDedupeStore) Complete(_ context.Context, id string) error {
+// Complete implements DedupeStore. Completing a claim whose lease expired,
+// while no one else claimed the id, records the id as processed all the
+// same: the function did succeed.
+func (s *MemoryDedupeStore) Complete(_ context.Context, c Claim) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	e := &dedupeEntry{id: id, done: true, expires: now.Add(s.ttl)}
-	if el, ok := s.entries[id]; ok {
-		el.Value = e
-		s.order.MoveToBack(el)
-	} else {
-		s.entries[id] = s.order.PushBack(e)
+	s.prune(now)
+	if el, ok := s.entries[c.ID]; ok {
+		if e := el.Value.(*dedupeEntry); e.done || e.token != c.Token {
+			return ErrClaimLost
+		}
+		s.remove(el)
 	}
-	for s.order.Len() > s.maxEntries {
-		s.remove(s.order.Front())
-	}
+	s.put(&dedupeEntry{id: c.ID, done: true, expires: now.Add(s.ttl)})
 	return nil
 }
 
-// Release implements DedupeStore. It forgets a reservation that is not
-// completed; a completed id stays.
-func (s *MemoryDedupeStore) Release(_ context.Context, id string) error {
+// Release implements DedupeStore. A completed id stays completed.
+func (s *MemoryDedupeStore) Release(_ context.Context, c Claim) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if el, ok := s.entries[id]; ok && !el.Value.(*dedupeEntry).done {
-		s.remove(el)
+	el, ok := s.entries[c.ID]
+	if !ok {
+		return nil // expired, and no one claimed it since: nothing to free
 	}
+	if e := el.Value.(*dedupeEntry); e.done || e.token != c.Token {
+		return ErrClaimLost
+	}
+	s.remove(el)
 	return nil
 }
 
@@ -160,8 +230,17 @@ func (s *MemoryDedupeStore) Len() int {
 	return s.order.Len()
 }
 
+// put adds e at the back (the newest change), evicting the oldest entries
+// beyond maxEntries.
+func (s *MemoryDedupeStore) put(e *dedupeEntry) {
+	s.entries[e.id] = s.order.PushBack(e)
+	for s.order.Len() > s.maxEntries {
+		s.remove(s.order.Front())
+	}
+}
+
 // prune drops the entries that expired. Every entry gets the same ttl and
-// moves to the back when it changes, so the list is ordered by expiry.
+// goes to the back when it changes, so the list is ordered by expiry.
 func (s *MemoryDedupeStore) prune(now time.Time) {
 	for el := s.order.Front(); el != nil && !now.Before(el.Value.(*dedupeEntry).expires); el = s.order.Front() {
 		s.remove(el)

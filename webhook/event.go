@@ -10,6 +10,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // EventType names what happened. New types may appear at any time: an Event of
@@ -80,7 +81,7 @@ var (
 // JSON object, or that lacks id or type, fails with ErrMalformedEvent.
 func ParseEvent(body []byte) (*Event, error) {
 	var e Event
-	if err := json.Unmarshal(body, &e); err != nil {
+	if err := apijson.Unmarshal(body, &e, eventJSON); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformedEvent, err)
 	}
 	switch {
@@ -121,6 +122,13 @@ func (e *Event) Transcript() (*scribe.Transcript, error) {
 	return &tr, nil
 }
 
+// eventJSON reads the envelope and Data: unknown members ignored (the
+// service may add some), names matched exactly, errors that never quote a
+// value. ParseEvent checks id and type itself, for its own messages; Data is
+// not held to the document's required members as the client's answers are,
+// since it comes signed by the service, not from whatever answered a call.
+var eventJSON = apijson.Lenient()
+
 // decode unmarshals Data into v if the event is of one of the types.
 func (e *Event) decode(v any, accessor string, types ...EventType) error {
 	if !slices.Contains(types, e.Type) {
@@ -130,7 +138,7 @@ func (e *Event) decode(v any, accessor string, types ...EventType) error {
 	if len(bytes.TrimSpace(e.Data)) == 0 || bytes.Equal(bytes.TrimSpace(e.Data), []byte("null")) {
 		return fmt.Errorf("%w: event %s (%s) has no data", ErrMalformedEvent, e.ID, e.Type)
 	}
-	if err := json.Unmarshal(e.Data, v); err != nil {
+	if err := apijson.Unmarshal(e.Data, v, eventJSON); err != nil {
 		return fmt.Errorf("%w: the data of event %s (%s): %w", ErrMalformedEvent, e.ID, e.Type, err)
 	}
 	return nil

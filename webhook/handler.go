@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode"
@@ -61,6 +63,10 @@ const MaxErrorDetailBytes = 512
 // 409 answer to a delivery whose id another delivery is still processing.
 const RetryAfterInFlight = 5
 
+// RetryAfterStoreFailure is the Retry-After, in seconds, the handler sends
+// with a 503 answer when its DedupeStore fails.
+const RetryAfterStoreFailure = 10
+
 // NewHandler returns an http.Handler that receives deliveries and calls fn
 // once per event. For each request it:
 //
@@ -73,10 +79,12 @@ const RetryAfterInFlight = 5
 //  5. reserves the webhook-id in the DedupeStore: 200 OK without calling fn
 //     when the id was processed before, 409 Conflict (with Retry-After) when
 //     another delivery of the id is being processed right now, 503 Service
-//     Unavailable when the store fails;
+//     Unavailable (with Retry-After) when the store fails, and fn does not run;
 //  6. calls fn with the request's context: 200 OK when it returns nil (the id
 //     is then marked processed), 500 Internal Server Error when it fails (the
-//     id is then released, so the service's retry calls fn again), or
+//     id is then released, so the service's retry calls fn again; so for a
+//     panic in fn, which is recovered and logged at Error with its stack,
+//     redacted), or
 //     StatusPermanentFailure (422) when it fails with an error made by
 //     Permanent (the id is released; the service does not retry).
 //
@@ -149,73 +157,120 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.store == nil {
-		h.run(w, r, event, nil, id)
+		h.run(w, r, event, nil, Claim{ID: id})
 		return
 	}
-	res, err := h.store.Reserve(ctx, id)
+	res, claim, err := h.store.Reserve(ctx, id)
 	if err != nil {
-		h.logger().ErrorContext(ctx, "webhook: dedupe store failed to reserve the id", "webhook_id", id, "error", h.scrub(err.Error(), maxLoggedError))
-		http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
+		h.storeFailed(w, r, "reserve", id, err)
 		return
 	}
 	switch res {
 	case Reserved:
-		h.run(w, r, event, h.store, id)
+		claim.ID = id
+		h.run(w, r, event, h.store, claim)
 	case Duplicate:
 		writeText(w, http.StatusOK, "duplicate: event already processed")
 	case InFlight:
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterInFlight))
 		http.Error(w, "another delivery of this event is being processed; retry later", http.StatusConflict)
 	default:
-		h.logger().ErrorContext(ctx, "webhook: dedupe store answered an unknown Reservation", "webhook_id", id, "reservation", res)
-		http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
+		h.storeFailed(w, r, "reserve", id, fmt.Errorf("unknown Reservation %d", int(res)))
 	}
 }
 
-// run calls fn and settles the reservation held on id, if store is not nil.
-func (h *handler) run(w http.ResponseWriter, r *http.Request, event *Event, store DedupeStore, id string) {
+// storeFailed answers 503 with a Retry-After: a store that fails is never
+// taken for a success, and the function does not run without a claim.
+func (h *handler) storeFailed(w http.ResponseWriter, r *http.Request, op, id string, err error) {
+	h.logger().ErrorContext(r.Context(), "webhook: dedupe store failed; answering 503 so that the service retries", "op", op, "webhook_id", id, "error", h.scrub(err.Error(), maxLoggedError))
+	w.Header().Set("Retry-After", strconv.Itoa(RetryAfterStoreFailure))
+	http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
+}
+
+// run calls fn and settles the claim, if store is not nil. A panic in fn is
+// recovered: the claim is released, the panic logged redacted with its
+// stack, and the answer is 500, so the service's retry runs fn again.
+func (h *handler) run(w http.ResponseWriter, r *http.Request, event *Event, store DedupeStore, c Claim) {
 	ctx := r.Context()
-	settle := context.WithoutCancel(ctx)
-	finished := false
-	if store != nil {
-		// If fn panics, give the id back so that the retry runs fn again;
-		// net/http recovers the panic itself.
-		defer func() {
-			if !finished {
-				_ = store.Release(settle, id)
-			}
-		}()
-	}
-	err := h.fn(ctx, event)
-	finished = true
+	err := h.call(ctx, event, c.ID)
 	if err != nil {
 		if store != nil {
-			if rerr := store.Release(settle, id); rerr != nil {
-				h.logger().ErrorContext(ctx, "webhook: dedupe store failed to release the id; the retry may be taken for a delivery in flight", "webhook_id", id, "error", h.scrub(rerr.Error(), maxLoggedError))
-			}
+			h.settled(ctx, "release", c.ID, store.Release(context.WithoutCancel(ctx), c))
 		}
-		status, line := http.StatusInternalServerError, "the event handler failed; retry later"
-		msg := "webhook: the event handler failed; the service will retry"
-		if IsPermanent(err) {
-			status, line = StatusPermanentFailure, "the event handler failed permanently; do not retry"
-			msg = "webhook: the event handler failed permanently; the service will not retry"
-		}
-		text := h.scrub(err.Error(), maxLoggedError)
-		h.logger().WarnContext(ctx, msg, "webhook_id", id, "event_type", string(event.Type), "status", status, "error", text)
-		if h.details {
-			line += ": " + clip(text, MaxErrorDetailBytes)
-		}
-		http.Error(w, line, status)
+		h.failed(w, r, event, c.ID, err)
 		return
 	}
 	if store != nil {
-		if cerr := store.Complete(settle, id); cerr != nil {
-			// fn has run: acknowledging avoids a certain second run, at the
-			// price of a dedupe entry that may be missing.
-			h.logger().ErrorContext(ctx, "webhook: dedupe store failed to mark the id processed", "webhook_id", id, "error", h.scrub(cerr.Error(), maxLoggedError))
-		}
+		// fn has run: whatever Complete says, the answer is 200, since a
+		// 503 would make the service's retry run fn a second time.
+		h.settled(ctx, "complete", c.ID, store.Complete(context.WithoutCancel(ctx), c))
 	}
 	writeText(w, http.StatusOK, "ok")
+}
+
+// settled logs a Complete or Release that did not go through: a lost claim
+// (the lease ran out while fn ran) at Warn, a failing store at Error.
+func (h *handler) settled(ctx context.Context, op, id string, err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrClaimLost):
+		h.logger().WarnContext(ctx, "webhook: the claim's lease ran out while the event handler ran, and another delivery claimed the id; make the lease longer than the handler's longest run", "op", op, "webhook_id", id)
+	default:
+		h.logger().ErrorContext(ctx, "webhook: dedupe store failed to settle the claim; it ends with its lease", "op", op, "webhook_id", id, "error", h.scrub(err.Error(), maxLoggedError))
+	}
+}
+
+// errPanicked stands for a panic in fn in the answer: its value stays in
+// the log.
+var errPanicked = errors.New("the event handler panicked")
+
+// call runs fn, turning a panic into errPanicked. The panic value and the
+// stack are logged at Error, redacted; net/http never sees the panic, so
+// nothing reaches the server's ErrorLog. http.ErrAbortHandler goes on up, as
+// net/http expects.
+func (h *handler) call(ctx context.Context, event *Event, id string) (err error) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if p == http.ErrAbortHandler {
+			panic(p)
+		}
+		h.logger().ErrorContext(ctx, "webhook: the event handler panicked; the id is released and the service will retry",
+			"webhook_id", id, "event_type", string(event.Type),
+			"panic", h.scrub(fmt.Sprint(p), maxLoggedError),
+			"stack", h.scrubStack(debug.Stack()))
+		err = errPanicked
+	}()
+	return h.fn(ctx, event)
+}
+
+// scrubStack redacts a stack trace and keeps its lines.
+func (h *handler) scrubStack(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		lines[i] = h.scrub(l, maxLoggedError)
+	}
+	return clip(strings.Join(lines, "\n"), 16<<10)
+}
+
+// failed answers a delivery fn failed: 500, or 422 for a Permanent error.
+func (h *handler) failed(w http.ResponseWriter, r *http.Request, event *Event, id string, err error) {
+	status, line := http.StatusInternalServerError, "the event handler failed; retry later"
+	msg := "webhook: the event handler failed; the service will retry"
+	if IsPermanent(err) {
+		status, line = StatusPermanentFailure, "the event handler failed permanently; do not retry"
+		msg = "webhook: the event handler failed permanently; the service will not retry"
+	}
+	text := h.scrub(err.Error(), maxLoggedError)
+	if err != errPanicked {
+		h.logger().WarnContext(r.Context(), msg, "webhook_id", id, "event_type", string(event.Type), "status", status, "error", text)
+	}
+	if h.details {
+		line += ": " + clip(text, MaxErrorDetailBytes)
+	}
+	http.Error(w, line, status)
 }
 
 // logger returns the logger of WithLogger, or slog.Default() as it is now,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -247,14 +248,14 @@ func TestHandlerConcurrentDeliveriesRunOnce(t *testing.T) {
 // failingStore is a DedupeStore whose every call fails.
 type failingStore struct{ reserveErr, completeErr error }
 
-func (s failingStore) Reserve(context.Context, string) (Reservation, error) {
+func (s failingStore) Reserve(_ context.Context, id string) (Reservation, Claim, error) {
 	if s.reserveErr != nil {
-		return 0, s.reserveErr
+		return 0, Claim{}, s.reserveErr
 	}
-	return Reserved, nil
+	return Reserved, Claim{ID: id, Token: "t"}, nil
 }
-func (s failingStore) Complete(context.Context, string) error { return s.completeErr }
-func (s failingStore) Release(context.Context, string) error  { return nil }
+func (s failingStore) Complete(context.Context, Claim) error { return s.completeErr }
+func (s failingStore) Release(context.Context, Claim) error  { return nil }
 
 // A store that cannot reserve makes the handler answer 503 without running
 // fn; one that cannot complete after fn succeeded still gets a 200, since
@@ -265,9 +266,16 @@ func TestHandlerStoreFailures(t *testing.T) {
 	var ran atomic.Int32
 	fn := func(ctx context.Context, e *Event) error { ran.Add(1); return nil }
 
-	h := NewHandler(handlerVerifier(t), fn, WithDedupeStore(failingStore{reserveErr: errors.New("redis down")}))
-	if w := serve(h, delivery(t, "evt_1", body)); w.Code != http.StatusServiceUnavailable || ran.Load() != 0 {
-		t.Errorf("Reserve fails: status %d, fn ran %d; want 503 and 0", w.Code, ran.Load())
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	secret := "redis: AUTH failed for password whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	h := NewHandler(handlerVerifier(t), fn, WithDedupeStore(failingStore{reserveErr: errors.New(secret)}), WithLogger(logger))
+	if w := serve(h, delivery(t, "evt_1", body)); w.Code != http.StatusServiceUnavailable || ran.Load() != 0 ||
+		w.Header().Get("Retry-After") != strconv.Itoa(RetryAfterStoreFailure) {
+		t.Errorf("Reserve fails: status %d, Retry-After %q, fn ran %d; want 503, %d and 0", w.Code, w.Header().Get("Retry-After"), ran.Load(), RetryAfterStoreFailure)
+	}
+	if strings.Contains(logs.String(), "MfKQ9r8GKYqr") || !strings.Contains(logs.String(), "dedupe store failed") {
+		t.Errorf("the store's error is logged unredacted, or not at all: %s", logs.String())
 	}
 	h = NewHandler(handlerVerifier(t), fn, WithDedupeStore(failingStore{completeErr: errors.New("redis down")}))
 	if w := serve(h, delivery(t, "evt_1", body)); w.Code != http.StatusOK || ran.Load() != 1 {
@@ -483,3 +491,64 @@ func TestHandlerDefaultLimitAdmitsLargeEvents(t *testing.T) {
 		t.Errorf("event one byte over the limit: status %d, want 413", w.Code)
 	}
 }
+
+// A panic in the user's function, over a real http.Server: the answer is
+// 500, the id is released (the next delivery runs the function again), the
+// panic value is logged at Error redacted with its stack, and nothing
+// reaches the server's ErrorLog, where net/http would print it raw.
+func TestHandlerRecoversPanic(t *testing.T) {
+	t.Parallel()
+	const askKey = "ask_live_4eC39HqLyjWDarjtT1zdp7dc"
+	var logs, errorLog syncBuffer
+	var runs atomic.Int32
+	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error {
+		if runs.Add(1) == 1 {
+			panic(fmt.Sprintf("boom with %s and %s", vectorSecret, askKey))
+		}
+		return nil
+	}, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ErrorLog = log.New(&errorLog, "", 0)
+	srv.Start()
+	defer srv.Close()
+
+	body := eventBody("evt_p", EventTranscriptCreated)
+	post := func() int {
+		r := delivery(t, "evt_p", body)
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/hook", bytes.NewReader(body))
+		req.Header = r.Header
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatalf("the panic broke the connection: %v", err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post(); got != http.StatusInternalServerError {
+		t.Fatalf("status after a panic = %d, want 500", got)
+	}
+	if got := post(); got != http.StatusOK || runs.Load() != 2 {
+		t.Fatalf("retry: status %d after %d runs; want 200 after 2 (the panic released the id)", got, runs.Load())
+	}
+	out := logs.String()
+	for _, leak := range []string{vectorSecret[len("whsec_"):], askKey[len("ask_live_"):]} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the log leaks %q: %s", leak, out)
+		}
+	}
+	if !strings.Contains(out, "level=ERROR") || !strings.Contains(out, "boom with whsec_[REDACTED]") || !strings.Contains(out, "TestHandlerRecoversPanic") {
+		t.Errorf("log %q: want an Error record with the panic value redacted and the stack", out)
+	}
+	if errorLog.String() != "" {
+		t.Errorf("the server's ErrorLog got %q; want nothing", errorLog.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.b.Write(p) }
+func (b *syncBuffer) String() string              { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
