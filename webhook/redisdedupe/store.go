@@ -1,0 +1,152 @@
+// Package redisdedupe is a webhook.DedupeStore on Redis, for webhook
+// receivers that run on several replicas: a delivery that the service
+// retries onto another replica runs the event once across all of them.
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+//	h := webhook.NewHandler(v, fn, webhook.WithDedupeStore(redisdedupe.New(rdb)))
+//
+// Each webhook-id is one key, so the store works on Redis Cluster
+// (redis.NewClusterClient) as on one server. While a delivery runs the
+// event, the key holds its claim token and expires after the lease; once the
+// event is processed, the key says so and expires after the TTL. Every
+// change is one atomic Lua script (SET NX PX for a new claim), and a
+// delivery costs two round trips: one to claim, one to settle.
+//
+// It is its own Go module, so that the SDK's root module does not require
+// go-redis.
+package redisdedupe
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// DefaultKeyPrefix is the prefix of every key the store writes.
+const DefaultKeyPrefix = "scribe:webhook:"
+
+// Store is a webhook.DedupeStore on Redis. It is safe for concurrent use,
+// and any number of Stores (in one process or many) on the same Redis and
+// key prefix dedupe together.
+type Store struct {
+	rdb    redis.UniversalClient
+	prefix string
+	ttl    time.Duration
+	lease  time.Duration
+}
+
+var _ webhook.DedupeStore = (*Store)(nil)
+
+// Option configures New.
+type Option func(*Store)
+
+// WithKeyPrefix sets the prefix of the store's keys (DefaultKeyPrefix).
+// Receivers that must dedupe together need the same prefix. On Redis
+// Cluster, keep hash tags ({...}) out of it, or every id lands on one slot.
+func WithKeyPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
+
+// WithTTL sets how long a processed id is remembered
+// (webhook.DefaultDedupeTTL, 30 hours: longer than the service's whole
+// retry schedule). Zero or less keeps the default.
+func WithTTL(d time.Duration) Option { return func(s *Store) { s.ttl = d } }
+
+// WithLease sets how long an in-flight claim lasts when its holder goes
+// silent (webhook.DefaultLease, 4 minutes): a replica that dies while
+// running an event holds it no longer than that, and the service's next
+// attempt after it runs the event elsewhere. Keep it longer than your
+// function's longest run: a function still running when its lease ends may
+// run at the same time as the next attempt's. A claim cannot be renewed.
+// Zero or less keeps the default; more than the TTL is taken as the TTL.
+func WithLease(d time.Duration) Option { return func(s *Store) { s.lease = d } }
+
+// New returns a Store on rdb (a *redis.Client, *redis.ClusterClient or
+// *redis.Ring, or a failover client).
+func New(rdb redis.UniversalClient, opts ...Option) *Store {
+	s := &Store{rdb: rdb, prefix: DefaultKeyPrefix, ttl: webhook.DefaultDedupeTTL, lease: webhook.DefaultLease}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.ttl <= 0 {
+		s.ttl = webhook.DefaultDedupeTTL
+	}
+	if s.lease <= 0 {
+		s.lease = webhook.DefaultLease
+	}
+	s.lease = min(s.lease, s.ttl)
+	return s
+}
+
+// The key's value: "d" once processed, "p:" + the token while claimed.
+const (
+	processed     = "d"
+	claimedPrefix = "p:"
+)
+
+// reserveScript claims KEYS[1] with ARGV[1] for ARGV[2] ms if it is free,
+// and answers 1 (reserved), 2 (processed) or 3 (in flight).
+var reserveScript = redis.NewScript(`
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == 'd' then return 2 end
+return 3`)
+
+// completeScript marks KEYS[1] processed for ARGV[2] ms if the claim
+// ARGV[1] holds it, or no one does; 0 if another claim holds it or it is
+// already processed.
+var completeScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v and v ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], 'd', 'PX', ARGV[2])
+return 1`)
+
+// releaseScript deletes KEYS[1] if the claim ARGV[1] holds it; 1 if done or
+// the key is gone, 0 if another claim holds it or it is processed.
+var releaseScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then return 1 end
+if v ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1`)
+
+// Reserve implements webhook.DedupeStore in one round trip.
+func (s *Store) Reserve(ctx context.Context, id string) (webhook.Reservation, webhook.Claim, error) {
+	c := webhook.Claim{ID: id, Token: rand.Text()}
+	n, err := reserveScript.Run(ctx, s.rdb, []string{s.prefix + id}, claimedPrefix+c.Token, s.lease.Milliseconds()).Int()
+	if err != nil {
+		return 0, webhook.Claim{}, fmt.Errorf("redisdedupe: reserving a webhook-id: %w", err)
+	}
+	switch n {
+	case 1:
+		return webhook.Reserved, c, nil
+	case 2:
+		return webhook.Duplicate, webhook.Claim{}, nil
+	case 3:
+		return webhook.InFlight, webhook.Claim{}, nil
+	}
+	return 0, webhook.Claim{}, fmt.Errorf("redisdedupe: reserving a webhook-id: the script answered %d", n)
+}
+
+// Complete implements webhook.DedupeStore in one round trip.
+func (s *Store) Complete(ctx context.Context, c webhook.Claim) error {
+	return s.settle(ctx, completeScript, "completing", c, s.ttl.Milliseconds())
+}
+
+// Release implements webhook.DedupeStore in one round trip.
+func (s *Store) Release(ctx context.Context, c webhook.Claim) error {
+	return s.settle(ctx, releaseScript, "releasing", c)
+}
+
+func (s *Store) settle(ctx context.Context, script *redis.Script, op string, c webhook.Claim, args ...any) error {
+	n, err := script.Run(ctx, s.rdb, []string{s.prefix + c.ID}, append([]any{claimedPrefix + c.Token}, args...)...).Int()
+	switch {
+	case err != nil:
+		return fmt.Errorf("redisdedupe: %s a claim: %w", op, err)
+	case n == 0:
+		return webhook.ErrClaimLost
+	}
+	return nil
+}
