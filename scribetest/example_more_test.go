@@ -145,8 +145,9 @@ func ExampleServer_FailNext() {
 	}
 	defer s.Close()
 	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
-	// Short retry waits keep the example fast; the defaults are longer.
-	client, err := s.DeveloperClient(dev.Key, scribe.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+	// The server's clients wait between retries on the server's clock,
+	// scaled down on the system clock: the retries below take milliseconds.
+	client, err := s.DeveloperClient(dev.Key)
 	if err != nil {
 		log.Fatal(err)
 	}

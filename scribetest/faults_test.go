@@ -441,3 +441,59 @@ func ExampleServer_InjectFault() {
 	// POST /plugins 200
 	// 2 faults fired; 1 plugin created
 }
+
+// TestServerClientsRetryOnTheServerClock: a user's test that injects two 503s
+// and calls through srv.DeveloperClient, with the client's default retry
+// waits, does not sleep them in real time: on the system clock they are
+// scaled down like the webhook schedule, so the two retries take less than
+// one unscaled wait (DefaultRetryWaitMin, 500 ms). On a FakeClock they
+// advance the clock instead of sleeping.
+func TestServerClientsRetryOnTheServerClock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t.Run("system clock", func(t *testing.T) {
+		t.Parallel()
+		s := scribetest.NewTestServer(t)
+		dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.DeveloperClient(dev.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FailNext(2, http.StatusServiceUnavailable); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := c.CreatePlugin(ctx, &scribe.CreatePluginParams{Name: "CRM sync"}); err != nil {
+			t.Fatalf("CreatePlugin after two 503s: %v", err)
+		}
+		if took := time.Since(start); took >= scribe.DefaultRetryWaitMin {
+			t.Errorf("two retries took %v: the client slept its real backoff (at least %v per retry)", took, scribe.DefaultRetryWaitMin)
+		}
+	})
+	t.Run("fake clock", func(t *testing.T) {
+		t.Parallel()
+		clock := scribetest.NewFakeClock(time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC))
+		s := scribetest.NewTestServer(t, scribetest.WithClock(clock))
+		dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.DeveloperClient(dev.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FailNext(2, http.StatusServiceUnavailable); err != nil {
+			t.Fatal(err)
+		}
+		before := clock.Now()
+		if _, err := c.CreatePlugin(ctx, &scribe.CreatePluginParams{Name: "CRM sync"}); err != nil {
+			t.Fatalf("CreatePlugin after two 503s: %v", err)
+		}
+		if moved := clock.Now().Sub(before); moved < scribe.DefaultRetryWaitMin {
+			t.Errorf("the fake clock moved %v over two retries; want the retry waits (at least %v) spent on it", moved, scribe.DefaultRetryWaitMin)
+		}
+	})
+}
