@@ -1,6 +1,6 @@
 // Package docsnippets checks that the Go snippets of the project's Markdown
 // documents compile against the code as it is, so the docs cannot drift
-// from the API unnoticed (docs/documentation.md, "Snippets").
+// from the API unnoticed (CONTRIBUTING.md, "Documentation").
 //
 // Extract reads the fenced blocks of a Markdown file; Check writes every
 // block whose info string is exactly "go" into a throwaway module that

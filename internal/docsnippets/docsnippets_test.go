@@ -65,7 +65,7 @@ func TestDocSnippetsCompile(t *testing.T) {
 		}
 	}
 	if err := Check(root, t.TempDir(), snippets); err != nil {
-		t.Errorf("the documents' Go snippets do not compile (mark a block that cannot, by nature, as \"go fragment\"; see docs/documentation.md):\n%v", err)
+		t.Errorf("the documents' Go snippets do not compile (mark a block that cannot, by nature, as \"go fragment\"; see CONTRIBUTING.md):\n%v", err)
 	}
 }
 

@@ -12,20 +12,20 @@ import (
 	"github.com/scribehq/scribe-go/internal/doccheck"
 )
 
-// TestExamplesListed protects docs/documentation.md's table of runnable
+// TestExamplesListed protects CONTRIBUTING.md's table of runnable
 // examples from drift: every Example function of the packages a user imports
 // (those doccheck.Packages lists) is listed there under its go doc name
 // (ExampleClient_GetTranscript as `Client.GetTranscript`; a lower-case
 // suffix such as _insecureHTTP names a variant of the same entry), and
 // every file holding examples is named.
 func TestExamplesListed(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "documentation.md"))
+	doc, err := os.ReadFile(filepath.Join(root, "CONTRIBUTING.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(doc), "## Examples")
 	if !ok {
-		t.Fatal("docs/documentation.md has no \"## Examples\" section")
+		t.Fatal("CONTRIBUTING.md has no \"## Examples\" section")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	// The packages a user imports, as the doc comment check walks them:
@@ -56,7 +56,7 @@ func TestExamplesListed(t *testing.T) {
 				found++
 				if !listedFile {
 					if !strings.Contains(section, "`"+rel+"`") {
-						t.Errorf("%s holds examples but docs/documentation.md's Examples table does not name it", rel)
+						t.Errorf("%s holds examples but CONTRIBUTING.md's Examples table does not name it", rel)
 					}
 					listedFile = true
 				}
@@ -65,7 +65,7 @@ func TestExamplesListed(t *testing.T) {
 					continue // Example, Example_suffix: the package's, described in words
 				}
 				if !strings.Contains(section, "`"+name+"`") {
-					t.Errorf("%s: %s is not listed as `%s` in docs/documentation.md's Examples table", rel, fn.Name.Name, name)
+					t.Errorf("%s: %s is not listed as `%s` in CONTRIBUTING.md's Examples table", rel, fn.Name.Name, name)
 				}
 			}
 		}
