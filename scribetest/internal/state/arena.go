@@ -5,7 +5,7 @@ package state
 // a page copy bytes out, and a store of a million transcripts is a few
 // hundred byte chunks and pointer-free maps and slices, which the garbage
 // collector does not scan, so a collection cycle costs about the same at
-// 10^6 transcripts as at 10^3 (docs/design.md, "Reference server").
+// 10^6 transcripts as at 10^3 (docs/design/server.md).
 
 // An Arena's first chunk holds arenaFirst bytes, each next one twice the
 // last up to arenaChunk (a store of a few transcripts allocates little); a
