@@ -46,6 +46,8 @@ import (
 // may use as qualifiers to their import paths.
 var KnownPackages = map[string]string{
 	"context":    "context",
+	"rand":       "crypto/rand",
+	"sql":        "database/sql",
 	"errors":     "errors",
 	"fmt":        "fmt",
 	"io":         "io",
