@@ -126,7 +126,7 @@ func TestWithHeaderReserved(t *testing.T) {
 	}
 }
 
-// TestUserAgentSuffix protects the User-Agent shape of CONTRACT §9 plus the suffix.
+// TestUserAgentSuffix protects the User-Agent shape of docs/contract.md, "Versioning and User-Agent" plus the suffix.
 func TestUserAgentSuffix(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, ok(userJSON))

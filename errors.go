@@ -14,7 +14,7 @@ import (
 )
 
 // Stable machine-readable codes of the service's problem documents
-// (CONTRACT §5). Compare them with [Error.Code]; the reference server in
+// (docs/errors.md). Compare them with [Error.Code]; the reference server in
 // package scribetest answers with the same constants.
 const (
 	CodeInvalidParameter     = "invalid_parameter"      // 400: a query or path parameter is malformed or out of range
@@ -225,7 +225,7 @@ func (e *Error) advice() (hint, said string) {
 	return "", ""
 }
 
-// credentialKind names the credential an operation takes (CONTRACT §2).
+// credentialKind names the credential an operation takes (docs/contract.md, "Operations").
 func (e *Error) credentialKind() string {
 	if strings.HasPrefix(e.Path, "/plugins") {
 		return "a developer key"

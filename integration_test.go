@@ -814,7 +814,7 @@ func TestIntegrationInstallationClientsForManyInstallations(t *testing.T) {
 	}
 }
 
-// Protects: CONTRACT §3 through the client. Walking every transcript while
+// Protects: docs/pagination.md through the client. Walking every transcript while
 // another goroutine inserts (and deletes some of what it inserted) never
 // yields an item twice, keeps ascending id order, and yields every item that
 // existed for the whole walk.

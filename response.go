@@ -22,7 +22,7 @@ type Response struct {
 	Attempts int
 }
 
-// RateLimit holds the figures of the RateLimit-* headers (CONTRACT §6):
+// RateLimit holds the figures of the RateLimit-* headers (docs/contract.md, "Rate limits and idempotency"):
 // the token's limit, what remains of it, and when it resets.
 type RateLimit struct {
 	// Limit is RateLimit-Limit: the requests the token may send in a window.

@@ -70,7 +70,7 @@ type operation struct {
 	Method, Path, Security string
 }
 
-// contractOperations is CONTRACT §2: every operation, its method, path and token.
+// contractOperations is docs/contract.md, "Operations": every operation, its method, path and token.
 var contractOperations = map[string]operation{
 	"listTranscripts":         {http.MethodGet, "/transcripts", "installationJWT"},
 	"getTranscript":           {http.MethodGet, "/transcripts/{id}", "installationJWT"},
@@ -446,7 +446,7 @@ func checkFieldType(t *testing.T, where string, ft reflect.Type, p *openapi3.Sch
 	}
 }
 
-// Only deleted_on and crm_integration_id may be null (CONTRACT §1).
+// Only deleted_on and crm_integration_id may be null (docs/contract.md, "Resources").
 func TestOnlyDocumentedFieldsAreNullable(t *testing.T) {
 	t.Parallel()
 	doc := load(t)
@@ -483,7 +483,7 @@ func TestRequestBodies(t *testing.T) {
 	}
 }
 
-// The webhooks section has the four events of CONTRACT §7, each a POST that
+// The webhooks section has the four events of docs/contract.md, "Events and webhooks", each a POST that
 // takes no bearer token (security: []) with the Standard Webhooks headers and
 // an envelope whose fields are webhook.Event's, whose type is the event's name
 // and whose data is the resource.

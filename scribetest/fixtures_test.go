@@ -13,7 +13,7 @@ import (
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
-// contractExample is CONTRACT §8's example with its elisions filled in.
+// contractExample is the fixture example of docs/server.md ("Fixtures") with its elisions filled in.
 const contractExample = `{
   "users": [{"id": 7, "first_name": "Ada", "last_name": "Byron", "email_address": "ada@example.com",
              "developer_key": "dk_live_example"},
@@ -29,7 +29,7 @@ const contractExample = `{
   "webhooks": [{"id": 1, "plugin_id": 100, "uri": "http://127.0.0.1:9000/hook", "signing_secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}]
 }`
 
-// TestContractExampleLoads: the document of CONTRACT §8 loads as written,
+// TestContractExampleLoads: the document of docs/server.md, "Fixtures" loads as written,
 // and its credentials work through the SDK's own client.
 func TestContractExampleLoads(t *testing.T) {
 	t.Parallel()

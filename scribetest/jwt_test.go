@@ -32,7 +32,7 @@ func sign(t *testing.T, header, claims map[string]any, key string) string {
 	return input + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// TestInstallationJWTRules checks every rule of CONTRACT §4 on GET /users/me.
+// TestInstallationJWTRules checks every rule of docs/contract.md, "Tokens" on GET /users/me.
 func TestInstallationJWTRules(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -39,7 +39,7 @@ type pageSummary struct {
 	TotalCount int
 }
 
-// TestPaginationEdges checks CONTRACT §3 on the user's three transcripts.
+// TestPaginationEdges checks docs/pagination.md on the user's three transcripts.
 func TestPaginationEdges(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -90,7 +90,7 @@ func TestDefaultLimit(t *testing.T) {
 	}
 }
 
-// TestWalkUnderConcurrentChanges is the property of CONTRACT §3: while
+// TestWalkUnderConcurrentChanges is the property of docs/pagination.md: while
 // goroutines insert and delete transcripts, walking every page returns no
 // item twice (ids strictly increase) and every item that existed for the
 // whole walk.

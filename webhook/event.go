@@ -17,7 +17,7 @@ import (
 // a type this package does not know still decodes, with Type holding the name.
 type EventType string
 
-// The event types the service sends (CONTRACT §7). A webhook of plugin P
+// The event types the service sends (docs/contract.md, "Events and webhooks"). A webhook of plugin P
 // receives the installation events of P's installations and, where P has
 // transcript permission, the transcript events of the users who installed P.
 const (

@@ -19,7 +19,7 @@ const DefaultTolerance = 5 * time.Minute
 
 // DefaultMaxBodyBytes caps the body a Verifier (and so NewHandler) accepts:
 // 4 MiB. An event carries the whole resource, and a transcript's text can run
-// to megabytes; the service emits no event larger than this (CONTRACT §7),
+// to megabytes; the service emits no event larger than this (docs/contract.md, "Events and webhooks"),
 // so the default admits every one. WithMaxBodyBytes changes it.
 const DefaultMaxBodyBytes = 4 << 20
 

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The published Standard Webhooks test vector (CONTRACT §7).
+// The published Standard Webhooks test vector (docs/contract.md, "Events and webhooks").
 const (
 	vectorSecret    = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	vectorID        = "msg_p5jXN8AQM9LWM0D4loKWxJek"

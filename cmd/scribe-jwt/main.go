@@ -130,7 +130,7 @@ func parse(fs *flag.FlagSet, args []string) int {
 
 // checkUnix refuses a Unix time flag that was given and is not in
 // [1, auth.MaxClaimSeconds]: the service refuses claims at or above 2^53
-// (CONTRACT §4), and nothing below 1 is a time a token is minted at.
+// (docs/contract.md, "Tokens"), and nothing below 1 is a time a token is minted at.
 func checkUnix(fs *flag.FlagSet, name string, v int64) error {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })

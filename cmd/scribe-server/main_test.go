@@ -232,12 +232,12 @@ func send(t *testing.T, base string, c call) reply {
 		t.Fatalf("%s %s: reading the body: %v", c.method, c.path, err)
 	}
 	r := reply{status: resp.StatusCode, header: resp.Header, body: b}
-	// Every response carries a Request-Id (CONTRACT §5).
+	// Every response carries a Request-Id (docs/errors.md).
 	if resp.Header.Get("Request-Id") == "" {
 		t.Errorf("%s %s: no Request-Id header", c.method, c.path)
 	}
 	if r.status >= 300 {
-		// Every non-2xx answer is a problem (CONTRACT §5).
+		// Every non-2xx answer is a problem (docs/errors.md).
 		if ct := resp.Header.Get("Content-Type"); ct != problemJSON {
 			t.Errorf("%s %s: %d with Content-Type %q, want %s", c.method, c.path, r.status, ct, problemJSON)
 		}
@@ -291,7 +291,7 @@ func tamper(t *testing.T, tok, uuid string) string {
 }
 
 // TestBinary builds the command, starts it with the fixture file
-// testdata/contract.json, checks the contract rules (CONTRACT §2-§6) over
+// testdata/contract.json, checks the contract rules (docs/contract.md and docs/errors.md) over
 // plain HTTP through an apitest validator, and stops it with SIGTERM.
 func TestBinary(t *testing.T) {
 	if testing.Short() {
@@ -397,7 +397,7 @@ func testDeveloperKey(t *testing.T, base string) {
 	}
 }
 
-// testInstallationJWT checks the JWT rules of CONTRACT §4 with tokens the
+// testInstallationJWT checks the JWT rules of docs/contract.md, "Tokens" with tokens the
 // test mints, and the permission and ownership rules of §3.
 func testInstallationJWT(t *testing.T, base string) {
 	now := time.Now()
@@ -504,7 +504,7 @@ func testPagination(t *testing.T, base string) {
 }
 
 // testCreatePlugin checks POST /plugins: bodies, media types, size and
-// Idempotency-Key (CONTRACT §5, §6). It uses the second developer, whose
+// Idempotency-Key (docs/errors.md; docs/contract.md, "Rate limits and idempotency"). It uses the second developer, whose
 // plugin list the other subtests do not read.
 func testCreatePlugin(t *testing.T, base string) {
 	const body = `{"name": "Binary test", "permissions": {"user": "read", "transcript": "none"}}`

@@ -25,7 +25,7 @@ import (
 const RetryAfterCap = 60 * time.Second
 
 // Retryable reports whether an answer is worth another attempt of the same
-// request (CONTRACT §6), for a request that may be replayed (a GET, or a POST
+// request (docs/contract.md, "Rate limits and idempotency"), for a request that may be replayed (a GET, or a POST
 // with an Idempotency-Key): 429, 502, 503 and 504; 500 only for a GET; and a
 // 409 whose code is idempotency_key_in_use (the first request with the key
 // is still running; the replay carries the same key, so it does no work

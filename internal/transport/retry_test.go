@@ -74,7 +74,7 @@ func TestJitterBounds(t *testing.T) {
 	}
 }
 
-// TestRetryable protects the retry table of answers (CONTRACT §6), 409
+// TestRetryable protects the retry table of answers (docs/contract.md, "Rate limits and idempotency"), 409
 // idempotency_key_in_use included and idempotency_key_reused excluded.
 func TestRetryable(t *testing.T) {
 	t.Parallel()

@@ -7,7 +7,7 @@ package wire
 // ProblemContentType is the media type of every error response (RFC 9457).
 const ProblemContentType = "application/problem+json"
 
-// List is the envelope of every list operation (CONTRACT §3).
+// List is the envelope of every list operation (docs/pagination.md).
 type List[T any] struct {
 	HasMore    bool `json:"has_more"`
 	TotalCount int  `json:"total_count"`
