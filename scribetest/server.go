@@ -1,6 +1,7 @@
 package scribetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		}
 	}
 	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr,
-		retryScale: cmpOr(cfg.delivery.Scale, defaultRetryScale)}
+		retryScale: cmp.Or(cfg.delivery.Scale, defaultRetryScale)}
 	timers, advancer := timersOf(cfg.clock)
 	s.deliveries = delivery.New(cfg.delivery, cfg.clock, timers, advancer, cfg.logger)
 	s.st = state.New(cfg.clock, func(e state.Event) {
@@ -92,13 +93,6 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		}
 	}
 	return s, nil
-}
-
-func cmpOr(v, def float64) float64 {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // NewServer returns a Server listening on a free loopback port (or the

@@ -89,9 +89,6 @@ func MarshalIndent(v any) ([]byte, error) {
 	return json.Marshal(v, json.Deterministic(true), jsontext.Multiline(true), jsontext.WithIndent("  "))
 }
 
-// MarshalWrite encodes v to w, as Marshal does.
-func MarshalWrite(w io.Writer, v any) error { return json.MarshalWrite(w, v, json.Deterministic(true)) }
-
 // timeUnmarshaler reads every time.Time through ParseTime: v2's own reading
 // refuses lower-case "t"/"z" and the leap second, which RFC 3339 allows
 // and the contract asks clients to accept.

@@ -8,6 +8,7 @@ package delivery
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -202,9 +203,9 @@ func New(cfg Config, c clock.Clock, timers clock.TimerClock, advancer clock.Adva
 		}
 		e.schedule = scaled
 	}
-	e.workers = cmpOr(cfg.Workers, e.workers)
+	e.workers = cmp.Or(cfg.Workers, e.workers)
 	e.perHook = max(1, e.workers/2) // a slow receiver cannot hold every sender
-	e.timeout = cmpOr(cfg.Timeout, e.timeout)
+	e.timeout = cmp.Or(cfg.Timeout, e.timeout)
 	rt := cfg.Transport
 	if rt == nil {
 		e.own = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true,
@@ -215,14 +216,6 @@ func New(cfg Config, c clock.Clock, timers clock.TimerClock, advancer clock.Adva
 	e.client = &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	return e
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // Publish turns ev into one delivery per webhook in hooks. It never blocks

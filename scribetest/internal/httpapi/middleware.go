@@ -241,5 +241,3 @@ func (a *API) authenticate(info *reqInfo, r *http.Request) (*authn.Principal, *a
 	}
 	return info.caller, info.refusal
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"sync"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -100,7 +101,7 @@ func writeJSON(w http.ResponseWriter, status int, body reply) {
 	}
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{itoa(n)}
+	h["Content-Length"] = []string{strconv.Itoa(n)}
 	w.WriteHeader(status)
 	if len(body) == 1 {
 		_, _ = w.Write(body[0])
