@@ -45,7 +45,10 @@ func (r Reservation) String() string {
 // whose id another delivery now holds, can neither complete nor release the
 // newer claim.
 type Claim struct {
-	ID    string
+	// ID is the webhook-id claimed.
+	ID string
+	// Token is random and unique to this reservation; stores compare it
+	// before they complete or release the id.
 	Token string
 }
 
