@@ -135,11 +135,12 @@ func streamDecode(tb testing.TB, path string) bareFixtureDoc {
 	}
 	must(dec.ReadToken()) // {
 	for dec.PeekKind() == jsontext.String("").Kind() {
-		name, err := dec.ReadToken()
+		tok, err := dec.ReadToken()
 		must(nil, err)
+		name := tok.String() // the token is valid only until the next read
 		must(dec.ReadToken()) // [
 		for dec.PeekKind() != jsontext.EndArray.Kind() {
-			switch name.String() {
+			switch name {
 			case "transcripts":
 				doc.Transcripts = append(doc.Transcripts, bareTranscript{})
 				must(nil, json.UnmarshalDecode(dec, &doc.Transcripts[len(doc.Transcripts)-1]))

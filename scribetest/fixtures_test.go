@@ -159,6 +159,12 @@ func TestFixtureErrorsNameTheMember(t *testing.T) {
 		{"webhook uri not http", `{"users": [` + dev + `], "plugins": [` + plugin + `], "webhooks": [{"plugin_id": 100, "uri": "mailto:a@b"}]}`, "fixtures: webhooks[0].uri:"},
 		{"webhook secret malformed", `{"users": [` + dev + `], "plugins": [` + plugin + `], "webhooks": [{"plugin_id": 100, "uri": "https://x.example", "signing_secret": "ask_live_nope"}]}`, "fixtures: webhooks[0].signing_secret:"},
 		{"id taken on the server", `{"users": [{"id": 1}]}`, "fixtures: users[0].id: id 1 is already taken on the server"},
+		{"explicit id 0", `{"users": [{"id": 0}]}`, "fixtures: users[0].id: ids are positive, got 0; omit id to have one assigned"},
+		{"explicit nested id 0", `{"users": [{"id": 3}], "transcripts": [{"user_id": 3, "job": {"id": 0}}]}`, "fixtures: transcripts[0].job.id: ids are positive, got 0"},
+		{"duplicate member", `{"users": [{"id": 7, "first_name": "A", "first_name": "B"}]}`, "fixtures: users[0].first_name: appears twice in its object"},
+		{"byte order mark", "\xef\xbb\xbf{\"users\": []}", "fixtures: the document begins with a UTF-8 byte order mark"},
+		{"webhook uri with user:password@", `{"users": [` + dev + `], "plugins": [` + plugin + `], "webhooks": [{"plugin_id": 100, "uri": "https://admin:hunter2@hooks.example/x"}]}`, "fixtures: webhooks[0].uri:"},
+		{"webhook uri of 100 KB", `{"users": [` + dev + `], "plugins": [` + plugin + `], "webhooks": [{"plugin_id": 100, "uri": "https://` + strings.Repeat("h", 100<<10) + `"}]}`, "fixtures: webhooks[0].uri:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,8 +177,11 @@ func TestFixtureErrorsNameTheMember(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Fatalf("error = %v, want one beginning %q", err, tt.want)
 			}
-			if strings.Contains(err.Error(), "ask_live_short") || strings.Contains(err.Error(), "ask_live_nope") {
+			if strings.Contains(err.Error(), "ask_live_short") || strings.Contains(err.Error(), "ask_live_nope") || strings.Contains(err.Error(), "hunter2") {
 				t.Errorf("the error quotes a secret: %v", err)
+			}
+			if len(err.Error()) > 1<<10 {
+				t.Errorf("the error is %d bytes; an error quotes at most a bounded excerpt of a value", len(err.Error()))
 			}
 			if got := len(s.Users()); got != 1 {
 				t.Errorf("a refused document left %d users on the server, want the 1 it had", got)

@@ -40,6 +40,10 @@ func TestNullInRequestBodies(t *testing.T) {
 		{"/plugins", `{"name": "x", "crm_integration_id": null}`, 200, ""},
 		{"/plugins", `{"name": "x", "crm_integration_id": 12}`, 200, ""},
 		{"/plugins", `{"name": "x", "description": "", "permissions": {"user": "none"}, "logo_uri": ""}`, 200, ""},
+		{"/plugins", `{"name": "x", "logo_uri": "https://}"}`, 400, "logo_uri:"},
+		{"/plugins", `{"name": "x", "logo_uri": "https://[::1"}`, 400, "logo_uri:"},
+		{"/plugins", `{"name": "x", "logo_uri": "https://user:pw@cdn.example/logo.png"}`, 400, "logo_uri:"},
+		{"/plugins", `{"name": "x", "logo_uri": "https://[::1]:8443/logo.png"}`, 200, ""},
 		{keys, `{"description": null}`, 400, "description: must be a string, not null"},
 		{keys, `{"description": "rotation"}`, 200, ""},
 	}
