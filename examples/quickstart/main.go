@@ -49,20 +49,31 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 	if err != nil {
 		return err
 	}
-	dev := demo.Developers[0]
 	fmt.Fprintf(w, "Reference server with demo data at %s (in this process)\n", srv.URL())
-
-	// 1. The developer key manages the developer's plugins.
-	fmt.Fprintf(w, "\nAs developer %s %s, with developer key %v:\n", dev.User.FirstName, dev.User.LastName, dev.Key)
-	fmt.Fprintln(w, "  GET /plugins")
-	devClient, err := scribe.NewClient(srv.URL(), append([]scribe.Option{scribe.WithDeveloperKey(dev.Key)}, opts...)...)
+	sk, inst, err := asDeveloper(ctx, w, srv.URL(), demo.Developers[0], opts)
 	if err != nil {
 		return err
+	}
+	if err := asInstallation(ctx, w, srv.URL(), sk, inst, opts); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nDone: %d requests, all on loopback.\n", srv.RequestCount())
+	return nil
+}
+
+// asDeveloper lists the developer's plugins, creates a secret key for one
+// that may read transcripts and finds an active installation of it.
+func asDeveloper(ctx context.Context, w io.Writer, url string, dev scribetest.Developer, opts []scribe.Option) (*scribe.PluginSecretKey, *scribe.PluginInstallation, error) {
+	fmt.Fprintf(w, "\nAs developer %s %s, with developer key %v:\n", dev.User.FirstName, dev.User.LastName, dev.Key)
+	fmt.Fprintln(w, "  GET /plugins")
+	devClient, err := scribe.NewClient(url, append([]scribe.Option{scribe.WithDeveloperKey(dev.Key)}, opts...)...)
+	if err != nil {
+		return nil, nil, err
 	}
 	var plugin *scribe.Plugin
 	for p, err := range devClient.ListPlugins(ctx, nil).All() {
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		fmt.Fprintf(w, "    #%d %q: user %s, transcript %s\n", p.ID, p.Name, p.Permissions.User, p.Permissions.Transcript)
 		if plugin == nil && p.Permissions.Transcript == scribe.PermissionRead {
@@ -70,14 +81,14 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 		}
 	}
 	if plugin == nil {
-		return errors.New("no plugin may read transcripts")
+		return nil, nil, errors.New("no plugin may read transcripts")
 	}
 
 	// A new secret key, as for a rotation. Its value prints redacted;
 	// Reveal gives it, to store in a secret manager (never a log).
 	sk, err := devClient.CreatePluginSecretKey(ctx, plugin.ID, &scribe.CreatePluginSecretKeyParams{Description: "quickstart"})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	fmt.Fprintf(w, "  POST /plugins/%d/secret_keys\n    created key #%d: %v\n", plugin.ID, sk.ID, sk.Value)
 
@@ -88,7 +99,7 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 	params := &scribe.ListPluginInstallationsParams{ListParams: scribe.ListParams{Limit: 2}}
 	for in, err := range devClient.ListPluginInstallations(ctx, plugin.ID, params).All() {
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		state := "installed " + in.CreatedOn.Format(time.DateOnly)
 		if in.DeletedOn != nil {
@@ -99,14 +110,19 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 		fmt.Fprintf(w, "    #%d %s %s, %s (%s)\n", in.ID, in.FirstName, in.LastName, in.UUID, state)
 	}
 	if inst == nil {
-		return errors.New("no active installation")
+		return nil, nil, errors.New("no active installation")
 	}
+	return sk, inst, nil
+}
 
-	// 2. An installation client acts for one installation: it mints the
-	// installation JWT from the secret key, reuses it for about 55 minutes
-	// and replaces it before it expires. sk.Value is already an
-	// auth.SecretKey, decoded and checked with the response.
-	ic, err := scribe.NewInstallationClient(srv.URL(), sk.Value, inst.UUID, opts...)
+// asInstallation acts for one installation: who the user is, their
+// transcripts, and what an error looks like.
+func asInstallation(ctx context.Context, w io.Writer, url string, sk *scribe.PluginSecretKey, inst *scribe.PluginInstallation, opts []scribe.Option) error {
+	// An installation client mints the installation JWT from the secret
+	// key, reuses it for about 55 minutes and replaces it before it
+	// expires. sk.Value is already an auth.SecretKey, decoded and checked
+	// with the response.
+	ic, err := scribe.NewInstallationClient(url, sk.Value, inst.UUID, opts...)
 	if err != nil {
 		return err
 	}
@@ -128,7 +144,7 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 	}
 	fmt.Fprintf(w, "    %d transcripts in all\n", n)
 
-	// 3. Errors are *scribe.Error values: errors.Is for the kind, errors.As
+	// Errors are *scribe.Error values: errors.Is for the kind, errors.As
 	// for the code and the request id. Another user's transcript is 404,
 	// exactly as if it did not exist.
 	const othersTranscript = 4
@@ -139,7 +155,5 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 	}
 	fmt.Fprintf(w, "  GET /transcripts/%d\n    %d %s (another user's transcript is out of scope), request id %s\n",
 		othersTranscript, apiErr.StatusCode, apiErr.Code, apiErr.RequestID)
-
-	fmt.Fprintf(w, "\nDone: %d requests, all on loopback.\n", srv.RequestCount())
 	return nil
 }
