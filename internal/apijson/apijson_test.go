@@ -197,3 +197,28 @@ func TestMarshalIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldsStringsAsTheLibraryReadsThem: a plain string member decodes as
+// the library decodes it (escapes, surrogate pairs), invalid UTF-8 and a
+// number where a string belongs are refused, and a named string type still
+// goes through the library (and its own methods).
+func TestFieldsStringsAsTheLibraryReadsThem(t *testing.T) {
+	type level string
+	type doc struct {
+		S string `json:"s"`
+		L level  `json:"l"`
+	}
+	opts := Strict(Fields[doc]())
+	var d doc
+	if err := Unmarshal([]byte(`{"s":"caf\u00e9 \ud83d\ude00\n\"x\"","l":"read"}`), &d, opts); err != nil {
+		t.Fatal(err)
+	}
+	if d.S != "café 😀\n\"x\"" || d.L != "read" {
+		t.Errorf("decoded %+v", d)
+	}
+	for _, bad := range []string{"{\"s\":\"\xff\"}", `{"s":1}`, `{"l":1}`, `{"s":null}`} {
+		if err := Unmarshal([]byte(bad), &doc{}, opts); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -23,6 +24,7 @@ type transcripts struct {
 	owner              map[int64]int64 // transcript id -> owner
 	owned              map[int64]*owned
 	arena              Arena
+	buf                bytes.Buffer // where a transcript is encoded before the arena takes it
 }
 
 type owned struct {
@@ -140,7 +142,7 @@ func (st *Store) insertTranscript(t NewTranscript) ([]byte, Ref, error) {
 	if w.ID == 0 {
 		w.ID = tr.last + 1
 	}
-	b, err := encodeTranscript(&w)
+	b, err := tr.encode(&w)
 	if err != nil {
 		return nil, Ref{}, err
 	}
@@ -169,17 +171,18 @@ func indexOf(ids index.IDs, id int64) int {
 	return start
 }
 
-// encodeTranscript encodes w, refusing what the library refuses (a year
+// encode encodes w, refusing what the library refuses (a year
 // outside 0..9999, metadata that is not a JSON object) with the member.
-func encodeTranscript(w *wireTranscript) ([]byte, error) {
+// The bytes are valid until the next encode: the arena copies them.
+func (tr *transcripts) encode(w *wireTranscript) ([]byte, error) {
 	if w.Metadata.Kind() != jsontext.BeginObject.Kind() {
 		return nil, &FieldError{"metadata", "must be a JSON object"}
 	}
-	b, err := apijson.Marshal(w)
-	if err != nil {
+	tr.buf.Reset()
+	if err := apijson.MarshalWrite(&tr.buf, w); err != nil {
 		return nil, &FieldError{"transcript", "cannot be encoded as JSON (a timestamp outside the years 0 to 9999?)"}
 	}
-	return b, nil
+	return bytes.TrimSuffix(tr.buf.Bytes(), []byte("\n")), nil
 }
 
 // emitTranscript emits one event per plugin that hears about owner's
@@ -220,7 +223,7 @@ func (tx *Tx) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Tr
 	}
 	w := wireTranscript{ID: cur.ID, Headline: next.Headline, Text: next.Text, Type: next.Type, CreatedOn: cur.CreatedOn,
 		Metadata: meta, User: cur.User, Job: next.Job, Audio: next.Audio}
-	b, err := encodeTranscript(&w)
+	b, err := st.tr.encode(&w)
 	if err != nil {
 		return scribe.Transcript{}, err
 	}
