@@ -137,7 +137,7 @@ func streamDecode(tb testing.TB, path string) bareFixtureDoc {
 	for dec.PeekKind() == jsontext.String("").Kind() {
 		tok, err := dec.ReadToken()
 		must(nil, err)
-		name := tok.String() // the token is valid only until the next read
+		name := tok.String()  // the token is valid only until the next read
 		must(dec.ReadToken()) // [
 		for dec.PeekKind() != jsontext.EndArray.Kind() {
 			switch name {
