@@ -222,3 +222,55 @@ func TestFieldsStringsAsTheLibraryReadsThem(t *testing.T) {
 		}
 	}
 }
+
+// plainFields has a member of each type the object decoder of Require and Fields reads
+// itself (decodePlain); libraryFields is the same struct without Require,
+// so the library decodes its members.
+// (Fields: every member optional, so each case can carry one.)
+type plainFields struct {
+	N   int64     `json:"n"`
+	I   int       `json:"i"`
+	P   *int64    `json:"p"`
+	At  time.Time `json:"at"`
+	Pad string    `json:"pad"`
+}
+
+type libraryFields plainFields
+
+// TestPlainMembersDecodeAsTheLibraryDoes: integers and timestamps that
+// Require's decoder reads without the library's look-up give the same
+// values, and the same errors (place, offset, what was wanted and found),
+// as the library's own decoding of the same member.
+func TestPlainMembersDecodeAsTheLibraryDoes(t *testing.T) {
+	fast, slow := Lenient(Fields[plainFields]()), Lenient()
+	for _, member := range []string{
+		`"n":7`, `"n":-0`, `"n":-9223372036854775808`, `"n":9223372036854775808`, `"n":1.5`, `"n":1e2`, `"n":"7"`,
+		`"i":42`, `"i":99999999999999999999`, `"i":0.0`,
+		`"p":5`, `"p":-5`, `"p":1.25`, `"p":null`,
+		`"at":"2026-11-21T09:30:00Z"`, `"at":"2026-11-21t09:30:00.123456789123z"`, `"at":"2016-12-31T23:59:60-00:00"`,
+		`"at":"2026-11-21T09:30:00+05:30"`, `"at":"2026-13-21T09:30:00Z"`, `"at":"ask_live_0123456789abcdef"`,
+		`"at":"2026-11-21T09:30:00\u005a"`, `"at":7`,
+	} {
+		doc := `{"pad":"  x  ",` + member + `}`
+		var a plainFields
+		var b libraryFields
+		errA := Unmarshal([]byte(doc), &a, fast)
+		errB := Unmarshal([]byte(doc), &b, slow)
+		if (errA == nil) != (errB == nil) {
+			t.Errorf("%s: Require's decoder: %v; the library: %v", member, errA, errB)
+			continue
+		}
+		if errA != nil {
+			var ea, eb *Error
+			errors.As(errA, &ea)
+			errors.As(errB, &eb)
+			if ea.Pointer != eb.Pointer || ea.Offset != eb.Offset || ea.Want != eb.Want || ea.Got != eb.Got || ea.Reason != eb.Reason {
+				t.Errorf("%s:\n Require's decoder: %+v\n the library:       %+v", member, *ea, *eb)
+			}
+			continue
+		}
+		if a.N != b.N || a.I != b.I || (a.P == nil) != (b.P == nil) || (a.P != nil && *a.P != *b.P) || !a.At.Equal(b.At) || a.At.Location().String() != b.At.Location().String() {
+			t.Errorf("%s: Require's decoder gave %+v, the library %+v", member, a, b)
+		}
+	}
+}
