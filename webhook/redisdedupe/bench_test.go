@@ -22,7 +22,7 @@ import (
 // Redis store on a local redis-server; redis-round-trips/op counts the
 // store's commands per delivery.
 //
-//	cd webhook/redisdedupe && go test -run '^$' -bench Handler -benchmem -cpu 1,8
+//	cd webhook/redisdedupe && go test -run '^$' -bench Handler -benchmem -cpu 1,2
 func BenchmarkHandler(b *testing.B) {
 	rds := startRedis(b)
 	v, err := webhook.NewVerifier(secret)
