@@ -20,11 +20,11 @@ import (
 	"github.com/scribehq/scribe-go"
 )
 
-// Hostile-server tests of issue 9 (and the response metadata and logging of
-// issue 11): each starts a real httptest server that misbehaves the way a
+// Hostile-server tests (and those of response metadata and logging): each
+// starts a real httptest server that misbehaves the way a
 // compromised proxy or a buggy service would.
 
-// TestRedirectCarriesNoCredential protects issue 9 item 1: a 3xx to another
+// TestRedirectCarriesNoCredential: a 3xx to another
 // origin is not followed, so the target never sees the developer key or an
 // installation token, with the SDK's own HTTP client and with a user's
 // http.Client given through WithHTTPClient (whose default policy follows
@@ -78,7 +78,7 @@ func TestRedirectCarriesNoCredential(t *testing.T) {
 	}
 }
 
-// TestRedirectGuardInTransport protects issue 9 item 1 against a caller's
+// TestRedirectGuardInTransport holds against a caller's
 // CheckRedirect that follows redirects: the client replaces it, so the
 // redirect target is never reached. (The transport's second line, which
 // refuses a redirected request should net/http follow one anyway, is tested
@@ -126,7 +126,7 @@ func listServer(t *testing.T, pages func(afterID string) string) (*httptest.Serv
 	return srv, &n
 }
 
-// TestPaginationCursorNotAdvancing protects issue 9 item 4: a server that
+// TestPaginationCursorNotAdvancing: a server that
 // says has_more with a page that does not advance the cursor (the same page
 // again, an earlier one, one overlapping the cursor, or ids out of order)
 // ends the walk with ErrPaginationStalled after at most one repeat, and no
@@ -181,7 +181,7 @@ func TestPaginationCursorNotAdvancing(t *testing.T) {
 	}
 }
 
-// TestEndlessBody protects issue 9 item 5: a 200 whose body never ends is
+// TestEndlessBody: a 200 whose body never ends is
 // read only up to the limit (WithMaxResponseBytes, or the 32 MiB default),
 // then the call fails with a *ResponseTooLargeError and the connection is
 // closed (the server's writes fail), instead of the client reading forever.
@@ -252,7 +252,7 @@ func TestBodyJustUnderLimit(t *testing.T) {
 	}
 }
 
-// TestIdempotencyKeyInUseRetried protects issue 9 item 6: a 409
+// TestIdempotencyKeyInUseRetried: a 409
 // idempotency_key_in_use is retried after backoff with the same key and
 // body, like a 429; when it persists, the returned *Error carries the key so
 // that the caller can retry by hand later; idempotency_key_reused is final.
@@ -291,7 +291,7 @@ func TestIdempotencyKeyInUseRetried(t *testing.T) {
 	}
 }
 
-// TestConnectionReuse protects issue 9 item 7: with the SDK's own transport,
+// TestConnectionReuse: with the SDK's own transport,
 // 2000 GETs from 50 goroutines reuse connections (about one per goroutine)
 // instead of opening hundreds; a transport given with WithHTTPClient keeps
 // its own policy.
@@ -348,7 +348,7 @@ func TestConnectionReuse(t *testing.T) {
 	}
 }
 
-// TestErrorFieldsScrubbed protects issue 9 item 8: what the server says in
+// TestErrorFieldsScrubbed: what the server says in
 // Code, Type, Title, Detail and Request-Id reaches Error() with the client's
 // own credential and credential-shaped text redacted, control characters
 // (ANSI escapes, CR, LF, bidi overrides) escaped, and each field bounded.
@@ -392,7 +392,7 @@ func TestErrorFieldsScrubbed(t *testing.T) {
 	}
 }
 
-// TestRetryAfterDateAndDeadline protects issue 9 item 9: an HTTP-date
+// TestRetryAfterDateAndDeadline: an HTTP-date
 // Retry-After is capped like the seconds form, and the client never sleeps
 // past the context's deadline: when the wait would outlast it, the call
 // returns the last failure at once.
@@ -433,7 +433,7 @@ func TestRetryAfterDateAndDeadline(t *testing.T) {
 	}
 }
 
-// TestRetryStormVisibleAtInfo protects issue 11 item 6: with a logger at
+// TestRetryStormVisibleAtInfo: with a logger at
 // Info (slog.Default's level), each retry shows as an Info line and the
 // give-up as a Warn line, without Debug; no secret reaches the log.
 func TestRetryStormVisibleAtInfo(t *testing.T) {
@@ -463,7 +463,7 @@ func TestRetryStormVisibleAtInfo(t *testing.T) {
 	}
 }
 
-// TestWithResponseInto protects issue 11 item 5: a successful call's status,
+// TestWithResponseInto: a successful call's status,
 // headers, request id and RateLimit figures are readable through
 // WithResponseInto, and each page of a list carries its own Response.
 func TestWithResponseInto(t *testing.T) {

@@ -119,7 +119,7 @@ func TestInstallationClientsNilCache(t *testing.T) {
 	}
 }
 
-// TestInstallationClientsForget protects issue 11 item 7: Forget drops one
+// TestInstallationClientsForget: Forget drops one
 // installation's cached token source (and token) and leaves the others; a
 // later For for it starts afresh.
 func TestInstallationClientsForget(t *testing.T) {

@@ -57,7 +57,7 @@ func decode[T any](t *testing.T, s string) T {
 	return v
 }
 
-// TestSecretsDecodeIntoTheirTypes protects issue 11 item 4: a decoded
+// TestSecretsDecodeIntoTheirTypes: a decoded
 // PluginSecretKey's Value is an auth.SecretKey that mints directly, and a
 // decoded Webhook's SigningSecret is a webhook.Secret that verifies directly,
 // with no ParseSecretKey(x.Reveal()) in between.

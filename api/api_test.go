@@ -188,7 +188,7 @@ func TestResponseStatuses(t *testing.T) {
 			got = append(got, status)
 		}
 		sort.Strings(got)
-		// Every success is 200, the creates included (issue 10: the service
+		// Every success is 200, the creates included (the service
 		// description says all success responses are 200 with a JSON body).
 		want := []string{"200", "401", "403", "414", "429", "431", "500", "502", "503", "504"}
 		if op.Method == http.MethodPost {

@@ -14,7 +14,7 @@ import (
 )
 
 // Fuzz targets of package auth. Their committed corpora (testdata/fuzz/...)
-// hold the boundaries of issue 9: claim ranges (lifetimes 3600, 3601, 0,
+// hold the boundaries of the claims: their ranges (lifetimes 3600, 3601, 0,
 // -1; fractions, exponents, strings; iat and exp at 2^53 and beyond int64)
 // as hand-signed tokens, and secret keys of every refused and accepted kind.
 // Run one with, for example:

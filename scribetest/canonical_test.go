@@ -13,7 +13,7 @@ import (
 // demoDeveloperKey is the demo set's public developer key (docs/server.md).
 const demoDeveloperKey = "dk_live_c2NyaWJlLWRlbW8tZGV2ZWxvcGVyLWtleS1wdWJsaWM"
 
-// TestNonCanonicalPathsAreProblems protects issue 10 item 7: a path that
+// TestNonCanonicalPathsAreProblems: a path that
 // http.ServeMux would clean (an empty, "." or ".." segment, raw or
 // percent-encoded) and a trailing slash are answered 404 not_found as
 // problem+json with a Request-Id, the document's 404, never the mux's

@@ -1005,7 +1005,7 @@ func newOneClockEnv(t *testing.T, fn func(n int, e *webhook.Event) error, opts .
 	return oc
 }
 
-// Issue 11 item 3: one FakeClock, given once to WithClock, drives the
+// One FakeClock, given once to WithClock, drives the
 // server, its token sources and the receiver's Verifier, and moving it
 // fires the retries: WaitForDeliveries walks the whole default schedule
 // (eight attempts over about 27.6 hours) without a sleep. Every attempt is
@@ -1132,7 +1132,7 @@ func TestFakeClockAdvanceFiresDueRetry(t *testing.T) {
 	}
 }
 
-// Issue 11 items 1 and 2: RequireDelivered explains a failed delivery with
+// RequireDelivered explains a failed delivery with
 // every attempt: time, status, the receiver's answer (where NewHandler puts
 // the function's error) and how it ended; a Permanent error ends the
 // delivery at the first attempt, and the server honours 422 from any

@@ -351,7 +351,7 @@ func TestEndToEndLostAcknowledgementIsDeduped(t *testing.T) {
 	}
 }
 
-// Issue 9 item 10: the largest transcript the server delivers, an event of
+// The largest transcript the server delivers, an event of
 // exactly MaxEventBytes, goes end to end, signed, to a receiver built with
 // webhook.NewHandler and its default options, which verifies it and hands
 // the whole text to the function. A transcript one byte longer is not sent

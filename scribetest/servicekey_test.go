@@ -9,7 +9,7 @@ import (
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
-// TestServiceStyleSecretKey protects issue 9 item 3 end to end: a secret key
+// TestServiceStyleSecretKey, end to end: a secret key
 // of the form the service may issue ("ask_live_" and 24 alphanumerics, not
 // the reference server's 32-byte base64) loads from fixtures, signs tokens
 // through the SDK's token source, and the server verifies them with the

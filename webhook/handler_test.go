@@ -393,7 +393,7 @@ func TestPermanent(t *testing.T) {
 	}
 }
 
-// Issue 9 item 11: the function's error reaches neither the log nor the
+// The function's error reaches neither the log nor the
 // answer unredacted, even when it quotes the signing secret (with or
 // without its whsec_ prefix), a plugin secret key or a JWT, or carries
 // control characters that would forge log lines.
@@ -462,7 +462,7 @@ func TestHandlerLogsToSlogDefault(t *testing.T) {
 	}
 }
 
-// Issue 9 item 10: the default limit admits a 3 MiB event (a long
+// The default limit admits a 3 MiB event (a long
 // transcript) signed like the service signs it, and refuses one byte over
 // DefaultMaxBodyBytes with 413.
 func TestHandlerDefaultLimitAdmitsLargeEvents(t *testing.T) {

@@ -137,7 +137,7 @@ func TestMintThenVerify(t *testing.T) {
 	}
 }
 
-// Issue 11 item 9: the command behaves like a Go tool: -version exits 0;
+// The command behaves like a Go tool: -version exits 0;
 // a bad flag and a nonsense value exit 2, reported once, before the key is
 // even read.
 func TestGoToolBehaviour(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/scribehq/scribe-go/internal/apitest"
 )
 
-// TestBinaryNonCanonicalPaths protects issue 10 item 7 for the binary, with
+// TestBinaryNonCanonicalPaths: the same for the binary, with
 // -base-path and -admin: raw request targets that http.ServeMux would clean
 // and redirect (text/html) get 404 not_found as problem+json with a
 // Request-Id, the document's 404; the admin API's get its own 404 shape.

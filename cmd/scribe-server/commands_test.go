@@ -22,7 +22,7 @@ import (
 // measure of speed.
 const waitLimit = 10 * time.Second
 
-// Issue 11 item 9: the command behaves like a Go tool. A bad flag or a
+// The command behaves like a Go tool. A bad flag or a
 // nonsense value exits 2 and is reported once; -version and -help exit 0;
 // an error that is not the command line's exits 1.
 func TestExitCodes(t *testing.T) {
@@ -94,7 +94,7 @@ func startServer(t *testing.T, lim limits, args ...string) string {
 	return url
 }
 
-// Issue 10 item 2: the binary's http.Server has timeouts and a header cap.
+// The binary's http.Server has timeouts and a header cap.
 // A client that sends its headers slowly (slowloris) is cut off after the
 // header timeout instead of holding the connection; headers over the cap
 // are refused with 431. The defaults are set, and run uses them.
@@ -149,7 +149,7 @@ func TestServerLimits(t *testing.T) {
 	})
 }
 
-// Issue 11 item 9: "scribe-server trigger" makes a running server send a
+// "scribe-server trigger" makes a running server send a
 // signed event to a local receiver. The first run adds the receiver's
 // webhook and prints its signing secret; a receiver built with
 // webhook.NewHandler and that secret then verifies and handles the

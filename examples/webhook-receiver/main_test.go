@@ -36,7 +36,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// Issue 11 item 10: the example receiver, run against the reference
+// The example receiver, run against the reference
 // server, receives and verifies the events the server emits: every
 // delivery gets a 2xx (NewHandler answers 2xx only to a verified event the
 // function accepted), and the receiver prints each event with its id and

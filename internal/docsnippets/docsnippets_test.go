@@ -40,8 +40,8 @@ func docs(t *testing.T) []Snippet {
 }
 
 // TestDocSnippetsCompile protects the promise that every ```go block of
-// README.md and docs/*.md compiles against the code as it is (issue 10
-// item 6): a renamed option, a removed type or a changed signature fails
+// README.md and docs/*.md compiles against the code as it is: a renamed option, a removed type or
+// a changed signature fails
 // here, naming the Markdown file and line.
 func TestDocSnippetsCompile(t *testing.T) {
 	if testing.Short() {
