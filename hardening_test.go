@@ -21,8 +21,8 @@ import (
 )
 
 // Hostile-server tests (and those of response metadata and logging): each
-// starts a real httptest server that misbehaves the way a
-// compromised proxy or a buggy service would.
+// starts a real httptest server that misbehaves the way a compromised proxy
+// or a buggy service would.
 
 // TestRedirectCarriesNoCredential: a 3xx to another
 // origin is not followed, so the target never sees the developer key or an

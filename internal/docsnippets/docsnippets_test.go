@@ -40,9 +40,9 @@ func docs(t *testing.T) []Snippet {
 }
 
 // TestDocSnippetsCompile protects the promise that every ```go block of
-// README.md and docs/*.md compiles against the code as it is: a renamed option, a removed type or
-// a changed signature fails
-// here, naming the Markdown file and line.
+// README.md and docs/*.md compiles against the code as it is: a renamed
+// option, a removed type or a changed signature fails here, naming the
+// Markdown file and line.
 func TestDocSnippetsCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go vet on a generated module")
