@@ -201,9 +201,9 @@ func fixtureBenchSize() int {
 
 // BenchmarkFixtureLoad loads a file of 10^5 transcripts (SCRIBE_FIXTURE_N
 // sets another size) with LoadFixtures, and decodes the same file with a
-// bare decode of the JSON library, alternating in every iteration so that both see the
-// same machine. It reports each one's wall time and the ratio (target:
-// 2 or less) (target: 2 or less), both as wall time (load/decode-ratio over all
+// bare decode of the JSON library, alternating in every iteration so that
+// both see the same machine. It reports each one's wall time and the ratio
+// (target: 2 or less), both as wall time (load/decode-ratio over all
 // iterations, wall-median-ratio) and as the process's CPU time, GC workers
 // included (cpu-median-ratio), which a busy machine disturbs less. It also
 // times the streaming form of the baseline (Token, then Decode per
