@@ -240,38 +240,7 @@ func object[T any](required bool) *json.Unmarshalers {
 				continue
 			}
 			seen |= 1 << i
-			f := rv.Field(fields.field[i])
-			if k := dec.PeekKind(); fields.object&(1<<i) != 0 && k != kindObject {
-				return &kindError{got: k, want: "an object"}
-			}
-			if !fields.nullable[i] && dec.PeekKind() == kindNull {
-				t := f.Type()
-				if t.Kind() == reflect.Pointer { // apijson:"nonull"
-					t = t.Elem()
-				}
-				return &kindError{got: kindNull, want: want(t)}
-			}
-			if fields.str&(1<<i) != 0 && dec.PeekKind() == kindString {
-				// A plain string is its token's text: what the library
-				// would decode, without looking its decoder up per member
-				// (a fixture of 10^6 transcripts has three each).
-				tok, err := dec.ReadToken()
-				if err != nil {
-					return err
-				}
-				f.SetString(tok.String())
-				continue
-			}
-			if fields.plain&(1<<i) != 0 {
-				handled, err := decodePlain(dec, f)
-				if err != nil {
-					return err
-				}
-				if handled {
-					continue
-				}
-			}
-			if err := json.UnmarshalDecode(dec, f.Addr().Interface()); err != nil {
+			if err := fields.decodeMember(dec, rv.Field(fields.field[i]), i); err != nil {
 				return err
 			}
 		}
@@ -291,6 +260,38 @@ func object[T any](required bool) *json.Unmarshalers {
 		}
 		return nil
 	})
+}
+
+// decodeMember decodes the value of member i into its field f, refusing
+// null or a non-object where the field's options say so.
+func (fields *structFields) decodeMember(dec *jsontext.Decoder, f reflect.Value, i int) error {
+	if k := dec.PeekKind(); fields.object&(1<<i) != 0 && k != kindObject {
+		return &kindError{got: k, want: "an object"}
+	}
+	if !fields.nullable[i] && dec.PeekKind() == kindNull {
+		t := f.Type()
+		if t.Kind() == reflect.Pointer { // apijson:"nonull"
+			t = t.Elem()
+		}
+		return &kindError{got: kindNull, want: want(t)}
+	}
+	if fields.str&(1<<i) != 0 && dec.PeekKind() == kindString {
+		// A plain string is its token's text: what the library would
+		// decode, without looking its decoder up per member (a fixture of
+		// 10^6 transcripts has three each).
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		f.SetString(tok.String())
+		return nil
+	}
+	if fields.plain&(1<<i) != 0 {
+		if handled, err := decodePlain(dec, f); handled || err != nil {
+			return err
+		}
+	}
+	return json.UnmarshalDecode(dec, f.Addr().Interface())
 }
 
 // skipUnknown skips an unknown member's value, or refuses it when the
