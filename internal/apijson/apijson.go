@@ -93,51 +93,6 @@ func MarshalIndent(v any) ([]byte, error) {
 // reuses, without a slice allocated per value.
 func MarshalWrite(w io.Writer, v any) error { return json.MarshalWrite(w, v, json.Deterministic(true)) }
 
-// decodePlain decodes an integer member (int64, int, *int64) or a
-// timestamp member itself, as the library and timeUnmarshaler would, but
-// without looking a decoder up for each (a fixture of 10^6 transcripts has
-// eight such members each). It reports false, having read nothing, for a
-// value of another kind, which the library then decodes and refuses as
-// usual. Its errors carry the value's place and types as the library's
-// would, and nothing of the value.
-func decodePlain(dec *jsontext.Decoder, f reflect.Value) (bool, error) {
-	k := dec.PeekKind()
-	isTime := f.Type() == timeType
-	if (isTime && k != kindString) || (!isTime && k != kindNumber) {
-		return false, nil
-	}
-	v, err := dec.ReadValue()
-	if err != nil {
-		return true, err
-	}
-	fail := func(kind jsontext.Kind, goType reflect.Type, err error) (bool, error) {
-		return true, &json.SemanticError{ByteOffset: dec.InputOffset() - int64(len(v)), JSONPointer: dec.StackPointer(),
-			JSONKind: kind, GoType: goType, Err: err}
-	}
-	if isTime {
-		t, err := parseQuotedTime(v)
-		if err != nil {
-			return fail(0, timeType, err) // as the library reports timeUnmarshaler's errors
-		}
-		f.Set(reflect.ValueOf(t))
-		return true, nil
-	}
-	n, err := strconv.ParseInt(string(v), 10, 64)
-	if err != nil {
-		t := f.Type()
-		if t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		return fail(k, t, errors.Unwrap(err)) // strconv.ErrSyntax or ErrRange, without the text
-	}
-	if f.Kind() == reflect.Pointer {
-		f.Set(reflect.New(f.Type().Elem()))
-		f = f.Elem()
-	}
-	f.SetInt(n)
-	return true, nil
-}
-
 // timeUnmarshaler reads every time.Time through ParseTime: v2's own reading
 // refuses lower-case "t"/"z" and the leap second, which RFC 3339 allows
 // and the contract asks clients to accept.
@@ -149,27 +104,25 @@ var timeUnmarshaler = json.UnmarshalFromFunc(func(dec *jsontext.Decoder, t *time
 	if err != nil {
 		return err
 	}
-	*t, err = parseQuotedTime(v)
-	return err
-})
-
-// parseQuotedTime parses v, a JSON string, with ParseTime. A timestamp
-// needs no escapes; one written with some is unquoted first.
-func parseQuotedTime(v jsontext.Value) (time.Time, error) {
+	// A timestamp needs no escapes; one written with some is unquoted
+	// first.
 	s := v[1 : len(v)-1]
 	if bytes.IndexByte(s, '\\') >= 0 {
-		var err error
 		if s, err = jsontext.AppendUnquote(nil, v); err != nil {
-			return time.Time{}, err
+			return err
 		}
 	}
-	return ParseTime(s)
-}
+	parsed, err := ParseTime(s)
+	if err != nil {
+		return err
+	}
+	*t = parsed
+	return nil
+})
 
 // Kinds of JSON value, named from the library's own tokens.
 var (
 	kindString    = jsontext.String("").Kind()
-	kindNumber    = jsontext.Int(0).Kind()
 	kindNull      = jsontext.Null.Kind()
 	kindObject    = jsontext.BeginObject.Kind()
 	kindEndObject = jsontext.EndObject.Kind()
@@ -286,11 +239,6 @@ func (fields *structFields) decodeMember(dec *jsontext.Decoder, f reflect.Value,
 		f.SetString(tok.String())
 		return nil
 	}
-	if fields.plain&(1<<i) != 0 {
-		if handled, err := decodePlain(dec, f); handled || err != nil {
-			return err
-		}
-	}
 	return json.UnmarshalDecode(dec, f.Addr().Interface())
 }
 
@@ -315,7 +263,6 @@ type structFields struct {
 	field    []int
 	nullable []bool // null is left to the field's own decoding
 	str      uint64 // the members whose field is a plain string
-	plain    uint64 // the members decodePlain reads: integers and timestamps
 	required uint64 // the members tagged apijson:"required"
 	object   uint64 // the members tagged apijson:"object"
 	index    map[string]int
@@ -351,10 +298,6 @@ func fieldsOf(t reflect.Type) structFields {
 		}
 		if sf.Type == reflect.TypeFor[string]() {
 			f.str |= 1 << (len(f.names) - 1)
-		}
-		switch sf.Type {
-		case reflect.TypeFor[int64](), reflect.TypeFor[int](), reflect.TypeFor[*int64](), timeType:
-			f.plain |= 1 << (len(f.names) - 1)
 		}
 	}
 	if len(f.names) > 64 {

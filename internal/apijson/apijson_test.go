@@ -223,10 +223,10 @@ func TestFieldsStringsAsTheLibraryReadsThem(t *testing.T) {
 	}
 }
 
-// plainFields has a member of each type the object decoder of Require and Fields reads
-// itself (decodePlain); libraryFields is the same struct without Require,
-// so the library decodes its members.
-// (Fields: every member optional, so each case can carry one.)
+// plainFields has an integer, a pointer and a timestamp member for the
+// object decoder of Require and Fields; libraryFields is the same struct
+// without it, so the library decodes its members. (Fields: every member
+// optional, so each case can carry one.)
 type plainFields struct {
 	N   int64     `json:"n"`
 	I   int       `json:"i"`
@@ -237,10 +237,10 @@ type plainFields struct {
 
 type libraryFields plainFields
 
-// TestPlainMembersDecodeAsTheLibraryDoes: integers and timestamps that
-// Require's decoder reads without the library's look-up give the same
-// values, and the same errors (place, offset, what was wanted and found),
-// as the library's own decoding of the same member.
+// TestPlainMembersDecodeAsTheLibraryDoes: integers and timestamps read
+// through Require's object decoder give the same values, and the same
+// errors (place, offset, what was wanted and found), as the library's own
+// decoding of the same member.
 func TestPlainMembersDecodeAsTheLibraryDoes(t *testing.T) {
 	fast, slow := Lenient(Fields[plainFields]()), Lenient()
 	for _, member := range []string{
