@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -59,7 +58,6 @@ type pending struct {
 // Queue holds the injected faults in order and the record of those that
 // fired. The zero value is empty and ready.
 type Queue struct {
-	n       atomic.Int64 // len(pending), read without the lock on every request
 	mu      sync.Mutex
 	pending []*pending
 	fired   index.Ring[Fired]
@@ -75,7 +73,6 @@ func (q *Queue) Add(f Fault, basePath string) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.pending = append(q.pending, p)
-	q.n.Store(int64(len(q.pending)))
 	return nil
 }
 
@@ -159,15 +156,11 @@ func (q *Queue) Clear() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.pending = nil
-	q.n.Store(0)
 }
 
 // Take finds the first pending fault that matches r (its path relative to
 // basePath), uses it once and records it as fired.
 func (q *Queue) Take(r *http.Request, basePath string, now time.Time, requestID string) (Fault, bool) {
-	if q.n.Load() == 0 {
-		return Fault{}, false
-	}
 	path := r.URL.Path
 	if basePath != "" {
 		rel, ok := strings.CutPrefix(path, basePath)
@@ -185,7 +178,6 @@ func (q *Queue) Take(r *http.Request, basePath string, now time.Time, requestID 
 		if p.left > 0 {
 			if p.left--; p.left == 0 {
 				q.pending = append(q.pending[:i], q.pending[i+1:]...)
-				q.n.Store(int64(len(q.pending)))
 			}
 		}
 		q.fired.Push(Fired{Fault: p.f, Time: now, Method: index.Truncate(r.Method, index.MaxMethod),

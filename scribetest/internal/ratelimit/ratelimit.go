@@ -70,19 +70,7 @@ func Seconds(d time.Duration) string {
 // Announce sets q's RateLimit-Limit, RateLimit-Remaining and
 // RateLimit-Reset headers.
 func (q Quota) Announce(h http.Header) {
-	h["Ratelimit-Limit"] = value(q.Limit)
-	h["Ratelimit-Remaining"] = value(q.Remaining)
-	h["Ratelimit-Reset"] = []string{Seconds(q.Reset)}
-}
-
-// defaultValue is the header value of DefaultLimit, the limit and what
-// remains of it on every answer when rate limiting is off; net/http only
-// reads it.
-var defaultValue = []string{strconv.Itoa(DefaultLimit)}
-
-func value(n int) []string {
-	if n == DefaultLimit {
-		return defaultValue[:1:1]
-	}
-	return []string{strconv.Itoa(n)}
+	h.Set("RateLimit-Limit", strconv.Itoa(q.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(q.Remaining))
+	h.Set("RateLimit-Reset", Seconds(q.Reset))
 }
