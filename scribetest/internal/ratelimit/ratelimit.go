@@ -70,7 +70,7 @@ func Seconds(d time.Duration) string {
 // Announce sets q's RateLimit-Limit, RateLimit-Remaining and
 // RateLimit-Reset headers.
 func (q Quota) Announce(h http.Header) {
-	h.Set("RateLimit-Limit", strconv.Itoa(q.Limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(q.Remaining))
-	h.Set("RateLimit-Reset", Seconds(q.Reset))
+	h["Ratelimit-Limit"] = []string{strconv.Itoa(q.Limit)} // the canonical keys: no Set to canonicalize them
+	h["Ratelimit-Remaining"] = []string{strconv.Itoa(q.Remaining)}
+	h["Ratelimit-Reset"] = []string{Seconds(q.Reset)}
 }
