@@ -228,17 +228,6 @@ func (fields *structFields) decodeMember(dec *jsontext.Decoder, f reflect.Value,
 		}
 		return &kindError{got: kindNull, want: want(t)}
 	}
-	if fields.str&(1<<i) != 0 && dec.PeekKind() == kindString {
-		// A plain string is its token's text: what the library would
-		// decode, without looking its decoder up per member (a fixture of
-		// 10^6 transcripts has three each).
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		f.SetString(tok.String())
-		return nil
-	}
 	return json.UnmarshalDecode(dec, f.Addr().Interface())
 }
 
@@ -262,7 +251,6 @@ type structFields struct {
 	names    []string
 	field    []int
 	nullable []bool // null is left to the field's own decoding
-	str      uint64 // the members whose field is a plain string
 	required uint64 // the members tagged apijson:"required"
 	object   uint64 // the members tagged apijson:"object"
 	index    map[string]int
@@ -295,9 +283,6 @@ func fieldsOf(t reflect.Type) structFields {
 		}
 		if strings.Contains(opts, "object") {
 			f.object |= 1 << (len(f.names) - 1)
-		}
-		if sf.Type == reflect.TypeFor[string]() {
-			f.str |= 1 << (len(f.names) - 1)
 		}
 	}
 	if len(f.names) > 64 {
