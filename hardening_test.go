@@ -78,9 +78,9 @@ func TestRedirectCarriesNoCredential(t *testing.T) {
 	}
 }
 
-// TestRedirectGuardInTransport holds against a caller's
-// CheckRedirect that follows redirects: the client replaces it, so the
-// redirect target is never reached. (The transport's second line, which
+// TestRedirectGuardInTransport: the redirect guard holds against a
+// caller's CheckRedirect that follows redirects: the client replaces it,
+// so the redirect target is never reached. (The transport's second line, which
 // refuses a redirected request should net/http follow one anyway, is tested
 // in internal/transport: from here the client's own CheckRedirect always
 // stops first.)

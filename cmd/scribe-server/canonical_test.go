@@ -11,10 +11,10 @@ import (
 	"github.com/scribehq/scribe-go/internal/apitest"
 )
 
-// TestBinaryNonCanonicalPaths: the same for the binary, with
-// -base-path and -admin: raw request targets that http.ServeMux would clean
-// and redirect (text/html) get 404 not_found as problem+json with a
-// Request-Id, the document's 404; the admin API's get its own 404 shape.
+// TestBinaryNonCanonicalPaths: the binary, with -base-path and -admin,
+// answers raw request targets that http.ServeMux would clean and redirect
+// (text/html) with 404 not_found as problem+json with a Request-Id, the
+// document's 404; the admin API's get its own 404 shape.
 func TestBinaryNonCanonicalPaths(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
