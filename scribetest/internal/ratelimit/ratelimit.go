@@ -68,9 +68,10 @@ func Seconds(d time.Duration) string {
 }
 
 // Announce sets q's RateLimit-Limit, RateLimit-Remaining and
-// RateLimit-Reset headers.
+// RateLimit-Reset headers. The names are spelled as net/http canonicalizes
+// them, which Set keeps as given.
 func (q Quota) Announce(h http.Header) {
-	h["Ratelimit-Limit"] = []string{strconv.Itoa(q.Limit)} // the canonical keys: no Set to canonicalize them
-	h["Ratelimit-Remaining"] = []string{strconv.Itoa(q.Remaining)}
-	h["Ratelimit-Reset"] = []string{Seconds(q.Reset)}
+	h.Set("Ratelimit-Limit", strconv.Itoa(q.Limit))
+	h.Set("Ratelimit-Remaining", strconv.Itoa(q.Remaining))
+	h.Set("Ratelimit-Reset", Seconds(q.Reset))
 }
