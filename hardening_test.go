@@ -24,11 +24,11 @@ import (
 // starts a real httptest server that misbehaves the way a compromised proxy
 // or a buggy service would.
 
-// TestRedirectCarriesNoCredential: a 3xx to another
-// origin is not followed, so the target never sees the developer key or an
-// installation token, with the SDK's own HTTP client and with a user's
-// http.Client given through WithHTTPClient (whose default policy follows
-// redirects). The answer is an *Error naming the Location's host.
+// TestRedirectCarriesNoCredential: a 3xx to another origin is not followed, so
+// the target never sees the developer key or an installation token, with the
+// SDK's own HTTP client and with a user's http.Client given through
+// WithHTTPClient (whose default policy follows redirects). The answer is an
+// *Error naming the Location's host.
 func TestRedirectCarriesNoCredential(t *testing.T) {
 	t.Parallel()
 	var stolen atomic.Int64
@@ -126,11 +126,10 @@ func listServer(t *testing.T, pages func(afterID string) string) (*httptest.Serv
 	return srv, &n
 }
 
-// TestPaginationCursorNotAdvancing: a server that
-// says has_more with a page that does not advance the cursor (the same page
-// again, an earlier one, one overlapping the cursor, or ids out of order)
-// ends the walk with ErrPaginationStalled after at most one repeat, and no
-// item is yielded twice.
+// TestPaginationCursorNotAdvancing: a server that says has_more with a page
+// that does not advance the cursor (the same page again, an earlier one, one
+// overlapping the cursor, or ids out of order) ends the walk with
+// ErrPaginationStalled after at most one repeat, and no item is yielded twice.
 func TestPaginationCursorNotAdvancing(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -181,10 +180,10 @@ func TestPaginationCursorNotAdvancing(t *testing.T) {
 	}
 }
 
-// TestEndlessBody: a 200 whose body never ends is
-// read only up to the limit (WithMaxResponseBytes, or the 32 MiB default),
-// then the call fails with a *ResponseTooLargeError and the connection is
-// closed (the server's writes fail), instead of the client reading forever.
+// TestEndlessBody: a 200 whose body never ends is read only up to the limit
+// (WithMaxResponseBytes, or the 32 MiB default), then the call fails with a
+// *ResponseTooLargeError and the connection is closed (the server's writes
+// fail), instead of the client reading forever.
 func TestEndlessBody(t *testing.T) {
 	t.Parallel()
 	handlerDone := make(chan struct{}, 4)
@@ -252,10 +251,10 @@ func TestBodyJustUnderLimit(t *testing.T) {
 	}
 }
 
-// TestIdempotencyKeyInUseRetried: a 409
-// idempotency_key_in_use is retried after backoff with the same key and
-// body, like a 429; when it persists, the returned *Error carries the key so
-// that the caller can retry by hand later; idempotency_key_reused is final.
+// TestIdempotencyKeyInUseRetried: a 409 idempotency_key_in_use is retried
+// after backoff with the same key and body, like a 429; when it persists, the
+// returned *Error carries the key so that the caller can retry by hand later;
+// idempotency_key_reused is final.
 func TestIdempotencyKeyInUseRetried(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, problem(409, scribe.CodeIdempotencyKeyInUse, "still running"), ok(secretKeyJSON))
@@ -291,10 +290,9 @@ func TestIdempotencyKeyInUseRetried(t *testing.T) {
 	}
 }
 
-// TestConnectionReuse: with the SDK's own transport,
-// 2000 GETs from 50 goroutines reuse connections (about one per goroutine)
-// instead of opening hundreds; a transport given with WithHTTPClient keeps
-// its own policy.
+// TestConnectionReuse: with the SDK's own transport, 2000 GETs from 50
+// goroutines reuse connections (about one per goroutine) instead of opening
+// hundreds; a transport given with WithHTTPClient keeps its own policy.
 func TestConnectionReuse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("2000 requests")
@@ -348,10 +346,10 @@ func TestConnectionReuse(t *testing.T) {
 	}
 }
 
-// TestErrorFieldsScrubbed: what the server says in
-// Code, Type, Title, Detail and Request-Id reaches Error() with the client's
-// own credential and credential-shaped text redacted, control characters
-// (ANSI escapes, CR, LF, bidi overrides) escaped, and each field bounded.
+// TestErrorFieldsScrubbed: what the server says in Code, Type, Title, Detail
+// and Request-Id reaches Error() with the client's own credential and
+// credential-shaped text redacted, control characters (ANSI escapes, CR, LF,
+// bidi overrides) escaped, and each field bounded.
 func TestErrorFieldsScrubbed(t *testing.T) {
 	t.Parallel()
 	const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJ1Ijoic2NydWIifQ.c2NydWItc2ln"
@@ -392,10 +390,9 @@ func TestErrorFieldsScrubbed(t *testing.T) {
 	}
 }
 
-// TestRetryAfterDateAndDeadline: an HTTP-date
-// Retry-After is capped like the seconds form, and the client never sleeps
-// past the context's deadline: when the wait would outlast it, the call
-// returns the last failure at once.
+// TestRetryAfterDateAndDeadline: an HTTP-date Retry-After is capped like the
+// seconds form, and the client never sleeps past the context's deadline: when
+// the wait would outlast it, the call returns the last failure at once.
 func TestRetryAfterDateAndDeadline(t *testing.T) {
 	t.Parallel()
 	soon := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
@@ -433,9 +430,9 @@ func TestRetryAfterDateAndDeadline(t *testing.T) {
 	}
 }
 
-// TestRetryStormVisibleAtInfo: with a logger at
-// Info (slog.Default's level), each retry shows as an Info line and the
-// give-up as a Warn line, without Debug; no secret reaches the log.
+// TestRetryStormVisibleAtInfo: with a logger at Info (slog.Default's level),
+// each retry shows as an Info line and the give-up as a Warn line, without
+// Debug; no secret reaches the log.
 func TestRetryStormVisibleAtInfo(t *testing.T) {
 	t.Parallel()
 	const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJ1IjoibG9nIn0.bG9nLXNpZw"
@@ -463,9 +460,9 @@ func TestRetryStormVisibleAtInfo(t *testing.T) {
 	}
 }
 
-// TestWithResponseInto: a successful call's status,
-// headers, request id and RateLimit figures are readable through
-// WithResponseInto, and each page of a list carries its own Response.
+// TestWithResponseInto: a successful call's status, headers, request id and
+// RateLimit figures are readable through WithResponseInto, and each page of a
+// list carries its own Response.
 func TestWithResponseInto(t *testing.T) {
 	t.Parallel()
 	rl := []string{"RateLimit-Limit", "100", "RateLimit-Remaining", "97", "RateLimit-Reset", "42"}

@@ -119,9 +119,8 @@ func TestInstallationClientsNilCache(t *testing.T) {
 	}
 }
 
-// TestInstallationClientsForget: Forget drops one
-// installation's cached token source (and token) and leaves the others; a
-// later For for it starts afresh.
+// TestInstallationClientsForget: Forget drops one installation's cached token
+// source (and token) and leaves the others; a later For for it starts afresh.
 func TestInstallationClientsForget(t *testing.T) {
 	key, _ := auth.NewSecretKey()
 	cache := auth.NewCache(key)

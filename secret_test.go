@@ -57,10 +57,10 @@ func decode[T any](t *testing.T, s string) T {
 	return v
 }
 
-// TestSecretsDecodeIntoTheirTypes: a decoded
-// PluginSecretKey's Value is an auth.SecretKey that mints directly, and a
-// decoded Webhook's SigningSecret is a webhook.Secret that verifies directly,
-// with no ParseSecretKey(x.Reveal()) in between.
+// TestSecretsDecodeIntoTheirTypes: a decoded PluginSecretKey's Value is an
+// auth.SecretKey that mints directly, and a decoded Webhook's SigningSecret is
+// a webhook.Secret that verifies directly, with no ParseSecretKey(x.Reveal())
+// in between.
 func TestSecretsDecodeIntoTheirTypes(t *testing.T) {
 	key := decode[scribe.PluginSecretKey](t, secretKeyDoc)
 	if key.Value.Reveal() != material {

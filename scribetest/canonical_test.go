@@ -13,12 +13,11 @@ import (
 // demoDeveloperKey is the demo set's public developer key (docs/server.md).
 const demoDeveloperKey = "dk_live_c2NyaWJlLWRlbW8tZGV2ZWxvcGVyLWtleS1wdWJsaWM"
 
-// TestNonCanonicalPathsAreProblems: a path that
-// http.ServeMux would clean (an empty, "." or ".." segment, raw or
-// percent-encoded) and a trailing slash are answered 404 not_found as
-// problem+json with a Request-Id, the document's 404, never the mux's
-// text/html redirect to the cleaned path; with and without a base path,
-// with and without a valid credential.
+// TestNonCanonicalPathsAreProblems: a path that http.ServeMux would clean (an
+// empty, "." or ".." segment, raw or percent-encoded) and a trailing slash are
+// answered 404 not_found as problem+json with a Request-Id, the document's
+// 404, never the mux's text/html redirect to the cleaned path; with and
+// without a base path, with and without a valid credential.
 func TestNonCanonicalPathsAreProblems(t *testing.T) {
 	t.Parallel()
 	paths := []string{

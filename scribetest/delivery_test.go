@@ -1005,14 +1005,14 @@ func newOneClockEnv(t *testing.T, fn func(n int, e *webhook.Event) error, opts .
 	return oc
 }
 
-// One FakeClock, given once to WithClock, drives the
-// server, its token sources and the receiver's Verifier, and moving it
-// fires the retries: WaitForDeliveries walks the whole default schedule
-// (eight attempts over about 27.6 hours) without a sleep. Every attempt is
-// signed at its own fake time, verified by the receiver on the same clock,
-// and the waits between attempts follow the schedule within its ±20 %
-// jitter. An installation client made before the walk still works after
-// it: its token source refreshed on the fake clock.
+// One FakeClock, given once to WithClock, drives the server, its token sources
+// and the receiver's Verifier, and moving it fires the retries:
+// WaitForDeliveries walks the whole default schedule (eight attempts over
+// about 27.6 hours) without a sleep. Every attempt is signed at its own fake
+// time, verified by the receiver on the same clock, and the waits between
+// attempts follow the schedule within its ±20 % jitter. An installation client
+// made before the walk still works after it: its token source refreshed on the
+// fake clock.
 func TestOneFakeClockWalksTheWholeRetrySchedule(t *testing.T) {
 	t.Parallel()
 	schedule := []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
@@ -1132,11 +1132,10 @@ func TestFakeClockAdvanceFiresDueRetry(t *testing.T) {
 	}
 }
 
-// RequireDelivered explains a failed delivery with
-// every attempt: time, status, the receiver's answer (where NewHandler puts
-// the function's error) and how it ended; a Permanent error ends the
-// delivery at the first attempt, and the server honours 422 from any
-// receiver.
+// RequireDelivered explains a failed delivery with every attempt: time,
+// status, the receiver's answer (where NewHandler puts the function's error)
+// and how it ended; a Permanent error ends the delivery at the first attempt,
+// and the server honours 422 from any receiver.
 func TestRequireDeliveredExplainsFailures(t *testing.T) {
 	t.Parallel()
 	t.Run("handler bug, retried until given up", func(t *testing.T) {

@@ -351,11 +351,11 @@ func TestEndToEndLostAcknowledgementIsDeduped(t *testing.T) {
 	}
 }
 
-// The largest transcript the server delivers, an event of
-// exactly MaxEventBytes, goes end to end, signed, to a receiver built with
-// webhook.NewHandler and its default options, which verifies it and hands
-// the whole text to the function. A transcript one byte longer is not sent
-// (no receiver would admit it) and the attempt record says why.
+// The largest transcript the server delivers, an event of exactly
+// MaxEventBytes, goes end to end, signed, to a receiver built with
+// webhook.NewHandler and its default options, which verifies it and hands the
+// whole text to the function. A transcript one byte longer is not sent (no
+// receiver would admit it) and the attempt record says why.
 func TestEndToEndLargestEvent(t *testing.T) {
 	t.Parallel()
 	e := newHookEnvWith(t, scribetest.WithLogger(slog.New(slog.DiscardHandler))) // the default schedule

@@ -9,11 +9,10 @@ import (
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
-// TestServiceStyleSecretKey, end to end: a secret key
-// of the form the service may issue ("ask_live_" and 24 alphanumerics, not
-// the reference server's 32-byte base64) loads from fixtures, signs tokens
-// through the SDK's token source, and the server verifies them with the
-// key's UTF-8 bytes.
+// TestServiceStyleSecretKey, end to end: a secret key of the form the service
+// may issue ("ask_live_" and 24 alphanumerics, not the reference server's
+// 32-byte base64) loads from fixtures, signs tokens through the SDK's token
+// source, and the server verifies them with the key's UTF-8 bytes.
 func TestServiceStyleSecretKey(t *testing.T) {
 	t.Parallel()
 	const key = "ask_live_4eC39HqLyjWDarjtT1zdp7dc"

@@ -393,10 +393,10 @@ func TestPermanent(t *testing.T) {
 	}
 }
 
-// The function's error reaches neither the log nor the
-// answer unredacted, even when it quotes the signing secret (with or
-// without its whsec_ prefix), a plugin secret key or a JWT, or carries
-// control characters that would forge log lines.
+// The function's error reaches neither the log nor the answer unredacted, even
+// when it quotes the signing secret (with or without its whsec_ prefix), a
+// plugin secret key or a JWT, or carries control characters that would forge
+// log lines.
 func TestHandlerRedactsFunctionError(t *testing.T) {
 	t.Parallel()
 	const askKey = "ask_live_4eC39HqLyjWDarjtT1zdp7dc"
@@ -462,9 +462,8 @@ func TestHandlerLogsToSlogDefault(t *testing.T) {
 	}
 }
 
-// The default limit admits a 3 MiB event (a long
-// transcript) signed like the service signs it, and refuses one byte over
-// DefaultMaxBodyBytes with 413.
+// The default limit admits a 3 MiB event (a long transcript) signed like the
+// service signs it, and refuses one byte over DefaultMaxBodyBytes with 413.
 func TestHandlerDefaultLimitAdmitsLargeEvents(t *testing.T) {
 	t.Parallel()
 	if DefaultMaxBodyBytes < 4<<20 {

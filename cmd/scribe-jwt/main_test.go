@@ -137,9 +137,8 @@ func TestMintThenVerify(t *testing.T) {
 	}
 }
 
-// The command behaves like a Go tool: -version exits 0;
-// a bad flag and a nonsense value exit 2, reported once, before the key is
-// even read.
+// The command behaves like a Go tool: -version exits 0; a bad flag and a
+// nonsense value exit 2, reported once, before the key is even read.
 func TestGoToolBehaviour(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

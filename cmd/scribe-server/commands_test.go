@@ -22,9 +22,9 @@ import (
 // measure of speed.
 const waitLimit = 10 * time.Second
 
-// The command behaves like a Go tool. A bad flag or a
-// nonsense value exits 2 and is reported once; -version and -help exit 0;
-// an error that is not the command line's exits 1.
+// The command behaves like a Go tool. A bad flag or a nonsense value exits 2
+// and is reported once; -version and -help exit 0; an error that is not the
+// command line's exits 1.
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -94,10 +94,10 @@ func startServer(t *testing.T, lim limits, args ...string) string {
 	return url
 }
 
-// The binary's http.Server has timeouts and a header cap.
-// A client that sends its headers slowly (slowloris) is cut off after the
-// header timeout instead of holding the connection; headers over the cap
-// are refused with 431. The defaults are set, and run uses them.
+// The binary's http.Server has timeouts and a header cap. A client that sends
+// its headers slowly (slowloris) is cut off after the header timeout instead
+// of holding the connection; headers over the cap are refused with 431. The
+// defaults are set, and run uses them.
 func TestServerLimits(t *testing.T) {
 	t.Parallel()
 	if defaultLimits.readHeader <= 0 || defaultLimits.read <= 0 || defaultLimits.write <= 0 || defaultLimits.idle <= 0 || defaultLimits.maxHeaderBytes <= 0 {
@@ -149,12 +149,12 @@ func TestServerLimits(t *testing.T) {
 	})
 }
 
-// "scribe-server trigger" makes a running server send a
-// signed event to a local receiver. The first run adds the receiver's
-// webhook and prints its signing secret; a receiver built with
-// webhook.NewHandler and that secret then verifies and handles the
-// triggered events, and the command prints each attempt and exits 0. A
-// receiver that refuses exits 1 with the receiver's answer printed.
+// "scribe-server trigger" makes a running server send a signed event to a
+// local receiver. The first run adds the receiver's webhook and prints its
+// signing secret; a receiver built with webhook.NewHandler and that secret
+// then verifies and handles the triggered events, and the command prints each
+// attempt and exits 0. A receiver that refuses exits 1 with the receiver's
+// answer printed.
 func TestTrigger(t *testing.T) {
 	t.Parallel()
 	var handler atomic.Pointer[http.Handler]

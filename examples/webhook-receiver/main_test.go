@@ -36,12 +36,11 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// The example receiver, run against the reference
-// server, receives and verifies the events the server emits: every
-// delivery gets a 2xx (NewHandler answers 2xx only to a verified event the
-// function accepted), and the receiver prints each event with its id and
-// its data. A delivery signed with another secret is refused with 401 and
-// never reaches the function.
+// The example receiver, run against the reference server, receives and
+// verifies the events the server emits: every delivery gets a 2xx (NewHandler
+// answers 2xx only to a verified event the function accepted), and the
+// receiver prints each event with its id and its data. A delivery signed with
+// another secret is refused with 401 and never reaches the function.
 func TestReceiverAgainstReferenceServer(t *testing.T) {
 	s := scribetest.NewTestServer(t, scribetest.WithLogger(slog.New(slog.DiscardHandler)))
 	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})

@@ -67,9 +67,9 @@ func Seconds(d time.Duration) string {
 	return strconv.FormatInt(int64((max(d, 0)+time.Second-1)/time.Second), 10)
 }
 
-// Announce sets q's RateLimit-Limit, RateLimit-Remaining and
-// RateLimit-Reset headers. The names are spelled as net/http canonicalizes
-// them, which Set keeps as given.
+// Announce sets q's RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset
+// headers. The names are spelled as net/http canonicalizes them, which Set
+// keeps as given.
 func (q Quota) Announce(h http.Header) {
 	h.Set("Ratelimit-Limit", strconv.Itoa(q.Limit))
 	h.Set("Ratelimit-Remaining", strconv.Itoa(q.Remaining))
