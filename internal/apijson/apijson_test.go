@@ -223,11 +223,11 @@ func TestFieldsStringsAsTheLibraryReadsThem(t *testing.T) {
 	}
 }
 
-// plainFields has an integer, a pointer and a timestamp member for the
+// objectFields has an integer, a pointer and a timestamp member for the
 // object decoder of Require and Fields; libraryFields is the same struct
 // without it, so the library decodes its members. (Fields: every member
 // optional, so each case can carry one.)
-type plainFields struct {
+type objectFields struct {
 	N   int64     `json:"n"`
 	I   int       `json:"i"`
 	P   *int64    `json:"p"`
@@ -235,14 +235,14 @@ type plainFields struct {
 	Pad string    `json:"pad"`
 }
 
-type libraryFields plainFields
+type libraryFields objectFields
 
-// TestPlainMembersDecodeAsTheLibraryDoes: integers and timestamps read
+// TestFieldsNumbersAndTimesAsTheLibraryReadsThem: integers and timestamps read
 // through Require's object decoder give the same values, and the same
 // errors (place, offset, what was wanted and found), as the library's own
 // decoding of the same member.
-func TestPlainMembersDecodeAsTheLibraryDoes(t *testing.T) {
-	fast, slow := Lenient(Fields[plainFields]()), Lenient()
+func TestFieldsNumbersAndTimesAsTheLibraryReadsThem(t *testing.T) {
+	viaFields, viaLibrary := Lenient(Fields[objectFields]()), Lenient()
 	for _, member := range []string{
 		`"n":7`, `"n":-0`, `"n":-9223372036854775808`, `"n":9223372036854775808`, `"n":1.5`, `"n":1e2`, `"n":"7"`,
 		`"i":42`, `"i":99999999999999999999`, `"i":0.0`,
@@ -252,10 +252,10 @@ func TestPlainMembersDecodeAsTheLibraryDoes(t *testing.T) {
 		`"at":"2026-11-21T09:30:00\u005a"`, `"at":7`,
 	} {
 		doc := `{"pad":"  x  ",` + member + `}`
-		var a plainFields
+		var a objectFields
 		var b libraryFields
-		errA := Unmarshal([]byte(doc), &a, fast)
-		errB := Unmarshal([]byte(doc), &b, slow)
+		errA := Unmarshal([]byte(doc), &a, viaFields)
+		errB := Unmarshal([]byte(doc), &b, viaLibrary)
 		if (errA == nil) != (errB == nil) {
 			t.Errorf("%s: Require's decoder: %v; the library: %v", member, errA, errB)
 			continue
