@@ -55,7 +55,7 @@ type SecretKey struct {
 
 // PluginParams describes a plugin to create. Unlike POST /plugins, it can
 // create a plugin already published or disabled. Zero permissions mean
-// "none"; zero timestamps mean now.
+// "none"; the plugin's timestamps are the server clock's now.
 type PluginParams struct {
 	// ID is the plugin's id; zero asks for the next free one, and an id
 	// already taken is an error wrapping ErrConflict.
