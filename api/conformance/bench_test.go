@@ -34,8 +34,9 @@ import (
 //
 // The bytes are what the reference server answered to the same requests
 // (recorded once), headers included. Sub-benchmarks are named
-// transport=<memory|loopback>/client=<sdk|generated|bare>, so that
-// `benchstat -col /client` sets the three clients side by side;
+// transport=<memory|loopback>/client=<sdk|generated|bare|sdk-untimed>, so
+// that `benchstat -col /client` sets the clients side by side (sdk-untimed
+// is the SDK without its per-attempt timeout, which the others lack);
 // scripts/bench prints sdk/generated and sdk/bare from them. Only ratios
 // within one run mean anything.
 
@@ -168,7 +169,7 @@ type staticToken string
 
 func (s staticToken) Token(context.Context) (string, error) { return string(s), nil }
 
-// callers builds the three clients over hc for base and returns, for each,
+// callers builds the clients over hc for base and returns, for each,
 // a call of one transcript and a call of one 100-item page.
 type caller struct {
 	name      string
@@ -177,6 +178,14 @@ type caller struct {
 
 func callers(tb testing.TB, base string, hc *http.Client, id int64) []caller {
 	sdk, err := scribe.NewClient(base, scribe.WithHTTPClient(hc), scribe.WithTokenSource(staticToken(benchToken)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The same SDK without its per-attempt timeout, which neither the
+	// generated client nor the bare call has: it shows what that bound
+	// costs a call (docs/performance.md).
+	untimed, err := scribe.NewClient(base, scribe.WithHTTPClient(hc), scribe.WithTokenSource(staticToken(benchToken)),
+		scribe.WithRequestTimeout(0))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -190,8 +199,8 @@ func callers(tb testing.TB, base string, hc *http.Client, id int64) []caller {
 	}
 	limit := 100
 	pageParams := &scribe.ListTranscriptsParams{ListParams: scribe.ListParams{Limit: 100}}
-	return []caller{
-		{"sdk",
+	sdkCaller := func(name string, sdk *scribe.Client) caller {
+		return caller{name,
 			func(ctx context.Context) error {
 				t, err := sdk.GetTranscript(ctx, id)
 				if err == nil && t.ID != id {
@@ -205,7 +214,10 @@ func callers(tb testing.TB, base string, hc *http.Client, id int64) []caller {
 					err = fmt.Errorf("page of %d", len(p.Data))
 				}
 				return err
-			}},
+			}}
+	}
+	return []caller{
+		sdkCaller("sdk", sdk),
 		{"generated",
 			func(ctx context.Context) error {
 				r, err := gen.GetTranscriptWithResponse(ctx, id)
@@ -246,6 +258,7 @@ func callers(tb testing.TB, base string, hc *http.Client, id int64) []caller {
 				}
 				return nil
 			}},
+		sdkCaller("sdk-untimed", untimed),
 	}
 }
 
@@ -328,7 +341,7 @@ func BenchmarkClientGetTranscript(b *testing.B) { benchmarkClients(b, false) }
 // 100 transcripts.
 func BenchmarkClientListTranscripts100(b *testing.B) { benchmarkClients(b, true) }
 
-// The three clients must agree on what they decoded, or the comparison
+// The clients must agree on what they decoded, or the comparison
 // compares different work: each client's answer, through each transport, is
 // checked by the calls themselves (ids, page length); this test runs them
 // once.
@@ -349,21 +362,24 @@ func TestBenchmarkClientsAgree(t *testing.T) {
 	}
 }
 
-// BenchmarkClientInterleaved runs the three clients on the same work in one
+// BenchmarkClientInterleaved runs the clients on the same work in one
 // loop, one call of each per iteration (in an order that rotates every
 // iteration), timing every call. Sequential sub-benchmarks on a shared
 // machine see different stretches of its load, so that ClientGetTranscript's
-// ratios swing by ±30% between runs; here the three share every stretch
+// ratios swing by ±30% between runs; here they share every stretch
 // alike. It reports, per sub-benchmark (op=get|page100,
 // transport=memory|loopback):
 //
-//   - sdk-ns, generated-ns, bare-ns: the mean wall time of one call of each;
+//   - sdk-ns, generated-ns, bare-ns, sdk-untimed-ns: the mean wall time of
+//     one call of each;
 //   - sdk/generated, sdk/bare: the ratios of those means (what a user pays,
 //     garbage collection and load spikes included);
 //   - sdk/generated-p50, sdk/bare-p50: the ratios of the median calls (the
-//     client's own path, without the calls a preemption or a collection hit).
+//     client's own path, without the calls a preemption or a collection hit);
+//   - sdk-untimed/generated: sdk/generated for the SDK without its
+//     per-attempt timeout (WithRequestTimeout(0)).
 //
-// ns/op is the time of the three calls together and means nothing alone.
+// ns/op is the time of the four calls together and means nothing alone.
 // scripts/bench prints the medians of these ratios over its rounds.
 func BenchmarkClientInterleaved(b *testing.B) {
 	r, err := record()
@@ -416,8 +432,9 @@ func BenchmarkClientInterleaved(b *testing.B) {
 				for j, c := range cs {
 					b.ReportMetric(mean[j], c.name+"-ns")
 				}
-				// cs is sdk, generated, bare (callers' order).
+				// cs is sdk, generated, bare, sdk-untimed (callers' order).
 				b.ReportMetric(mean[0]/mean[1], "sdk/generated")
+				b.ReportMetric(mean[3]/mean[1], "sdk-untimed/generated")
 				b.ReportMetric(mean[0]/mean[2], "sdk/bare")
 				b.ReportMetric(p50[0]/p50[1], "sdk/generated-p50")
 				b.ReportMetric(p50[0]/p50[2], "sdk/bare-p50")
