@@ -41,7 +41,7 @@ type Fixtures struct {
 // FixtureTranscripts are the transcripts a fixture load created, in
 // document order, as they were when loaded. It holds no decoded copy: it
 // refers to the encodings the server stored (which never change once
-// written), about 16 bytes per transcript, and decodes a transcript when
+// written), 12 bytes per transcript, and decodes a transcript when
 // asked. A loader that returned a million decoded transcripts beside the
 // server's own copy would more than double the memory of the load
 // (docs/server.md, "Fixtures"). A later update or delete on the
