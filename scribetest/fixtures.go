@@ -97,10 +97,9 @@ func DemoFixtures() io.Reader { return bytes.NewReader(demoJSON) }
 // the server starts from.
 //
 // The document is read as a stream, one resource at a time, so a file of a
-// million transcripts is never held whole in memory, and a large one runs a
-// garbage collection each time the load has allocated another 32 MiB, so
-// that its peak stays near what the server keeps (docs/server.md,
-// "Fixtures").
+// million transcripts is never held whole in memory, and a large one is
+// garbage-collected as it is added, so that the load's peak stays near what
+// the server keeps (docs/server.md, "Fixtures").
 func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
 	res, err := fixtures.Load(r, s.st)
 	if err != nil {
