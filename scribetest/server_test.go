@@ -42,7 +42,7 @@ func TestRules(t *testing.T) {
 		{"POST-only path lists POST in Allow", req{method: "GET", path: p("/plugins/%d/secret_keys", e.plugin.ID), token: dev}, 405, scribe.CodeMethodNotAllowed, map[string]string{"Allow": "POST"}},
 		{"405 comes before authentication", req{method: "PUT", path: "/transcripts/1"}, 405, scribe.CodeMethodNotAllowed, map[string]string{"Allow": "GET, HEAD"}},
 
-		// Head limits (docs/server.md, "Hostile requests"): answered before authentication.
+		// Head limits (docs/errors.md, "Order of checks"): answered before authentication.
 		{"a request target over 8 KiB is 414", req{method: "GET", path: "/transcripts?x=" + strings.Repeat("a", 8<<10), token: jwt}, 414, "uri_too_long", nil},
 		{"header fields over 32 KiB are 431", req{method: "GET", path: "/transcripts", token: jwt, header: map[string]string{"X-Filler": strings.Repeat("a", 32<<10)}}, 431, "headers_too_large", nil},
 
