@@ -35,7 +35,7 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux.HandleFunc("GET "+p+"/deliveries", adminOp(s.adminDeliveries))
 	mux.HandleFunc("POST "+p+"/trigger", adminOp(s.adminTrigger))
 	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
-		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %s; see docs/server.md", r.Method, r.URL.Path))
+		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %q; see docs/server.md", r.Method, r.URL.Path))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -54,7 +54,8 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 }
 
 // adminError answers {"error": "..."}: the admin API is not the contract's,
-// so it does not speak problem+json.
+// so it does not speak problem+json. Bytes of the request that are not
+// UTF-8 (a path of %ED, say) become U+FFFD, which JSON can carry.
 func adminError(w http.ResponseWriter, status int, err error) {
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -62,7 +63,7 @@ func adminError(w http.ResponseWriter, status int, err error) {
 	case errors.Is(err, ErrConflict):
 		status = http.StatusConflict
 	}
-	adminJSON(w, status, map[string]string{"error": err.Error()})
+	adminJSON(w, status, map[string]string{"error": strings.ToValidUTF8(err.Error(), "\uFFFD")})
 }
 
 func adminJSON(w http.ResponseWriter, status int, v any) {

@@ -143,6 +143,7 @@ func TestAdminAPIErrors(t *testing.T) {
 		{"owner change", "PATCH", "/_scribetest/transcripts/1", `{"user_id":9}`, 400, "cannot change"},
 		{"bad webhook uri", "POST", "/_scribetest/webhooks", `{"plugin_id":100,"uri":"ftp://x"}`, 400, "uri"},
 		{"unknown operation", "GET", "/_scribetest/nothing", "", 404, "no admin operation"},
+		{"unknown operation, its path not UTF-8", "GET", "/_scribetest/x%ED", "", 404, `no admin operation GET "/_scribetest/x\xed"`},
 		{"trigger of an event the plugin never gets", "POST", "/_scribetest/trigger",
 			`{"plugin_id":101,"type":"transcript.created","uri":"http://127.0.0.1:9/hook"}`, 409, `transcript permission "none"`},
 		{"trigger of an unknown type", "POST", "/_scribetest/trigger",
