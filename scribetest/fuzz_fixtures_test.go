@@ -2,6 +2,7 @@ package scribetest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -125,12 +126,16 @@ type serverState struct {
 	plugins     []scribe.Plugin
 	installs    map[int64][]scribe.PluginInstallation
 	transcripts map[int64]scribe.Transcript
+	webhooks    []string // id, plugin and uri of each
 }
 
 func snapshotOf(s *scribetest.Server) serverState {
 	st := serverState{users: s.Users(), plugins: s.Plugins(), installs: map[int64][]scribe.PluginInstallation{}, transcripts: map[int64]scribe.Transcript{}}
 	for _, p := range st.plugins {
 		st.installs[p.ID] = s.Installations(p.ID)
+		for _, h := range s.Webhooks(p.ID) {
+			st.webhooks = append(st.webhooks, fmt.Sprint(h.ID, h.PluginID, h.URI))
+		}
 	}
 	for _, u := range st.users {
 		for _, tr := range s.Transcripts(u.ID) {
