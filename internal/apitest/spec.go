@@ -73,11 +73,16 @@ var loadSpec = sync.OnceValues(func() (*spec, error) {
 		s.roots[seg] = true
 	}
 	responses := doc.Components.Responses
+	// What answers a request that names no operation: its own status, and
+	// what every operation answers before routing or around it (docs/errors.md,
+	// "Order of checks": the head limits, the rate limit, the gateway).
 	common := func(status int, response *openapi3.ResponseRef) *openapi3.Operation {
 		return &openapi3.Operation{
 			OperationID: "(no operation)",
 			Responses: openapi3.NewResponses(
 				openapi3.WithStatus(status, response),
+				openapi3.WithStatus(http.StatusRequestURITooLong, responses["URITooLong"]),
+				openapi3.WithStatus(http.StatusRequestHeaderFieldsTooLarge, responses["HeaderFieldsTooLarge"]),
 				openapi3.WithStatus(http.StatusTooManyRequests, responses["TooManyRequests"]),
 				openapi3.WithStatus(http.StatusInternalServerError, responses["InternalError"]),
 				openapi3.WithStatus(http.StatusBadGateway, responses["BadGateway"]),
