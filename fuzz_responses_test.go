@@ -40,7 +40,8 @@ const fuzzJWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmdXp6In0.c2lnbmF0dXJlLWZ1enotMD
 // FuzzResponses holds the client to its promise on any answer a server, or
 // something between it and the client, can give an operation: it never
 // panics; an error is one of the documented types (*Error, *DecodeError,
-// *ResponseInterruptedError, *ResponseTooLargeError); a status outside 2xx
+// *ResponseInterruptedError, *ResponseTooLargeError, or a page that would
+// stall the walk, ErrPaginationStalled); a status outside 2xx
 // is never a success; neither the error nor the printed result carries the
 // developer key, the installation token, or a secret the answer held (a
 // secret key's value, a webhook's signing secret); and one request is sent
@@ -61,7 +62,8 @@ func FuzzResponses(f *testing.F) {
 		{1, 404, "application/problem+json", problem}, {1, 404, "text/html", "<html>"}, {2, 200, "application/json", plugin},
 		{3, 201, "application/json", plugin}, {4, 200, "application/json", key}, {4, 200, "application/json", `{"value":"ask_live_` + strings.Repeat("x", 40)},
 		{5, 200, "application/json", `{"has_more":false,"total_count":0,"data":[]}`}, {6, 200, "application/json", `{"has_more":true,"total_count":1,"data":[` + plugin + `]}`},
-		{7, 200, "application/json", `{"has_more":false,"total_count":1,"data":[` + hook + `]}`}, {8, 200, "application/json", `{"has_more":false,"total_count":1,"data":[{}]}`},
+		{7, 200, "application/json", `{"has_more":false,"total_count":1,"data":[` + hook + `]}`},
+		{6, 200, "application/json", `{"has_more":true,"total_count":2,"data":[` + plugin + `,` + plugin + `]}`}, {8, 200, "application/json", `{"has_more":false,"total_count":1,"data":[{}]}`},
 		{0, 429, "application/problem+json", `{"status":429,"code":"rate_limited"}`}, {3, 409, "", ""}, {0, 302, "", ""}, {0, 204, "", ""},
 		{0, 200, "application/json; charset=utf-16", userJSON}, {0, 500, "application/json", `{"error":"` + testDevKey + `"}`},
 		{2, 400, "application/problem+json", `{"status":400,"code":"invalid_parameter","detail":"bad key ask_live_c2VjcmV0LWtleS1mb3ItZnV6emluZy0wMTIz"}`},
@@ -130,7 +132,8 @@ func FuzzResponses(f *testing.F) {
 			t.Fatalf("op %d: answer %d %q was taken as a success: %+v", op%9, a.status, body, got)
 		case err == nil:
 			printed = fmt.Sprintf("%v %+v %#v", got, got, got)
-		case !errors.As(err, &apiErr) && !errors.As(err, &decErr) && !errors.As(err, &cutErr) && !errors.As(err, &sizeErr):
+		case !errors.As(err, &apiErr) && !errors.As(err, &decErr) && !errors.As(err, &cutErr) && !errors.As(err, &sizeErr) &&
+			!errors.Is(err, scribe.ErrPaginationStalled):
 			t.Fatalf("op %d: answer %d %q: error of an undocumented type %T: %v", op%9, a.status, body, err, err)
 		default:
 			printed = err.Error() + fmt.Sprintf(" %v %+v", err, err)
