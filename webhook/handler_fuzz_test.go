@@ -38,10 +38,7 @@ func FuzzHandler(f *testing.F) {
 	} {
 		f.Add(seed.sign, seed.method, seed.id, seed.ts, seed.body)
 	}
-	secret, err := ParseSecret("whsec_" + base64.StdEncoding.EncodeToString([]byte("fuzz-handler-secret-0123456789ab")))
-	if err != nil {
-		f.Fatal(err)
-	}
+	secret := mustSecret(f, vectorSecret)
 	now := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
 	v, err := NewVerifier(secret, WithClock(func() time.Time { return now }))
 	if err != nil {
