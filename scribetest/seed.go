@@ -14,9 +14,9 @@ import (
 )
 
 // UserParams describes a user to create. A zero ID asks for a fresh one; a
-// chosen one is at most 2^53-1, as for every resource (docs/server.md,
-// "Identifiers"). An empty EmailAddress is generated as "user<id>@example.com"; a given one
-// must be a bare e-mail address, as the document's format: email says.
+// chosen one is at most 2^53-1 (docs/server.md, "Identifiers"). An empty
+// EmailAddress is generated as "user<id>@example.com"; a given one must be
+// a bare e-mail address, as the document's format: email says.
 type UserParams struct {
 	// ID is the user's id; zero asks for the next free one, and an id
 	// already taken is an error wrapping ErrConflict.
