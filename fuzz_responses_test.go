@@ -32,12 +32,10 @@ func FuzzResponses(f *testing.F) {
 	for i, op := range operations {
 		f.Add(uint8(i), uint16(200), "application/json", op.answer)
 		f.Add(uint8(i), uint16(200), "application/json", `null`)
-		if op.list {
-			f.Add(uint8(i), uint16(200), "application/json", page(true, 0)) // walked past once, then stalled
-		}
 		f.Add(uint8(i), uint16(404), "application/problem+json",
 			`{"type":"about:blank","title":"Not Found","status":404,"detail":"gone","code":"not_found","request_id":"req_test"}`)
 		if op.list {
+			f.Add(uint8(i), uint16(200), "application/json", page(true, 0))                       // walked past once, then stalled
 			f.Add(uint8(i), uint16(200), "application/json", page(true, 2, op.answer, op.answer)) // the walk would stall
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
@@ -97,10 +98,7 @@ func FuzzRequestHead(f *testing.F) {
 	// paths are outside every operation.
 	s := scribetest.NewTestServer(f, scribetest.WithFixtures(scribetest.DemoFixtures()), scribetest.WithBasePath("/v1"))
 	doc := apitest.NewValidator(f).WithBasePath("/v1")
-	key, err := auth.ParseSecretKey("ask_live_c2NyaWJlLWRlbW8tc2VjcmV0LWtleS1ETy1OT1QtVVNF")
-	if err != nil {
-		f.Fatal(err)
-	}
+	key, installation := s.SecretKeys(100)[0].Value, s.Installations(100)[0].UUID // the demo plugin's
 	f.Fuzz(func(t *testing.T, method uint8, path, query, idem string, authn uint8, token string) {
 		r := httptest.NewRequest(methods[int(method)%len(methods)], "http://scribe.test/", nil)
 		r.URL.Path, r.URL.RawQuery = path, query
@@ -115,7 +113,7 @@ func FuzzRequestHead(f *testing.F) {
 		case 1:
 			r.Header.Set("Authorization", "Bearer "+demoDeveloperKey)
 		case 2:
-			jwt, err := auth.Mint(key, "0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90", time.Now())
+			jwt, err := auth.Mint(key, installation, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,13 +307,6 @@ func credentialsIn(doc string) []string {
 	return out
 }
 
-// acceptAll answers every webhook delivery 200 without a network.
-type acceptAll struct{}
-
-func (acceptAll) RoundTrip(r *http.Request) (*http.Response, error) {
-	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("ok")), Header: http.Header{}, Request: r}, nil
-}
-
 // FuzzAdminAPI holds the admin API (the binary's HTTP door for tests in
 // other languages) to its promise on any request to its operations: it
 // never panics nor answers 5xx; every answer is a JSON object; a refusal
@@ -350,8 +341,10 @@ func FuzzAdminAPI(f *testing.F) {
 		if _, err := url.ParseRequestURI(target); err != nil || strings.ContainsAny(target, " \t\r\n#?") {
 			return // not a request target a client can send
 		}
+		receivers := httpmock.NewMockTransport() // every delivery answered 200, without a network
+		receivers.RegisterNoResponder(httpmock.NewStringResponder(http.StatusOK, "ok"))
 		s, err := scribetest.NewUnstartedServer(scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()),
-			scribetest.WithWebhookTransport(acceptAll{}), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+			scribetest.WithWebhookTransport(receivers), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,14 +372,16 @@ func FuzzAdminAPI(f *testing.F) {
 			return
 		}
 		hook, _ := answer["webhook"].(map[string]any)
+		created := answer["created"] == true
 		if o.path == "/_scribetest/webhooks" {
-			hook = answer
+			hook, created = answer, true
 		}
-		if created := answer["created"] == true || o.path == "/_scribetest/webhooks"; created {
+		if created {
 			id, _ := hook["id"].(float64)
 			plugin, _ := hook["plugin_id"].(float64)
-			i := slices.IndexFunc(s.Webhooks(int64(plugin)), func(h scribe.Webhook) bool { return h.ID == int64(id) })
-			if secret, _ := hook["signing_secret"].(string); i < 0 || secret != s.Webhooks(int64(plugin))[i].SigningSecret.Reveal() {
+			hooks := s.Webhooks(int64(plugin))
+			i := slices.IndexFunc(hooks, func(h scribe.Webhook) bool { return h.ID == int64(id) })
+			if secret, _ := hook["signing_secret"].(string); i < 0 || secret != hooks[i].SigningSecret.Reveal() {
 				t.Fatalf("%s %s %q created a webhook but did not answer its signing secret: %v", o.method, target, body, answer)
 			}
 		}
