@@ -104,6 +104,14 @@ type bareTranscript struct {
 	CreatedOn time.Time              `json:"created_on"`
 }
 
+// sdkTranscript is a fixture transcript decoded into the SDK's own type,
+// as a user holding the same data in their program would: scribe.Transcript
+// (its metadata a map) and the owner's id the document gives.
+type sdkTranscript struct {
+	scribe.Transcript
+	UserID int64 `json:"user_id"`
+}
+
 // bareDecode decodes the whole file in one json.UnmarshalRead.
 func bareDecode(tb testing.TB, path string) bareFixtureDoc {
 	f, err := os.Open(path)
@@ -119,14 +127,15 @@ func bareDecode(tb testing.TB, path string) bareFixtureDoc {
 }
 
 // streamDecode is the streaming form of the baseline: a jsontext.Decoder
-// over the document's object and arrays, one UnmarshalDecode per resource.
-func streamDecode(tb testing.TB, path string) bareFixtureDoc {
+// over the document's object and arrays, one UnmarshalDecode per
+// transcript into a T (bareTranscript, or sdkTranscript).
+func streamDecode[T any](tb testing.TB, path string) []T {
 	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	var doc bareFixtureDoc
+	var transcripts []T
 	dec := jsontext.NewDecoder(bufio.NewReaderSize(f, 64<<10))
 	must := func(_ any, err error) {
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -142,15 +151,15 @@ func streamDecode(tb testing.TB, path string) bareFixtureDoc {
 		for dec.PeekKind() != jsontext.EndArray.Kind() {
 			switch name {
 			case "transcripts":
-				doc.Transcripts = append(doc.Transcripts, bareTranscript{})
-				must(nil, json.UnmarshalDecode(dec, &doc.Transcripts[len(doc.Transcripts)-1]))
+				transcripts = append(transcripts, *new(T))
+				must(nil, json.UnmarshalDecode(dec, &transcripts[len(transcripts)-1]))
 			default:
 				must(nil, dec.SkipValue())
 			}
 		}
 		must(dec.ReadToken()) // ]
 	}
-	return doc
+	return transcripts
 }
 
 func loadFixtureFile(tb testing.TB, path string) *scribetest.Server {
@@ -230,12 +239,11 @@ func BenchmarkFixtureLoad(b *testing.B) {
 		s = nil
 		runtime.GC()
 		c4 := cpuTime()
-		doc = streamDecode(b, path)
+		streamed := streamDecode[bareTranscript](b, path)
 		c5 := cpuTime()
-		if len(doc.Transcripts) != n {
-			b.Fatalf("stream-decoded %d transcripts", len(doc.Transcripts))
+		if len(streamed) != n {
+			b.Fatalf("stream-decoded %d transcripts", len(streamed))
 		}
-		doc = bareFixtureDoc{}
 		decode += t1.Sub(t0)
 		load += t3.Sub(t2)
 		wall = append(wall, float64(t3.Sub(t2))/float64(t1.Sub(t0)))
@@ -269,10 +277,11 @@ func cpuTime() time.Duration {
 // minute and gigabytes at 10^6 (SCRIBE_FIXTURE_FILE keeps the generated
 // file between runs). Each mode runs in a fresh process (this test binary,
 // re-run) so its VmHWM is its own: a decoding pass over the whole document,
-// a streaming one (streamDecode), and LoadFixtures. It logs each one's
-// time, peak RSS and heap after GC (for the decoders, the decoded data) and
-// the ratios, and fails if LoadFixtures' peak is more than 1.3 times the
-// heap the server holds after it.
+// a streaming one (streamDecode) into plain structs, the same streaming
+// pass into the SDK's own types (sdkTranscript), and LoadFixtures. It logs
+// each one's time, peak RSS and heap after GC (for the decoders, the
+// decoded data) and the ratios, and fails if LoadFixtures' peak is more
+// than 1.3 times the heap the server holds after it.
 func TestFixtureLoadPeakRSS(t *testing.T) {
 	if mode := os.Getenv("SCRIBE_FIXTURE_RSS_MODE"); mode != "" {
 		fixtureRSSChild(t, mode, os.Getenv("SCRIBE_FIXTURE_RSS_FILE"))
@@ -302,16 +311,18 @@ func TestFixtureLoadPeakRSS(t *testing.T) {
 		}
 		return m
 	}
-	dec, stream, load := run("decode"), run("stream"), run("load")
+	dec, stream, sdk, load := run("decode"), run("stream"), run("sdk"), run("load")
 	t.Logf("file %d MiB, %d transcripts", st.Size()>>20, n)
 	t.Logf("library decode, whole document: %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", dec["seconds"], dec["peak_mib"], dec["live_mib"])
 	t.Logf("library decode, streaming:      %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", stream["seconds"], stream["peak_mib"], stream["live_mib"])
+	t.Logf("streaming into scribe.Transcript: %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", sdk["seconds"], sdk["peak_mib"], sdk["live_mib"])
 	t.Logf("LoadFixtures:                 %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", load["seconds"], load["peak_mib"], load["live_mib"])
-	t.Logf("CPU time (GC workers included): whole-document decode %.2f s, streaming %.2f s, LoadFixtures %.2f s; LoadFixtures / whole %.2f, / streaming %.2f",
-		dec["cpu"], stream["cpu"], load["cpu"], load["cpu"]/dec["cpu"], load["cpu"]/stream["cpu"])
+	t.Logf("CPU time (GC workers included): whole-document decode %.2f s, streaming %.2f s, into scribe.Transcript %.2f s, LoadFixtures %.2f s; LoadFixtures / whole %.2f, / streaming %.2f",
+		dec["cpu"], stream["cpu"], sdk["cpu"], load["cpu"], load["cpu"]/dec["cpu"], load["cpu"]/stream["cpu"])
 	t.Logf("LoadFixtures / whole-document decode: time %.2f, peak RSS %.2f", load["seconds"]/dec["seconds"], load["peak_mib"]/dec["peak_mib"])
 	t.Logf("LoadFixtures / streaming decode: time %.2f, peak RSS %.2f; peak RSS / decoded data (streaming decode's heap) %.2f",
 		load["seconds"]/stream["seconds"], load["peak_mib"]/stream["peak_mib"], load["peak_mib"]/stream["live_mib"])
+	t.Logf("LoadFixtures peak RSS / the data decoded into the SDK's types (scribe.Transcript's heap) %.2f", load["peak_mib"]/sdk["live_mib"])
 	t.Logf("LoadFixtures peak RSS / its own heap after GC (the server holding the data): %.2f", load["peak_mib"]/load["live_mib"])
 	// LoadFixtures collects as it adds transcripts, so its peak stays near
 	// what the server holds; at the collector's own pacing it would reach
@@ -328,7 +339,9 @@ func fixtureRSSChild(t *testing.T, mode, path string) {
 	case "decode":
 		keep = bareDecode(t, path)
 	case "stream":
-		keep = streamDecode(t, path)
+		keep = streamDecode[bareTranscript](t, path)
+	case "sdk":
+		keep = streamDecode[sdkTranscript](t, path)
 	case "load":
 		keep = loadFixtureFile(t, path)
 	default:
