@@ -25,8 +25,8 @@ import (
 
 // Fixture loading at scale. The baseline is one pass of the JSON library
 // over the same file into structs of the same members (bareFixtureDoc),
-// without the checks: what any loader must at least pay. docs/performance.md records
-// the figures and the commands.
+// without the checks: what any loader must at least pay.
+// docs/performance.md records the figures and the commands.
 
 // writeFixtureFile writes a fixture document of n transcripts of 100 users
 // (one a developer with a plugin) to a file in dir and returns its path.
