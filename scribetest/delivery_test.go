@@ -1347,6 +1347,45 @@ func TestTrigger(t *testing.T) {
 	}
 }
 
+// Trigger returns the events of its own sequence only: an installation of
+// the same plugin made meanwhile by another goroutine emits an event of the
+// same plugin and type, which is not Trigger's.
+func TestTriggerReturnsOnlyItsOwnEvents(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	e.hook(t, e.plugin.ID, "http://127.0.0.1:1/hook") // nothing listens: the events stay pending, which is enough
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			in, err := e.s.Install(e.plugin.ID, e.user.ID)
+			if err == nil {
+				_, err = e.s.Uninstall(in.UUID)
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	defer wg.Wait()
+	defer close(stop)
+	for range 200 {
+		events, err := e.s.Trigger(e.plugin.ID, webhook.EventInstallationCreated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || events[0].Type != webhook.EventInstallationCreated {
+			t.Fatalf("Trigger(installation.created) while other installations come and go returned %d events (first %v); want its own one", len(events), events[0])
+		}
+	}
+}
+
 // One FakeClock, given once to WithClock, drives the server and the
 // receiver's Verifier (WebhookVerifier reads the server's clock), and
 // WaitForDeliveries moves it to each retry: half an hour of retries passes

@@ -22,9 +22,10 @@ type TriggeredEvent struct {
 // installation.deleted the installation is then uninstalled; for
 // transcript.created the user gets a sample transcript, which
 // transcript.updated then edits. Every event of the sequence is delivered,
-// signed and retried like any other, and returned, in order. The plugin
-// needs a webhook, and for transcript events transcript permission "read";
-// the error says what is missing.
+// signed and retried like any other, and returned, in order; events that
+// other calls emit meanwhile are not among them. The plugin needs a
+// webhook, and for transcript events transcript permission "read"; the
+// error says what is missing.
 func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEvent, error) {
 	if err := s.triggerable(pluginID, typ); err != nil {
 		return nil, err
@@ -32,8 +33,6 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 	if len(s.Webhooks(pluginID)) == 0 {
 		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has no webhook to deliver to; create one first (CreateWebhook, or POST %swebhooks): %w", pluginID, AdminPathPrefix, ErrConflict)
 	}
-
-	before, _ := s.deliveries.Emitted()
 
 	user, err := s.CreateUser(UserParams{FirstName: "Test", LastName: "User", EmailAddress: "test.user@example.com"})
 	if err != nil {
@@ -58,11 +57,11 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 		return nil, err
 	}
 
-	now, all := s.deliveries.Emitted()
-	recent := all[max(0, len(all)-int(now-before)):]
+	// The installation is Trigger's own, new, so its events are exactly
+	// those of the sequence, whatever else happens on the server meanwhile.
 	var out []TriggeredEvent
-	for _, e := range recent {
-		if e.PluginID == pluginID {
+	for _, e := range s.deliveries.Emitted() {
+		if e.InstallationUUID == inst.UUID {
 			out = append(out, TriggeredEvent{ID: e.ID, Type: e.Type})
 		}
 	}

@@ -131,9 +131,9 @@ type Event struct {
 
 // Emitted is an event published to at least one webhook.
 type Emitted struct {
-	ID       string
-	Type     webhook.EventType
-	PluginID int64
+	ID               string
+	Type             webhook.EventType
+	InstallationUUID string // the installation whose change it tells
 }
 
 type outEvent struct {
@@ -180,7 +180,6 @@ type Engine struct {
 	active   int                    // sender goroutines running
 	attempts index.Ring[Attempt]
 	events   index.Ring[Emitted]
-	emitted  uint64
 	changed  chan struct{} // closed at the next change of state; nil if nobody waits
 	closed   bool
 	done     chan struct{} // closed by Close
@@ -232,8 +231,7 @@ func (e *Engine) Publish(ev Event, hooks []scribe.Webhook) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	defer e.notifyLocked()
-	e.events.Push(Emitted{ID: out.id, Type: out.typ, PluginID: ev.PluginID})
-	e.emitted++
+	e.events.Push(Emitted{ID: out.id, Type: out.typ, InstallationUUID: ev.InstallationUUID})
 	for _, h := range hooks {
 		e.seq++
 		rec := Attempt{EventID: out.id, EventType: out.typ, WebhookID: h.ID, URI: h.URI, Time: e.clock.Now(), Final: true}

@@ -61,11 +61,11 @@ func (e *Engine) sortedLocked(want func(*delivery) bool) []*delivery {
 	return dls
 }
 
-// Emitted returns how many events were published so far, and the last ones.
-func (e *Engine) Emitted() (uint64, []Emitted) {
+// Emitted returns the last events published, oldest first.
+func (e *Engine) Emitted() []Emitted {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.emitted, e.events.All()
+	return e.events.All()
 }
 
 // Wait waits until every delivery is settled, ctx ends or the engine is
