@@ -270,6 +270,8 @@ func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error)
 		return nil, err
 	}
 	if b.URI != "" {
+		s.adminHooks.Lock() // two triggers with one new uri create one webhook
+		defer s.adminHooks.Unlock()
 		hooks := s.Webhooks(b.PluginID)
 		if i := slices.IndexFunc(hooks, func(h scribe.Webhook) bool { return h.URI == b.URI }); i >= 0 {
 			out.Webhook = httpapi.WebhookWire(hooks[i])

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,6 +123,56 @@ func TestAdminAPIDrivesEvents(t *testing.T) {
 	}
 	if n := s.RequestCount(); n != 0 {
 		t.Errorf("RequestCount = %d; admin requests must not count as API traffic", n)
+	}
+}
+
+// Concurrent triggers with the same uri share one webhook: one of them
+// creates it, and every answer carries its signing secret, so no receiver
+// is given a secret that half the deliveries are not signed with. A race
+// shows in some rounds only, so there are many.
+func TestAdminTriggerCreatesOneWebhookPerURI(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule)
+	const rounds, n = 40, 16
+	for round := range rounds {
+		uri := fmt.Sprintf("http://127.0.0.1:1/hook%d", round)
+		body := fmt.Sprintf(`{"plugin_id":100,"type":"installation.created","uri":%q}`, uri)
+		var wg sync.WaitGroup
+		start := make(chan struct{}) // the requests go in together, without a network's jitter
+		answers := make([]map[string]any, n)
+		for i := range n {
+			wg.Go(func() {
+				rec := httptest.NewRecorder()
+				<-start
+				s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/_scribetest/trigger", strings.NewReader(body)))
+				if err := json.Unmarshal(rec.Body.Bytes(), &answers[i]); err != nil || rec.Code != http.StatusOK {
+					t.Errorf("trigger %d: %d, %v %s", i, rec.Code, err, rec.Body)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		var hooks []scribe.Webhook
+		for _, h := range s.Webhooks(100) {
+			if h.URI == uri {
+				hooks = append(hooks, h)
+			}
+		}
+		if len(hooks) != 1 {
+			t.Fatalf("round %d: %d webhooks of %s after %d concurrent triggers naming it; want 1", round, len(hooks), uri, n)
+		}
+		created := 0
+		for i, a := range answers {
+			if a["created"] == true {
+				created++
+			}
+			if hook, _ := a["webhook"].(map[string]any); hook == nil || hook["signing_secret"] != hooks[0].SigningSecret.Reveal() {
+				t.Errorf("round %d, trigger %d: the answer's webhook lacks the stored signing secret", round, i)
+			}
+		}
+		if created != 1 {
+			t.Errorf("round %d: %d answers say they created the webhook; want 1", round, created)
+		}
 	}
 }
 
