@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -270,18 +269,11 @@ func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error)
 		return nil, err
 	}
 	if b.URI != "" {
-		s.adminHooks.Lock() // two triggers with one new uri create one webhook
-		defer s.adminHooks.Unlock()
-		hooks := s.Webhooks(b.PluginID)
-		if i := slices.IndexFunc(hooks, func(h scribe.Webhook) bool { return h.URI == b.URI }); i >= 0 {
-			out.Webhook = httpapi.WebhookWire(hooks[i])
-		} else {
-			hook, err := s.CreateWebhook(b.PluginID, b.URI)
-			if err != nil {
-				return nil, err
-			}
-			out.Webhook, out.Created = httpapi.WebhookWire(hook), true
+		hook, created, err := s.webhookOf(b.PluginID, b.URI, true)
+		if err != nil {
+			return nil, err
 		}
+		out.Webhook, out.Created = httpapi.WebhookWire(hook), created
 	}
 	events, err := s.Trigger(b.PluginID, webhook.EventType(b.Type))
 	out.Events = events

@@ -300,13 +300,29 @@ func (s *Server) Transcripts(userID int64) []scribe.Transcript { return s.st.Tra
 // user:password@) to receive the events of a plugin, with a fresh whsec_
 // signing secret.
 func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, error) {
+	hook, _, err := s.webhookOf(pluginID, uri, false)
+	return hook, err
+}
+
+// webhookOf creates a webhook of uri for the plugin, as CreateWebhook does,
+// or, when reuse is set and the plugin already has one of uri, returns that
+// one (created is false): in one transaction, so that two calls for one new
+// uri create one webhook.
+func (s *Server) webhookOf(pluginID int64, uri string, reuse bool) (hook scribe.Webhook, created bool, err error) {
 	secret, err := webhook.NewSecret()
 	if err != nil {
-		return scribe.Webhook{}, err
+		return scribe.Webhook{}, false, err
 	}
-	return change(s, "CreateWebhook", func(tx *state.Tx) (scribe.Webhook, error) {
+	hook, err = change(s, "CreateWebhook", func(tx *state.Tx) (scribe.Webhook, error) {
+		if reuse {
+			if h, ok := tx.WebhookByURI(pluginID, uri); ok {
+				return h, nil
+			}
+		}
+		created = true
 		return tx.AddWebhook(scribe.Webhook{PluginID: pluginID, URI: uri, SigningSecret: secret})
 	})
+	return hook, created, err
 }
 
 // Webhooks returns a plugin's webhooks by ascending id.

@@ -40,8 +40,6 @@ type Server struct {
 	deliveries *delivery.Engine
 	handler    http.Handler
 
-	adminHooks sync.Mutex // serializes the admin trigger's find-or-create of a webhook
-
 	mu     sync.Mutex // guards the fields below
 	hs     *http.Server
 	url    string

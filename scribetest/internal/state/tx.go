@@ -1,7 +1,10 @@
 package state
 
-// The look-ups of Tx, for the fixture loader, which checks a whole
-// document against the state before it adds anything.
+import scribe "github.com/scribehq/scribe-go"
+
+// The look-ups of Tx, for changes that depend on what is there: the fixture
+// loader, which checks a whole document against the state before it adds
+// anything, and the admin API's trigger, which reuses a webhook of its uri.
 
 // UserTaken reports whether user id exists.
 func (tx *Tx) UserTaken(id int64) bool { return tx.st.users.Taken(id) }
@@ -37,6 +40,16 @@ func (tx *Tx) UUIDTaken(uuid string) bool {
 func (tx *Tx) TranscriptTaken(id int64) bool {
 	_, ok := tx.st.tr.owner[id]
 	return ok
+}
+
+// WebhookByURI returns the plugin's first webhook of uri.
+func (tx *Tx) WebhookByURI(plugin int64, uri string) (scribe.Webhook, bool) {
+	for _, w := range tx.st.webhooks.OwnedBy(plugin) {
+		if w.URI == uri {
+			return w, true
+		}
+	}
+	return scribe.Webhook{}, false
 }
 
 // WebhookTaken reports whether webhook id exists.
