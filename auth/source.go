@@ -250,8 +250,8 @@ const coarsePeriod = time.Second
 // coarseClock is a clock read with one atomic load: the wall time at its
 // last tick. One timer ticks it every coarsePeriod while it is read, and
 // stops after a period without reads, so an idle clock costs nothing and
-// keeps nothing alive. Reading the wall clock costs 80-160 ns on the VMs the
-// benchmarks ran on, more than the rest of a cached Token call.
+// keeps nothing alive. Reading the wall clock costs more than the rest of a
+// cached Token call (BenchmarkCacheTokenHit; docs/performance.md).
 type coarseClock struct {
 	now    atomic.Int64 // unix nanoseconds at the last tick; 0 while stopped
 	read   atomic.Bool  // nanos was called since the last tick
