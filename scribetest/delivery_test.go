@@ -1381,7 +1381,7 @@ func TestTriggerReturnsOnlyItsOwnEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(events) != 1 || events[0].Type != webhook.EventInstallationCreated {
-			t.Fatalf("Trigger(installation.created) while other installations come and go returned %d events (first %v); want its own one", len(events), events[0])
+			t.Fatalf("Trigger(installation.created) while other installations come and go returned %v; want its own one event", events)
 		}
 	}
 }
