@@ -1,6 +1,7 @@
 package scribetest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -13,39 +14,29 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// UserParams describes a user to create. A zero ID asks for a fresh one; a
-// chosen one is at most 2^53-1 (docs/server.md, "Identifiers"). An empty
-// EmailAddress is generated as "user<id>@example.com"; a given one must be
-// a bare e-mail address, as the document's format: email says.
+// UserParams describes a user to create. A zero ID asks for the next free
+// one; a chosen one is at most 2^53-1 and must be free (else the error wraps
+// ErrConflict). An empty EmailAddress is generated as
+// "user<id>@example.com"; a given one must be a bare address such as
+// ada@example.com.
 type UserParams struct {
-	// ID is the user's id; zero asks for the next free one, and an id
-	// already taken is an error wrapping ErrConflict.
-	ID int64
-	// FirstName is the user's first name; "" is allowed.
-	FirstName string
-	// LastName is the user's last name; "" is allowed.
-	LastName string
-	// EmailAddress is the address GET /users/me and installation lists
-	// show. A given one must be a bare e-mail address (such as
-	// ada@example.com); "" generates "user<id>@example.com".
-	EmailAddress string
+	ID                  int64
+	FirstName, LastName string
+	EmailAddress        string
 }
 
 // Developer is a user with a developer key, as CreateDeveloper returns it.
 type Developer struct {
-	// User is the developer as a platform user; its ID is the developerID
-	// that CreatePlugin takes.
-	User scribe.User
+	User scribe.User // its ID is the developerID CreatePlugin takes
 	// Key is the developer's key, for DeveloperClient or an Authorization
 	// header. It prints redacted.
 	Key auth.DeveloperKey
 }
 
-// SecretKey is a plugin secret key as CreateSecretKey returns it: the
-// resource, and the key itself ready for auth.Mint or InstallationClient.
+// SecretKey is a plugin secret key as CreateSecretKey returns it.
 type SecretKey struct {
 	// PluginSecretKey is the resource as POST /plugins/{id}/secret_keys
-	// answers it; its Value prints redacted.
+	// answers it.
 	scribe.PluginSecretKey
 	// Key is the same key parsed for package auth, ready for
 	// InstallationClient or scribe.NewInstallationClient. It prints
@@ -54,61 +45,39 @@ type SecretKey struct {
 }
 
 // PluginParams describes a plugin to create. Unlike POST /plugins, it can
-// create a plugin already published or disabled. Zero permissions mean
-// "none"; the plugin's timestamps are the server clock's now.
+// create a plugin already published or disabled; the timestamps are the
+// server clock's now.
 type PluginParams struct {
-	// ID is the plugin's id; zero asks for the next free one, and an id
-	// already taken is an error wrapping ErrConflict.
-	ID int64
-	// Name is required: 1 to 100 characters.
-	Name string
-	// Description is optional free text.
+	ID          int64  // zero: the next free id; as UserParams.ID
+	Name        string // required: 1 to 100 characters
 	Description string
-	// Permissions is what the plugin may read of the users who install
-	// it; a zero level means scribe.PermissionNone.
+	// Permissions is what the plugin may read of the users who install it;
+	// a zero level means scribe.PermissionNone.
 	Permissions scribe.Permissions
-	// Published creates the plugin already published, which POST /plugins
-	// cannot.
-	Published bool
-	// Disabled creates the plugin disabled: its installation tokens
-	// answer 403 plugin_disabled until EnablePlugin.
-	Disabled bool
-	// CRMIntegrationID is nil for a plugin without CRM integration;
-	// otherwise it must be positive.
-	CRMIntegrationID *int64
-	// LogoURI is an absolute http or https URL, or "" for none.
-	LogoURI string
+	Published   bool
+	// Disabled creates the plugin disabled: its installation tokens answer
+	// 403 plugin_disabled until EnablePlugin.
+	Disabled         bool
+	CRMIntegrationID *int64 // nil for none; otherwise positive
+	LogoURI          string // an absolute http or https URL, or "" for none
 }
 
-// TranscriptParams describes a transcript to create. Zero ids (of the job,
-// the audio) are generated; a zero CreatedOn means now, and a zero
-// Audio.CreatedOn means CreatedOn. Metadata values are encoded as JSON.
+// TranscriptParams describes a transcript to create. Zero ids (of the
+// transcript, the job, the audio) are generated, as UserParams.ID is; a zero
+// CreatedOn means now by the server's clock, and a zero Audio.CreatedOn
+// means CreatedOn.
 type TranscriptParams struct {
-	// ID is the transcript's id; zero asks for the next free one, and an
-	// id already taken is an error wrapping ErrConflict.
-	ID int64
-	// Headline is the transcript's title; "" is allowed.
-	Headline string
-	// Text is the transcribed text; "" is allowed.
-	Text string
-	// Type is stored as given, such as "dictation", "meeting" or
-	// "phone_call"; the service does not restrict it.
-	Type string
-	// Metadata is encoded value by value as JSON (a value that cannot be
-	// is an error); nil means {}.
-	Metadata map[string]any
-	// Job is the transcription job; a zero Job.ID gets a fresh id.
-	Job scribe.TranscriptJob
-	// Audio is the recording; a zero Audio.ID gets a fresh id, and
-	// Audio.CreatedOn defaults to CreatedOn.
-	Audio scribe.TranscriptAudio
-	// CreatedOn is when the transcript was created, in any zone (it is
-	// stored in UTC); zero means now by the server's clock.
-	CreatedOn time.Time
+	ID                   int64
+	Headline, Text, Type string // Type is free text, such as "dictation"
+	// Metadata is encoded value by value as JSON (a value that cannot be is
+	// an error); nil means {}.
+	Metadata  map[string]any
+	Job       scribe.TranscriptJob
+	Audio     scribe.TranscriptAudio
+	CreatedOn time.Time // stored in UTC
 }
 
-// change makes a seeding call's change in one transaction of the state,
-// prefixing its error with the call.
+// change makes a seeding call's change in one state transaction.
 func change[T any](s *Server, call string, fn func(tx *state.Tx) (T, error)) (T, error) {
 	out, err := state.Write(s.st, fn)
 	if err != nil {
@@ -126,10 +95,8 @@ func chosenID(call, field string, id int64) error {
 	return nil
 }
 
-// CreateUser creates a platform user (one who installs plugins and owns
-// transcripts). A chosen ID is at most 2^53-1; an EmailAddress must be a
-// bare e-mail address, and an empty one is generated from the id
-// ("user<id>@example.com").
+// CreateUser creates a platform user, one who installs plugins and owns
+// transcripts.
 func (s *Server) CreateUser(p UserParams) (scribe.User, error) {
 	return s.addUser("CreateUser", p, "")
 }
@@ -149,8 +116,7 @@ func (s *Server) addUser(call string, p UserParams, devKey string) (scribe.User,
 	})
 }
 
-// CreateDeveloper creates a user with a fresh developer key; p is checked
-// as by CreateUser.
+// CreateDeveloper creates a user with a fresh developer key.
 func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
 	key, err := auth.NewDeveloperKey()
 	if err != nil {
@@ -166,28 +132,22 @@ func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
 // Users returns every user, developers included, by ascending id.
 func (s *Server) Users() []scribe.User { return s.st.Users() }
 
-// CreatePlugin creates a plugin owned by developer developerID. It checks
-// what POST /plugins checks (a name of 1 to 100 characters, permissions
-// "none" or "read", an http(s) logo URI).
+// CreatePlugin creates a plugin owned by developer developerID, checked as
+// POST /plugins checks it.
 func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin, error) {
 	if err := chosenID("CreatePlugin", "ID", p.ID); err != nil {
 		return scribe.Plugin{}, err
 	}
-	perms := p.Permissions
-	if perms.User == "" {
-		perms.User = scribe.PermissionNone
-	}
-	if perms.Transcript == "" {
-		perms.Transcript = scribe.PermissionNone
-	}
+	perms := scribe.Permissions{User: cmp.Or(p.Permissions.User, scribe.PermissionNone),
+		Transcript: cmp.Or(p.Permissions.Transcript, scribe.PermissionNone)}
 	return change(s, "CreatePlugin", func(tx *state.Tx) (scribe.Plugin, error) {
 		return tx.AddPlugin(scribe.Plugin{ID: p.ID, Name: p.Name, Description: p.Description, Permissions: perms, Published: p.Published,
 			Disabled: p.Disabled, CRMIntegrationID: p.CRMIntegrationID, LogoURI: p.LogoURI, UserID: developerID})
 	})
 }
 
-// DisablePlugin disables a plugin: its installation JWTs then answer 403
-// plugin_disabled, while its developer still manages it.
+// DisablePlugin disables a plugin: its installation JWTs answer 403
+// plugin_disabled; its developer still manages it.
 func (s *Server) DisablePlugin(pluginID int64) (scribe.Plugin, error) {
 	return change(s, "DisablePlugin", func(tx *state.Tx) (scribe.Plugin, error) { return tx.SetPluginDisabled(pluginID, true) })
 }
@@ -210,31 +170,30 @@ func (s *Server) CreateSecretKey(pluginID int64, description string) (SecretKey,
 	return SecretKey{PluginSecretKey: k, Key: k.Value}, nil
 }
 
-// DeleteSecretKey revokes a secret key: JWTs signed with it are refused from
-// then on (401 invalid_token), while the plugin's other keys go on working.
+// DeleteSecretKey revokes a secret key: JWTs signed with it answer 401
+// invalid_token.
 func (s *Server) DeleteSecretKey(id int64) error {
 	_, err := change(s, "DeleteSecretKey", func(tx *state.Tx) (struct{}, error) { return struct{}{}, tx.DeleteSecretKey(id) })
 	return err
 }
 
-// SecretKeys returns a plugin's current secret keys by ascending id. Their
-// Value prints redacted; Reveal gives the key.
+// SecretKeys returns a plugin's secret keys by ascending id.
 func (s *Server) SecretKeys(pluginID int64) []scribe.PluginSecretKey {
 	return s.st.SecretKeysOf(pluginID)
 }
 
 // Install installs a plugin for a user, with a fresh uuid, and emits
-// installation.created. A user has at most one active installation of a
-// plugin; install again after Uninstall.
+// installation.created. A user has one active installation of a plugin at
+// most.
 func (s *Server) Install(pluginID, userID int64) (scribe.PluginInstallation, error) {
 	return change(s, "Install", func(tx *state.Tx) (scribe.PluginInstallation, error) {
 		return tx.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: userID})
 	})
 }
 
-// Uninstall uninstalls the installation with uuid: its deleted_on is set,
-// its JWTs answer 401 installation_deleted, and installation.deleted is
-// emitted. It stays in the plugin's installation list.
+// Uninstall sets the deleted_on of the installation with uuid (its JWTs
+// answer 401 installation_deleted; it stays listed) and emits
+// installation.deleted.
 func (s *Server) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	return change(s, "Uninstall", func(tx *state.Tx) (scribe.PluginInstallation, error) { return tx.Uninstall(uuid) })
 }
@@ -246,8 +205,7 @@ func (s *Server) Installations(pluginID int64) []scribe.PluginInstallation {
 }
 
 // CreateTranscript creates a transcript of user userID and emits
-// transcript.created to the plugins with transcript permission the user has
-// installed.
+// transcript.created to the user's plugins with transcript permission.
 func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Transcript, error) {
 	for field, id := range map[string]int64{"ID": p.ID, "Job.ID": p.Job.ID, "Audio.ID": p.Audio.ID} {
 		if err := chosenID("CreateTranscript", field, id); err != nil {
@@ -276,9 +234,8 @@ func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Tran
 	})
 }
 
-// UpdateTranscript changes transcript id with update, which receives a copy
-// to modify, and emits transcript.updated. The id, the owner and the
-// creation time stay as they were whatever update does.
+// UpdateTranscript lets update change a copy of transcript id, stores it
+// (but for its id, owner and creation time) and emits transcript.updated.
 func (s *Server) UpdateTranscript(id int64, update func(*scribe.Transcript)) (scribe.Transcript, error) {
 	if update == nil {
 		return scribe.Transcript{}, fmt.Errorf("scribetest: UpdateTranscript: update is nil")
@@ -286,8 +243,7 @@ func (s *Server) UpdateTranscript(id int64, update func(*scribe.Transcript)) (sc
 	return change(s, "UpdateTranscript", func(tx *state.Tx) (scribe.Transcript, error) { return tx.UpdateTranscript(id, update) })
 }
 
-// DeleteTranscript deletes a transcript; it disappears from its user's list
-// and answers 404 from then on.
+// DeleteTranscript deletes a transcript; it answers 404 from then on.
 func (s *Server) DeleteTranscript(id int64) error {
 	_, err := change(s, "DeleteTranscript", func(tx *state.Tx) (struct{}, error) { return struct{}{}, tx.DeleteTranscript(id) })
 	return err
@@ -297,16 +253,14 @@ func (s *Server) DeleteTranscript(id int64) error {
 func (s *Server) Transcripts(userID int64) []scribe.Transcript { return s.st.TranscriptsOf(userID) }
 
 // CreateWebhook registers uri (an absolute http or https URL without
-// user:password@) to receive the events of a plugin, with a fresh whsec_
-// signing secret.
+// user:password@) for a plugin's events, with a fresh whsec_ secret.
 func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, error) {
 	hook, _, err := s.webhookOf(pluginID, uri, false)
 	return hook, err
 }
 
-// webhookOf creates a webhook of uri for the plugin, as CreateWebhook does,
-// or, when reuse is set and the plugin already has one of uri, returns that
-// one (created is false): in one transaction, so that two calls for one new
+// webhookOf creates a webhook of uri for the plugin or, with reuse, returns
+// the one it has (created false), in one transaction: two calls for one new
 // uri create one webhook.
 func (s *Server) webhookOf(pluginID int64, uri string, reuse bool) (hook scribe.Webhook, created bool, err error) {
 	secret, err := webhook.NewSecret()
