@@ -16,9 +16,8 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// AdminPathPrefix begins every path of the admin API that WithAdminAPI
-// enables. It is not below the base path, and no operation of the contract
-// begins with it.
+// AdminPathPrefix begins every path of the admin API (WithAdminAPI), not
+// below the base path.
 const AdminPathPrefix = "/_scribetest/"
 
 // adminHandler serves AdminPathPrefix with the admin API and everything
@@ -52,9 +51,8 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	})
 }
 
-// adminError answers {"error": "..."}: the admin API is not the contract's,
-// so it does not speak problem+json. Bytes of the request that are not
-// UTF-8 (a path of %ED, say) become U+FFFD, which JSON can carry.
+// adminError answers {"error": "..."}, not problem+json: the admin API is
+// not the contract's. Bytes that are not UTF-8 become U+FFFD.
 func adminError(w http.ResponseWriter, status int, err error) {
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -76,15 +74,12 @@ func adminJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// adminMaxBodyBytes bounds an admin request body: MaxEventBytes, so that a
-// transcript as long as the largest event the server delivers can be made.
+// adminMaxBodyBytes admits a transcript as long as the largest event.
 const adminMaxBodyBytes = MaxEventBytes
 
-// adminJSONOptions decode admin bodies: unknown members are refused.
 var adminJSONOptions = apijson.Strict()
 
-// adminDecode decodes the JSON object of the request body into v, refusing
-// unknown members and anything after the object.
+// adminDecode decodes the body's one JSON object into v, strictly.
 func adminDecode(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, adminMaxBodyBytes))
 	if err == nil {
@@ -97,9 +92,8 @@ func adminDecode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// adminOp adapts an admin operation: it decodes the request's body into
-// a B (a method without a body gets the zero B), calls do, and answers its
-// result as JSON, or its error.
+// adminOp decodes a POST or PATCH body into a B, calls do and answers its
+// result or error.
 func adminOp[B any](do func(r *http.Request, b *B) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var b B
@@ -248,11 +242,9 @@ func (s *Server) adminDeliveries(_ *http.Request, _ *struct{}) (any, error) {
 	return out, nil
 }
 
-// adminTrigger serves POST /_scribetest/trigger: {"plugin_id", "type",
-// "uri"}. With uri, the plugin's webhook of that URI is used, or created
-// (answered with its signing secret, "created": true), before the event is
-// triggered. A trigger refused for its plugin or type is refused before
-// any webhook is created: the answer would not carry the new secret.
+// adminTrigger serves POST /_scribetest/trigger. With uri, the plugin's
+// webhook of that URI is used or created (answered with its secret) first;
+// but a trigger refused for its plugin or type creates none.
 type adminTriggerBody struct {
 	PluginID int64  `json:"plugin_id"`
 	Type     string `json:"type"`

@@ -9,22 +9,17 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/clock"
 )
 
-// Clock tells the server what time it is. Token expiry, timestamps of new
-// resources, the 24-hour life of idempotency keys and the signing time of
-// webhook deliveries all read it, so a test that controls the clock
-// controls all of them. A Clock that also implements TimerClock (FakeClock
-// does) times the waits between webhook delivery attempts too.
+// Clock tells the server the time: token expiry, timestamps of new
+// resources, the life of idempotency keys and the signing time of webhook
+// deliveries read it. A Clock that is also a TimerClock (FakeClock is)
+// times the waits between delivery attempts too.
 type Clock interface {
-	// Now returns the current time. Request handlers and the webhook
-	// delivery loop call it concurrently, so it must be safe for
-	// concurrent use.
+	// Now returns the current time; it must be safe for concurrent use.
 	Now() time.Time
 }
 
 // TimerClock is a Clock that also runs functions after a delay, as
-// time.AfterFunc does. The server waits on it between webhook delivery
-// attempts, so moving a fake TimerClock forward fires the retries that are
-// due.
+// time.AfterFunc does.
 type TimerClock interface {
 	Clock
 	// AfterFunc calls f, in its own goroutine or in the one that moves the
@@ -46,9 +41,8 @@ func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
-// timersOf returns the timers the server waits on with clock c (its own, if
-// it is a TimerClock, else the system's), and c as the clock a test moves,
-// if it is one (FakeClock).
+// timersOf returns the timers the server waits on with clock c, and c as
+// the clock a test moves, if it is one.
 func timersOf(c Clock) (clock.TimerClock, clock.Advancer) {
 	var timers clock.TimerClock = clock.Real{}
 	if tc, ok := c.(TimerClock); ok {
@@ -58,21 +52,18 @@ func timersOf(c Clock) (clock.TimerClock, clock.Advancer) {
 	return timers, a
 }
 
-// timerClock adapts a TimerClock to the internal one: the same method set
-// but for the name of the Timer type it returns.
+// timerClock adapts a TimerClock to the internal one.
 type timerClock struct{ TimerClock }
 
 func (t timerClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	return t.TimerClock.AfterFunc(d, f)
 }
 
-// FakeClock is a TimerClock that stands still until told to move. Pass it
-// to WithClock once: the server, the clients and token sources of
-// InstallationClient, TokenSource and TokenCache, and the Verifier of
-// WebhookVerifier all read it, and moving it fires the webhook retries that are due, so a
-// test walks a 27-hour retry schedule in milliseconds. Give it to code of
-// your own as auth.WithClock(clock.Now) or webhook.WithClock(clock.Now).
-// It is safe for concurrent use.
+// FakeClock is a TimerClock that stands still until told to move. Given to
+// WithClock, it is read by the server and by what the server hands out
+// (clients, token sources, verifiers); moving it fires the webhook retries
+// that fall due (docs/testing.md, "One clock"). It is safe for concurrent
+// use.
 type FakeClock struct {
 	move sync.Mutex // serializes Advance and Set, so that concurrent moves add up
 
@@ -94,11 +85,9 @@ func (c *FakeClock) Now() time.Time {
 	return c.now
 }
 
-// Advance moves the clock forward by d. The functions of the timers that
-// fall due on the way run one after the other, in the calling goroutine,
-// in order of due time (then of creation), each while Now reads its due
-// time; a timer one of them creates runs too if it falls due before the
-// end. A negative d moves the clock backward and fires nothing.
+// Advance moves the clock by d. The timers that fall due on the way run in
+// the calling goroutine, in order of due time then creation, each while Now
+// reads its due time. A negative d moves the clock back and fires nothing.
 func (c *FakeClock) Advance(d time.Duration) {
 	c.move.Lock()
 	defer c.move.Unlock()
@@ -108,8 +97,7 @@ func (c *FakeClock) Advance(d time.Duration) {
 	c.moveTo(target)
 }
 
-// Set moves the clock to t, firing the timers due by then when t is later
-// than Now (as Advance does).
+// Set moves the clock to t, firing the timers due by then as Advance does.
 func (c *FakeClock) Set(t time.Time) {
 	c.move.Lock()
 	defer c.move.Unlock()
@@ -142,9 +130,8 @@ func (c *FakeClock) moveTo(target time.Time) {
 	}
 }
 
-// AfterFunc calls f once the clock has been advanced by d: in the goroutine
-// that calls Advance or Set, or, when d is not positive, at once in a
-// goroutine of its own (as time.AfterFunc does).
+// AfterFunc calls f once the clock has moved by d, in the goroutine moving
+// it; when d is not positive, at once in a goroutine of its own.
 func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -159,9 +146,8 @@ func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	return t
 }
 
-// PendingTimers returns the due times of the timers that have not fired nor
-// been stopped, earliest first: with a server on this clock, the next
-// webhook attempts.
+// PendingTimers returns the due times of the timers not fired nor stopped,
+// earliest first.
 func (c *FakeClock) PendingTimers() []time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()

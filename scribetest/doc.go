@@ -11,31 +11,18 @@
 //	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
 //	client, _ := s.DeveloperClient(dev.Key)
 //
-// Seeding calls (CreateUser, CreateDeveloper, CreatePlugin, CreateSecretKey,
-// Install, Uninstall, CreateTranscript, UpdateTranscript, CreateWebhook, ...)
-// return the created resources with their credentials; read-back calls
-// (Plugins, Installations, Transcripts, SecretKeys, Webhooks, Requests) show
-// what the client did. A fixture document (LoadFixtures, WithFixtures) sets a
-// whole scene up at once, with ids and keys known in advance; DemoFixtures is
-// the built-in demo set that cmd/scribe-server loads by default.
+// Seeding calls (CreateDeveloper, CreatePlugin, Install, CreateTranscript,
+// CreateWebhook, ...) return the resources with their credentials;
+// read-back calls (Plugins, Transcripts, Requests, ...) show what the client
+// did. A fixture document (LoadFixtures, WithFixtures, DemoFixtures) sets a
+// whole scene up at once.
 //
-// WithClock and FakeClock control time: token expiry, the timestamps of new
-// resources, the 24-hour life of idempotency keys and the waits between the
-// retries of the clients the server hands out follow the clock.
-// WithBasePath serves the operations under a prefix such as /v1.
-//
-// For testing retry code, InjectFault makes the next requests fail (a status,
-// Retry-After, a dropped connection or a delay) before they are authenticated
-// or performed, and FiredFaults reports what fired; WithRateLimit enforces a
-// per-credential quota with 429 and Retry-After.
-//
-// Every installation and transcript change emits its event
-// (docs/contract.md, "Events and webhooks") to the plugin's webhooks:
-// signed with the Standard Webhooks scheme (package webhook verifies it),
-// delivered at least once on the retry schedule (WithWebhookSchedule,
-// WithWebhookScheduleScale shorten it for tests), each attempt recorded in
-// Deliveries; WaitForDeliveries and PendingDeliveries tell a test what has
-// arrived, and Shutdown drains what is pending.
+// WithClock and FakeClock control time. InjectFault makes requests fail for
+// testing retry code, and WithRateLimit enforces a quota. Every
+// installation and transcript change emits its event to the plugin's
+// webhooks, signed and delivered at least once on the retry schedule;
+// Deliveries, WaitForDeliveries and RequireDelivered tell a test what
+// arrived. docs/testing.md is the guide.
 //
 // # Layout
 //

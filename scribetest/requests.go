@@ -6,38 +6,24 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/index"
 )
 
-// Request is one request the server answered, as its request log keeps it.
-// It holds no credential. Every field is bounded, so that the log stays
-// small whatever clients send: Method is cut to 32 bytes, Path and Query to
-// 512 bytes each, IdempotencyKey to its limit of 255; a cut value ends with
-// TruncatedMarker.
+// Request is one request the server answered, as its request log keeps it,
+// without credentials. Fields are bounded (Method to 32 bytes, Path and Query
+// to 512, IdempotencyKey to 255); a cut value ends with TruncatedMarker.
 type Request struct {
-	// Time is when the request arrived, by the server's clock.
-	Time time.Time
-	// Method is the request's HTTP method.
-	Method string
-	// Path is the request's URL path, base path included, such as
-	// "/v1/transcripts/42".
-	Path string
-	// Query is the raw query string, without the "?"; "" when the request
-	// had none.
-	Query string
-	// IdempotencyKey is the request's Idempotency-Key header, if any.
+	Time           time.Time // when it arrived, by the server's clock
+	Method         string
+	Path           string // base path included, such as "/v1/transcripts/42"
+	Query          string // the raw query, without "?"
 	IdempotencyKey string
-	// RequestID is the Request-Id the server answered with.
-	RequestID string
-	// Status is the HTTP status answered.
-	Status int
-	// Code is the problem code of an error answer (such as "not_found");
-	// "" for a success.
-	Code string
+	RequestID      string // the Request-Id answered
+	Status         int
+	Code           string // the problem code of an error answer, such as "not_found"
 }
 
 // TruncatedMarker ends a value the server kept cut short (see Request).
 const TruncatedMarker = index.TruncatedMarker
 
-// Requests returns the requests the server has answered, oldest first (the
-// last 10,000 of them).
+// Requests returns the requests answered, oldest first (the last 10,000).
 func (s *Server) Requests() []Request {
 	recs := s.log.All()
 	out := make([]Request, len(recs))

@@ -22,12 +22,9 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// Server is the Plugin Integration Service in memory: every operation of the
-// contract over real HTTP, backed by state that tests seed and read back
-// through plain Go calls. It is safe for concurrent use.
-//
-// A Server from NewServer or NewTestServer listens on a loopback port; one
-// from NewUnstartedServer only answers through Handler until Start is called.
+// Server is the Plugin Integration Service in memory, over real HTTP. It is
+// safe for concurrent use. One from NewUnstartedServer answers only through
+// Handler until Start.
 type Server struct {
 	clock      Clock
 	basePath   string
@@ -46,19 +43,16 @@ type Server struct {
 	closed bool
 }
 
-// ErrNotFound is returned (wrapped) by the seeding calls when an id or uuid
-// names nothing, such as CreatePlugin for a developer that does not exist.
+// ErrNotFound is wrapped by the seeding calls' errors about an id or uuid
+// that names nothing.
 var ErrNotFound = state.ErrNotFound
 
-// ErrConflict is returned (wrapped) by the seeding calls when the change
-// clashes with the server's state, such as an id already taken or a second
-// active installation of a plugin for the same user.
+// ErrConflict is wrapped by the seeding calls' errors about a change that
+// clashes with the state, such as an id already taken.
 var ErrConflict = state.ErrConflict
 
-// defaultRetryScale scales the waits between retries of the clients the
-// server hands out on the real clock, when WithWebhookScheduleScale does
-// not: a thousandth, so that a 503 retried after 500 ms costs half a
-// millisecond of a test's time.
+// defaultRetryScale scales the retry waits of the server's clients on the
+// real clock, unless WithWebhookScheduleScale does.
 const defaultRetryScale = 0.001
 
 // NewUnstartedServer returns a Server that does not listen yet: mount its
@@ -95,8 +89,8 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// NewServer returns a Server listening on a free loopback port (or the
-// address given with WithAddr). Close it when done.
+// NewServer returns a Server listening on a free loopback port (or
+// WithAddr's). Close it when done.
 func NewServer(opts ...Option) (*Server, error) {
 	s, err := NewUnstartedServer(opts...)
 	if err != nil {
@@ -108,9 +102,8 @@ func NewServer(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// NewTestServer is NewServer for a test: it fails t at once if the server
-// cannot start (a bad option or fixture, say), and closes the server when t
-// and its subtests finish.
+// NewTestServer is NewServer for a test: it fails t if the server cannot
+// start, and closes it when t and its subtests finish.
 func NewTestServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := NewServer(opts...)
@@ -121,8 +114,7 @@ func NewTestServer(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Start makes the server listen on its address and serve. Starting a started
-// or closed server is an error.
+// Start makes the server listen and serve; once only, before Close.
 func (s *Server) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -147,22 +139,21 @@ func (s *Server) Start() error {
 	return nil
 }
 
-// URL returns the base URL clients should use, base path included, such as
-// "http://127.0.0.1:53127/v1". It is empty until the server is started.
+// URL returns the base URL, base path included, such as
+// "http://127.0.0.1:53127/v1"; "" until the server is started.
 func (s *Server) URL() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.url
 }
 
-// Handler returns the server's HTTP handler, with the base path, for
-// mounting in a server of your own (an httptest.Server with TLS, say).
+// Handler returns the server's HTTP handler, base path included, to mount
+// in a server of your own.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Close stops the server at once: it stops listening, closes every
-// connection, and stops webhook delivery, aborting attempts in flight.
-// Deliveries not yet delivered stay listed by PendingDeliveries (and their
-// count is logged); none is attempted again. Calling it again does nothing.
+// Close stops the server at once: listening, connections and webhook
+// delivery (attempts in flight are aborted; the undelivered stay in
+// PendingDeliveries). Calling it again does nothing.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
@@ -173,12 +164,9 @@ func (s *Server) Close() {
 	s.deliveries.Close()
 }
 
-// Shutdown stops the server gracefully: it stops listening, waits for
-// requests in flight to finish (see http.Server.Shutdown), then waits for
-// every pending webhook delivery to be delivered or given up, retries
-// included, all until ctx is done. Then it stops delivery like Close. When
-// deliveries are left undelivered it says how many in an error that wraps
-// ctx.Err(); PendingDeliveries lists them.
+// Shutdown stops the server gracefully: it waits for requests in flight,
+// then for every delivery to settle, until ctx is done, then closes. An
+// error wrapping ctx.Err() says how many deliveries were left.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true

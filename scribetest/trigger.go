@@ -9,23 +9,17 @@ import (
 
 // TriggeredEvent is an event Trigger made the server emit.
 type TriggeredEvent struct {
-	// ID is the event's id, its webhook-id: pass it to RequireDelivered.
-	ID string `json:"id"`
-	// Type is the event's type.
+	ID   string            `json:"id"` // its webhook-id, for RequireDelivered
 	Type webhook.EventType `json:"type"`
 }
 
 // Trigger makes the server emit an event of type typ to the webhooks of
-// plugin pluginID, as "stripe trigger" does: it creates real resources with
-// the seeding calls, so the event's data is a resource the API serves. A new
-// user "Test User" installs the plugin (installation.created); for
-// installation.deleted the installation is then uninstalled; for
-// transcript.created the user gets a sample transcript, which
-// transcript.updated then edits. Every event of the sequence is delivered,
-// signed and retried like any other, and returned, in order; events that
-// other calls emit meanwhile are not among them. The plugin needs a
-// webhook, and for transcript events transcript permission "read"; the
-// error says what is missing.
+// plugin pluginID, as "stripe trigger" does, by making real resources: a new
+// user "Test User" installs the plugin (installation.created), then
+// uninstalls it (installation.deleted) or gets a sample transcript
+// (transcript.created), which is then edited (transcript.updated). It
+// returns the events of that sequence, in order. The plugin needs a webhook,
+// and for transcript events transcript permission "read".
 func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEvent, error) {
 	if err := s.triggerable(pluginID, typ); err != nil {
 		return nil, err
@@ -57,8 +51,8 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 		return nil, err
 	}
 
-	// The installation is Trigger's own, new, so its events are exactly
-	// those of the sequence, whatever else happens on the server meanwhile.
+	// The installation is new: its events are the sequence's, whatever else
+	// happens meanwhile.
 	var out []TriggeredEvent
 	for _, e := range s.deliveries.Emitted() {
 		if e.InstallationUUID == inst.UUID {
@@ -68,8 +62,7 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 	return out, nil
 }
 
-// triggerable checks what Trigger needs but a webhook: that plugin pluginID
-// exists, typ is a known event type, and the plugin may receive it.
+// triggerable checks what Trigger needs but a webhook.
 func (s *Server) triggerable(pluginID int64, typ webhook.EventType) error {
 	plugin, ok := s.st.Plugin(pluginID)
 	if !ok {
