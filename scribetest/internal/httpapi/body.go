@@ -19,8 +19,7 @@ import (
 const maxBodyBytes = 1 << 20
 
 // readBody reads a POST body of at most maxBodyBytes, declared
-// application/json (parameters allowed, charset only utf-8); an empty body
-// may come without a Content-Type.
+// application/json (charset utf-8) unless it is empty.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
 	ct := r.Header.Get("Content-Type")
 	if ct != "" && ct != "application/json" {
@@ -49,11 +48,9 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
 	return body, nil
 }
 
-// decodeBody decodes a request body into v, a pointer to a struct whose
-// Fields are registered in requestJSON. An empty body (no bytes at all)
-// decodes as {}; one of white space only is not JSON.
-// Anything but one JSON object whose members v knows, with the right types,
-// is a 400 validation_failed naming the member.
+// decodeBody decodes a body (empty: {}) into v, whose Fields requestJSON
+// registers: anything but one object of v's members, duplicates, bad UTF-8
+// and null where none is allowed are a 400 naming the member.
 func decodeBody(body []byte, v any) *problem {
 	if len(body) == 0 {
 		body = []byte("{}")
@@ -76,9 +73,8 @@ func decodeBody(body []byte, v any) *problem {
 	return validationFailed(name + ": " + e.Reason)
 }
 
-// checkQuery refuses a repeated parameter the operation takes, and a
-// malformed query string where the operation takes parameters. Parameters
-// it does not take are ignored, as api/openapi.yaml leaves them free.
+// checkQuery refuses a malformed query or a repeated accepted parameter;
+// others are ignored, as api/openapi.yaml leaves them free.
 func checkQuery(r *http.Request, accepted []string) *problem {
 	if r.URL.RawQuery == "" || len(accepted) == 0 {
 		return nil
@@ -101,8 +97,7 @@ const (
 	maxLimit     = 100
 )
 
-// parsePage reads limit (1 to 100, default 20) and after_id (0 to 2^53-1,
-// above which no id is, default 0) from a query checkQuery has accepted.
+// parsePage reads limit (1 to 100, default 20) and after_id (0 to 2^53-1).
 func parsePage(r *http.Request) (limit int, afterID int64, _ *problem) {
 	q := r.URL.Query()
 	limit = defaultLimit
@@ -123,8 +118,7 @@ func parsePage(r *http.Request) (limit int, afterID int64, _ *problem) {
 	return limit, afterID, nil
 }
 
-// parseDecimal parses a non-negative decimal integer of plain ASCII digits
-// (no sign, no spaces) that fits in an int64.
+// parseDecimal parses plain ASCII digits, no sign, as an int64.
 func parseDecimal(s string) (int64, error) {
 	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
 		return 0, errors.New("not a non-negative integer")
@@ -132,9 +126,7 @@ func parseDecimal(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
-// pathID reads the {id} of the call's path: an integer from 1 to 2^53-1,
-// above which no resource's id is (api/openapi.yaml, parameter Id), else
-// 400 invalid_parameter.
+// pathID reads the path's {id}: 1 to 2^53-1 (api/openapi.yaml, Id).
 func pathID(c *call) (int64, *problem) {
 	s := c.r.PathValue("id")
 	n, err := parseDecimal(s)

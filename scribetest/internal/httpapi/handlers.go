@@ -15,11 +15,8 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// The wire forms of the resources that carry a secret: auth.SecretKey and
-// webhook.Secret marshal redacted by design, and the service must send the
-// material.
-
-// SecretKeyJSON is a secret key as the service answers it.
+// SecretKeyJSON and WebhookJSON are the wire forms of the resources with a
+// secret, which marshal redacted by design.
 type SecretKeyJSON struct {
 	ID          int64     `json:"id"`
 	Description string    `json:"description"`
@@ -29,7 +26,6 @@ type SecretKeyJSON struct {
 	UpdatedOn   time.Time `json:"updated_on"`
 }
 
-// WebhookJSON is a webhook as the service answers it.
 type WebhookJSON struct {
 	ID            int64     `json:"id"`
 	PluginID      int64     `json:"plugin_id"`
@@ -79,12 +75,9 @@ func (a *API) listTranscripts(c *call) (reply, *problem) {
 	return transcriptPage(items, more, total), nil
 }
 
-// transcriptPage is the list envelope around transcripts already encoded
-// by the library (the state keeps them so). The library encodes the
-// envelope with an empty data array, and the items go between its
-// brackets as they are stored, rather than being validated and copied
-// again by an encoder on every page. TestTranscriptPageIsTheLibrarys holds
-// the result to the library's encoding of the same page.
+// transcriptPage puts the stored encodings between the brackets of the
+// envelope the library encodes with an empty data array, rather than
+// re-encoding them per page (TestTranscriptPageIsTheLibrarys checks it).
 func transcriptPage(items [][]byte, hasMore bool, total int) reply {
 	head, _ := apijson.Marshal(wire.List[jsontext.Value]{HasMore: hasMore, TotalCount: total, Data: []jsontext.Value{}})
 	tail := len(head) - len("]}") // the items go before the closing bracket
@@ -129,8 +122,7 @@ func (a *API) getMe(c *call) (reply, *problem) {
 
 // ---- developer key operations
 
-// ownPlugin returns the caller's plugin the path names, or 404 exactly as
-// if another developer's plugin did not exist.
+// ownPlugin returns the caller's plugin the path names; another's is a 404.
 func (a *API) ownPlugin(c *call) (scribe.Plugin, *problem) {
 	id, p := pathID(c)
 	if p != nil {
@@ -159,8 +151,8 @@ func (a *API) getPlugin(c *call) (reply, *problem) {
 	return encode(pl)
 }
 
-// createPluginBody is the body of POST /plugins. Pointers tell an omitted
-// member from a given one; only crm_integration_id may be null.
+// createPluginBody is the body of POST /plugins; only crm_integration_id
+// may be null.
 type createPluginBody struct {
 	Name             string           `json:"name" apijson:"required"`
 	Description      string           `json:"description"`
@@ -178,9 +170,7 @@ type createSecretKeyBody struct {
 	Description string `json:"description"`
 }
 
-// requestJSON decodes request bodies strictly: unknown members, duplicate
-// members, invalid UTF-8 and a null where the document allows none are
-// 400s naming the member.
+// requestJSON decodes request bodies strictly (decodeBody).
 var requestJSON = apijson.Strict(apijson.Fields[createPluginBody](), apijson.Fields[permissionsBody](), apijson.Fields[createSecretKeyBody]())
 
 func (a *API) createPlugin(c *call) (reply, *problem) {

@@ -9,11 +9,9 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/idempotency"
 )
 
-// idempotent runs do once per Idempotency-Key (when the request has one):
-// the same key with the same method, path and body within 24 hours replays
-// the first answer, status and body, with Idempotent-Replayed: true (a
-// problem is replayed with the replay's own request_id). A 5xx answer is
-// not kept, so a retry after a failure does the work.
+// idempotent runs do once per Idempotency-Key: the same key, method, path
+// and body within 24 hours replays the first answer with
+// Idempotent-Replayed: true. A 5xx is not kept, so a retry does the work.
 func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, *problem)) {
 	values := c.r.Header["Idempotency-Key"]
 	if len(values) == 0 {
@@ -68,8 +66,7 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, 
 	write(w, body, p)
 }
 
-// validKey reports whether an Idempotency-Key is what api/openapi.yaml
-// declares: 1 to 255 visible ASCII characters.
+// validKey reports 1 to 255 visible ASCII characters (api/openapi.yaml).
 func validKey(k string) bool {
 	if k == "" || len(k) > idempotency.MaxKeyLen {
 		return false

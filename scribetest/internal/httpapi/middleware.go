@@ -15,23 +15,18 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/ratelimit"
 )
 
-// reqInfo is what the middleware learns about a request on its way
-// through the chain. The handlers reach it through the statusWriter they
-// are given (infoOf) rather than the request's context, which would take a
-// copy of the request.
+// reqInfo is what the middleware learns about a request, reached through
+// the statusWriter (infoOf): a context value would copy the request.
 type reqInfo struct {
-	id   string
-	at   time.Time // when the request arrived, by the server's clock
-	code string    // the problem code answered, if any
-	// authenticate's verdict, kept so that the rate limiter and the
-	// operation share one authentication.
-	authed  bool
+	id      string
+	at      time.Time // when the request arrived, by the server's clock
+	code    string    // the problem code answered, if any
+	authed  bool      // authenticate's verdict is below, shared by the rate limit and the operation
 	caller  *authn.Principal
 	refusal *authn.Refusal
 }
 
-// statusWriter remembers the status a handler wrote, and carries the
-// request's reqInfo.
+// statusWriter remembers the status written and carries the reqInfo.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -55,8 +50,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// infoOf returns the request's reqInfo; a writer that did not come through
-// requestID gets a fresh one.
+// infoOf returns the request's reqInfo (a fresh one outside requestID).
 func infoOf(w http.ResponseWriter) *reqInfo {
 	if sw, ok := w.(*statusWriter); ok {
 		return &sw.info
@@ -64,15 +58,13 @@ func infoOf(w http.ResponseWriter) *reqInfo {
 	return &reqInfo{}
 }
 
-// Limits on the request head, checked before anything else looks at the
-// request. They sit below the http.Server's MaxHeaderBytes (MaxHeadBytes),
-// so that what exceeds them is answered here, as problem+json.
+// Limits on the request head, below the http.Server's MaxHeaderBytes
+// (MaxHeadBytes, beyond which net/http answers a plain-text 431), so that
+// what exceeds them is answered as problem+json.
 const (
-	maxURLBytes    = 8 << 10  // the 8000 octets RFC 9110 §4.1 asks every server to support, rounded up
-	maxHeaderBytes = 32 << 10 // room for an 8 KiB installation JWT several times over
-	// MaxHeadBytes is the http.Server's MaxHeaderBytes: net/http answers a
-	// larger head with its own plain-text 431 before any handler runs.
-	MaxHeadBytes = 1 << 20
+	maxURLBytes    = 8 << 10  // RFC 9110 §4.1's 8000 octets, rounded up
+	maxHeaderBytes = 32 << 10 // an 8 KiB installation JWT several times over
+	MaxHeadBytes   = 1 << 20
 )
 
 // Problem codes of the two head limits, beside the contract's.
@@ -105,9 +97,8 @@ func CheckHead(r *http.Request) (status int, code, detail string) {
 	return 0, "", ""
 }
 
-// requestID is the outermost middleware: it gives the request an id and
-// sets the Request-Id header before anything can answer, refuses an
-// oversized head, and logs the request once it is answered.
+// requestID sets the Request-Id before anything can answer, refuses an
+// oversized head, and logs the request once answered.
 func (a *API) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Clock.Now()}}
@@ -121,10 +112,8 @@ func (a *API) requestID(next http.Handler) http.Handler {
 	})
 }
 
-// recoverer turns a panic into a 500 internal_error problem, logged with
-// its value redacted and its stack, so that even a bug answers in the
-// contract's shape. A panic after the answer has started drops the
-// connection.
+// recoverer answers a panic with a 500 problem, logged redacted with its
+// stack; after the answer has started, it drops the connection.
 func (a *API) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -146,9 +135,8 @@ func (a *API) recoverer(next http.Handler) http.Handler {
 	})
 }
 
-// faults answers a request with the first injected fault that matches it,
-// before the request is authenticated, rate limited or performed: a
-// faulted POST does no work.
+// faults plays the first injected fault that matches the request, before
+// it is authenticated, limited or performed.
 func (a *API) faults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(w)
@@ -190,8 +178,7 @@ func (a *API) faultProblem(f faults.Fault) *problem {
 		p = p.with("Retry-After", ratelimit.Seconds(f.RetryAfter))
 	}
 	if f.Status == http.StatusTooManyRequests {
-		// The contract's 429 carries the RateLimit headers: the quota is
-		// spent until the Retry-After has passed.
+		// The contract's 429 carries the RateLimit headers, quota spent.
 		limit := ratelimit.DefaultLimit
 		if a.cfg.Limiter != nil {
 			limit = a.cfg.Limiter.Limit
@@ -202,11 +189,10 @@ func (a *API) faultProblem(f faults.Fault) *problem {
 	return p
 }
 
-// rateLimit counts the requests of each credential holder when a limiter
-// is configured, announces the holder's quota, and answers 429 once it is
-// spent. A request without a valid credential is not counted; the
-// operation answers its 401. Without a limiter nothing is counted, and
-// every answer announces the contract's example quota, all remaining.
+// rateLimit counts each credential holder's requests, announces the quota
+// and answers 429 once it is spent; a request without a valid credential is
+// left to the operation's 401. Without a limiter every answer announces the
+// contract's example quota, all remaining.
 func (a *API) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(w)

@@ -11,9 +11,8 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/authn"
 )
 
-// problemType is the type of every problem document: "about:blank", whose
-// title is the status's reason phrase (RFC 9457 §4.2.1). Clients branch on
-// the code member instead.
+// problemType is every problem's type: its title is the status's reason
+// phrase (RFC 9457 §4.2.1); clients branch on code.
 const problemType = "about:blank"
 
 // problem is an error answer a handler returns instead of writing it.
@@ -79,18 +78,16 @@ func writeProblem(w http.ResponseWriter, p *problem) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// reply is a success body, JSON already encoded, in pieces: a page of
-// stored transcripts refers to them where they are stored.
+// reply is a success body in encoded pieces (a page refers to the stored
+// transcripts).
 type reply [][]byte
 
 var newline = []byte("\n")
 
-// buffers are where a reply of many pieces is gathered, so that it goes to
-// the connection in one write (many small ones cost more than the copy),
-// without a buffer allocated per request.
+// buffers gather a reply of many pieces into one write, which costs less
+// than many small ones; buffers up to maxPooled are reused.
 var buffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// maxPooled is the largest buffer kept for reuse.
 const maxPooled = 1 << 20
 
 // writeJSON writes status and body, with its Content-Length, in one write.

@@ -1,9 +1,6 @@
 // Package httpapi is the reference server's HTTP side: the operations of
-// api/openapi.yaml as http.ServeMux patterns, the middleware every request
-// goes through (request id, recovery, injected faults, rate limit), the
-// handlers, and problem+json. It reads and changes the state, and calls the
-// services (authentication, idempotency, rate limit, faults, request log),
-// through their packages; the public face (package scribetest) builds it.
+// api/openapi.yaml as http.ServeMux patterns, the middleware, the handlers
+// and problem+json, over the state and the services.
 package httpapi
 
 import (
@@ -40,15 +37,10 @@ type Config struct {
 // API serves the operations.
 type API struct{ cfg Config }
 
-// New returns the handler of the operations under cfg.BasePath, behind the
-// middleware, outermost first:
-//
-//	requestID → recoverer → faults → rateLimit → canonical paths → routes
-//
-// requestID comes first so that every answer, even a recovered panic, has
-// a Request-Id; faults sits before everything else, so a faulted request is
-// neither authenticated, counted nor performed; rateLimit sees every
-// request that reaches an operation, and shares its authentication with it.
+// New returns the handler of the operations under cfg.BasePath, behind
+// requestID → recoverer → faults → rateLimit → canonical → routes: every
+// answer has a Request-Id, and a faulted request is neither authenticated,
+// counted nor performed.
 func New(cfg Config) http.Handler {
 	a := &API{cfg: cfg}
 	return a.requestID(a.recoverer(a.faults(a.rateLimit(a.canonical(a.routes())))))
@@ -87,9 +79,8 @@ func (a *API) operations() []operation {
 	}
 }
 
-// routes registers every operation with its method pattern, beside each
-// path a method-less pattern that answers 405 with Allow, and a catch-all
-// that answers 404: the mux's own plain-text answers never show.
+// routes registers each operation, a 405 with Allow beside each path and a
+// 404 catch-all, so the mux's plain-text answers never show.
 func (a *API) routes() http.Handler {
 	mux := http.NewServeMux()
 	base := a.cfg.BasePath
@@ -119,10 +110,9 @@ func (a *API) routes() http.Handler {
 	return mux
 }
 
-// serve runs the steps every operation shares, in order: authenticate
-// (401/403), check the credential's kind (403), check the query (400), for
-// a POST read the body (415/413) and honour Idempotency-Key (409, replay),
-// then run the operation.
+// serve authenticates (401/403), checks the credential's kind (403) and the
+// query (400), for a POST reads the body (415/413) and honours
+// Idempotency-Key, then runs the operation.
 func (a *API) serve(op *operation, w http.ResponseWriter, r *http.Request) {
 	info := infoOf(w)
 	caller, refusal := a.authenticate(info, r)
@@ -161,12 +151,9 @@ func write(w http.ResponseWriter, body reply, p *problem) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-// canonical answers a non-canonical path with 404 not_found. http.ServeMux
-// would answer a path with an empty, "." or ".." segment ("//plugins",
-// "/v1/../plugins") with a redirect to the cleaned path, a text/html 307;
-// the service never redirects, and every error is problem+json, so such a
-// path is refused before the mux sees it: it names no resource as written,
-// and a client that sent it has a bug a redirect would hide.
+// canonical answers 404 for a path with an empty, "." or ".." segment,
+// which http.ServeMux would redirect (a text/html 307): the service never
+// redirects, and the redirect would hide a client's bug.
 func (a *API) canonical(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !CanonicalPath(r) {
@@ -177,9 +164,8 @@ func (a *API) canonical(next http.Handler) http.Handler {
 	})
 }
 
-// CanonicalPath reports whether the mux would serve r's path as it is: its
-// escaped and its decoded forms are clean (path.Clean changes nothing but a
-// trailing slash). CONNECT requests are not cleaned by the mux.
+// CanonicalPath reports whether the mux would serve r's path as it is
+// (CONNECT paths are never cleaned).
 func CanonicalPath(r *http.Request) bool {
 	return r.Method == http.MethodConnect || (isClean(r.URL.EscapedPath()) && isClean(r.URL.Path))
 }
