@@ -1,8 +1,6 @@
 // Package authn tells who a request's bearer token belongs to: a developer
-// (a developer key) or an installation (an installation JWT, verified with
-// package auth, the SDK's own verifier, against the plugin's current secret
-// keys). It reads the state and nothing else; the HTTP layer turns its
-// refusals into problem documents.
+// (a developer key) or an installation (a JWT verified with package auth
+// against the plugin's current secret keys). It reads only the state.
 package authn
 
 import (
@@ -35,22 +33,17 @@ func (k Kind) String() string {
 	return "an installation JWT"
 }
 
-// Principal is who a request authenticated as. Requests share a cached
-// principal and only read it.
+// Principal is who a request authenticated as; shared, read only.
 type Principal struct {
 	Kind         Kind
 	Developer    scribe.User               // the caller of a developer-key request
 	Installation scribe.PluginInstallation // the caller of an installation-JWT request
 	Plugin       scribe.Plugin             // and its plugin
-	// Scope names the caller for idempotency keys and the rate limiter: a
-	// developer, or an installation (not the token, which changes every
-	// hour while a client's retries go on).
-	Scope string
+	Scope        string                    // the holder (not the hourly token), for idempotency keys and the rate limit
 }
 
-// Refusal is why a credential was refused: the status (401 or 403), the
-// problem code, a detail that quotes nothing of the token, and the
-// WWW-Authenticate challenge of a 401.
+// Refusal is why a credential was refused; Detail quotes nothing of the
+// token, Challenge is a 401's WWW-Authenticate.
 type Refusal struct {
 	Status    int
 	Code      string
@@ -58,8 +51,7 @@ type Refusal struct {
 	Challenge string
 }
 
-// The RFC 6750 challenges: without an error when no token was given, with
-// invalid_token when one was given and refused.
+// The RFC 6750 challenges, when no token was given and when one was refused.
 const (
 	challengeNone    = "Bearer"
 	challengeInvalid = `Bearer error="invalid_token"`
@@ -73,9 +65,8 @@ func missing(detail string) *Refusal {
 	return &Refusal{Status: http.StatusUnauthorized, Code: scribe.CodeMissingToken, Detail: detail, Challenge: challengeNone}
 }
 
-// maxCached bounds the cache of verified tokens: a client re-mints its JWT
-// hourly, so this is about as many installations calling at once. Only
-// tokens that verified are cached.
+// maxCached bounds the cache of verified tokens, about one per installation
+// calling in an hour.
 const maxCached = 10000
 
 // Authenticator authenticates requests against a store.
@@ -84,10 +75,9 @@ type Authenticator struct {
 	verifier *auth.Verifier
 
 	mu sync.RWMutex
-	// cache holds, by a JWT that verified, the principal it speaks for,
-	// valid while the state's generation is unchanged and the token's time
-	// rules hold. A look-up compares strings only on a hash match (the
-	// map's hash is seeded at random), so its timing tells a forger nothing.
+	// cache holds the principal of each JWT that verified, valid while the
+	// state's generation is unchanged. Its look-up compares strings only on
+	// a match of the randomly seeded hash: its timing tells a forger nothing.
 	cache map[string]cached
 }
 
@@ -97,8 +87,7 @@ type cached struct {
 	p        *Principal
 }
 
-// New returns an Authenticator of st's credentials; tokens' time rules are
-// checked at the time given to Authenticate, with v's leeway.
+// New returns an Authenticator of st's credentials.
 func New(st *state.Store, v *auth.Verifier) *Authenticator {
 	return &Authenticator{st: st, verifier: v, cache: map[string]cached{}}
 }
@@ -128,12 +117,9 @@ func (a *Authenticator) Authenticate(values []string, now time.Time) (*Principal
 	return &Principal{Kind: Developer, Developer: dev, Scope: "developer:" + strconv.FormatInt(dev.ID, 10)}, nil
 }
 
-// installation verifies an installation JWT with every rule of
-// docs/contract.md ("Tokens"), or takes what a full verification of the
-// same token proved from the cache while nothing in the state has changed
-// since. What the token names (a deleted installation, a disabled plugin)
-// is told only once the signature has verified, so a forged token learns
-// nothing.
+// installation verifies an installation JWT (docs/contract.md, "Tokens"),
+// or takes the cached result while the state is unchanged. What the token
+// names is told only once the signature has verified.
 func (a *Authenticator) installation(token string, now time.Time) (*Principal, *Refusal) {
 	gen := a.st.Gen() // before the state is read: a later change shows as a newer generation
 	a.mu.RLock()
@@ -173,8 +159,8 @@ func (a *Authenticator) installation(token string, now time.Time) (*Principal, *
 	return pr, nil
 }
 
-// tokenRefusal maps a refusal of package auth to a 401. The detail is
-// written here, from the reason alone, so that nothing of the token shows.
+// tokenRefusal maps a refusal of package auth to a 401 whose detail,
+// written here, shows nothing of the token.
 func tokenRefusal(err error) *Refusal {
 	for _, r := range refusals {
 		if errors.Is(err, r.err) {
@@ -200,8 +186,7 @@ var refusals = []struct {
 	{auth.ErrSignature, scribe.CodeInvalidToken, "the installation JWT's signature does not verify with any current secret key of the installation's plugin (or no such installation exists)"},
 }
 
-// CheckKind refuses with 403 wrong_token_kind a caller whose credential is
-// not the kind the operation takes.
+// CheckKind refuses a caller of the wrong kind: 403 wrong_token_kind.
 func CheckKind(p *Principal, want Kind) *Refusal {
 	if p.Kind == want {
 		return nil

@@ -1,9 +1,6 @@
-// Package idempotency remembers the first answer to each Idempotency-Key
-// for 24 hours of the server's clock (docs/contract.md, "Rate limits and
-// idempotency"): the same key with the same request replays it, with
-// another request is refused, and while the first request runs is asked to
-// wait. Keys are scoped to the credential's holder. It knows nothing of
-// HTTP: the HTTP layer keeps what it needs in Response.
+// Package idempotency remembers the first answer to each Idempotency-Key,
+// scoped to its holder, for 24 hours of the server's clock (docs/contract.md,
+// "Rate limits and idempotency"). It knows nothing of HTTP.
 package idempotency
 
 import (
@@ -18,9 +15,7 @@ const TTL = 24 * time.Hour
 // MaxKeyLen is the longest Idempotency-Key.
 const MaxKeyLen = 255
 
-// Key is a key as its holder scopes it: the SHA-256 of the holder's scope,
-// a NUL and the key, so that two holders may use the same key without
-// meeting, and the store keeps 32 bytes per key, however long it is.
+// Key is the SHA-256 of the holder's scope, a NUL and the key.
 type Key [32]byte
 
 // NewKey scopes key to holder.
@@ -28,9 +23,8 @@ func NewKey(holder, key string) Key {
 	return sha256.Sum256([]byte(holder + "\x00" + key))
 }
 
-// Fingerprint identifies a request: the SHA-256 of its method, path and
-// body. It tells a retry (the same request) from another request sent
-// with the same key.
+// Fingerprint is the SHA-256 of a request's method, path and body: it
+// tells a retry from another request with the same key.
 type Fingerprint [32]byte
 
 // FingerprintOf returns the fingerprint of a request.
@@ -41,9 +35,7 @@ func FingerprintOf(method, path string, body []byte) Fingerprint {
 	return Fingerprint(h.Sum(nil))
 }
 
-// Response is an answer as the store keeps and replays it; Value is the
-// caller's (the HTTP layer keeps a problem there, so that a replay carries
-// its own request id).
+// Response is an answer as kept and replayed; Value is the caller's.
 type Response struct {
 	Status int
 	Body   []byte
@@ -61,8 +53,7 @@ const (
 	InUse                  // the key's first request is still running: 409
 )
 
-// Ticket identifies a claim: Finish and Abandon touch that claim only, not
-// a later one of the same key.
+// Ticket identifies a claim, not a later one of the same key.
 type Ticket uint64
 
 type claim struct {
@@ -113,8 +104,8 @@ func (s *Store) Begin(k Key, fp Fingerprint, now time.Time) (Response, Verdict, 
 	return e.resp, Replay, 0
 }
 
-// expire drops the claims made TTL ago or more from the front of the
-// order. A key abandoned and claimed again since keeps its newer entry.
+// expire drops the claims TTL old from the front of the order (not a
+// newer claim of the same key).
 func (s *Store) expire(now time.Time) {
 	n := 0
 	for _, c := range s.order {
@@ -142,8 +133,7 @@ func (s *Store) Finish(k Key, t Ticket, resp Response) {
 	}
 }
 
-// Abandon forgets the claim t of k, so that a retry does the work: the
-// first request failed without an answer worth keeping (a 5xx).
+// Abandon forgets the claim t of k, so that a retry does the work.
 func (s *Store) Abandon(k Key, t Ticket) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

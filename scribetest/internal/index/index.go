@@ -1,9 +1,6 @@
-// Package index holds the structures the reference server keeps its data
-// in: a sorted set of ids that pages are cut from with a binary search (so
-// a page costs O(log n + limit) however large the set), a collection of
-// rows by id and by owner, and the bounded records (the last values pushed,
-// values cut to a bound) that keep a long-running server's memory bounded.
-// It is the lowest layer of scribetest with package clock.
+// Package index holds the reference server's data structures: sorted id
+// sets that a page is cut from by binary search (O(log n + limit)), rows by
+// id and by owner, and the bounded records of a long-running server.
 package index
 
 import (
@@ -12,8 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// IDs is a set of ids kept in ascending order. Ids are assigned in
-// increasing order, so an insert is almost always an append.
+// IDs is a set of ids in ascending order; an insert is mostly an append.
 type IDs []int64
 
 // Insert adds id, keeping the order; an id already present is ignored.
@@ -37,8 +33,8 @@ func (ix *IDs) Remove(id int64) int {
 	return i
 }
 
-// Bounds returns where the page of up to limit ids after afterID (which need
-// not be in the set) starts and ends.
+// Bounds returns where the page of up to limit ids after afterID starts and
+// ends.
 func (ix IDs) Bounds(afterID int64, limit int) (start, end int) {
 	i, found := slices.BinarySearch(ix, afterID)
 	if found {
@@ -47,8 +43,8 @@ func (ix IDs) Bounds(afterID int64, limit int) (start, end int) {
 	return i, i + min(limit, len(ix)-i)
 }
 
-// Collection is one kind of resource: its rows by id, every id in order,
-// and the ids of each owner (a user, a developer, a plugin) in order.
+// Collection is one kind of resource: its rows by id, and its ids in order,
+// all and by owner.
 type Collection[T any] struct {
 	Last  int64 // the highest id assigned or taken so far
 	rows  map[int64]T
@@ -133,11 +129,10 @@ func (c *Collection[T]) All() []T {
 }
 
 // MaxRecords bounds each of the server's records (requests, fired faults,
-// delivery attempts), so that a long-running server's memory stays bounded.
+// delivery attempts).
 const MaxRecords = 10000
 
-// Ring keeps the last MaxRecords values pushed to it. It is not safe for
-// concurrent use; its owner holds a lock. The zero Ring is ready.
+// Ring keeps the last MaxRecords values pushed; its owner locks it.
 type Ring[T any] struct {
 	buf  []T
 	next int // where the next push goes once buf is full
@@ -160,8 +155,7 @@ func (r *Ring[T]) All() []T {
 	return append(out, r.buf[:r.next]...)
 }
 
-// Bounds of what the server's records keep of a request: their worst case,
-// times MaxRecords, is a few megabytes.
+// Bounds of what the records keep of a request: a few megabytes in all.
 const (
 	MaxMethod  = 32
 	MaxURLPart = 512
@@ -170,10 +164,8 @@ const (
 // TruncatedMarker ends a value a record kept cut short.
 const TruncatedMarker = "…[truncated]"
 
-// Truncate returns a copy of s if it has at most n bytes, else of its
-// longest prefix of at most n bytes that ends on a UTF-8 boundary, followed
-// by TruncatedMarker. It always copies: a request's method, path and query
-// are substrings of its request line, which a record must not pin.
+// Truncate returns a copy of s cut to at most n bytes on a UTF-8 boundary,
+// TruncatedMarker added if cut. It copies so as not to pin the request.
 func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return strings.Clone(s)

@@ -7,17 +7,15 @@ import (
 	"github.com/scribehq/scribe-go/auth"
 )
 
-// Credentials is what verifying an installation JWT needs to know about
-// the installation it names.
+// Credentials is what verifying an installation JWT needs.
 type Credentials struct {
 	Installation scribe.PluginInstallation
 	Plugin       scribe.Plugin
 	Keys         []auth.SecretKey // the plugin's current secret keys
 }
 
-// CredentialsFor returns the installation with uuid, its plugin and the
-// plugin's keys, deleted or disabled or not: the caller decides, after the
-// signature verifies, so that nothing is revealed to a forged token.
+// CredentialsFor returns the installation with uuid, deleted or not, its
+// plugin and keys: the caller judges them once the signature verifies.
 func (st *Store) CredentialsFor(uuid string) (Credentials, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -82,8 +80,8 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	return out, nil
 }
 
-// ActiveInstallation returns user's installation of plugin that is not
-// uninstalled. The caller holds the lock (a Tx's methods do).
+// ActiveInstallation returns user's active installation of plugin; the
+// caller holds the lock.
 func (st *Store) ActiveInstallation(plugin, userID int64) (scribe.PluginInstallation, bool) {
 	for _, id := range st.installsBy[userID] {
 		if in, _ := st.installs.Get(id); in.PluginID == plugin && in.DeletedOn == nil {
@@ -113,8 +111,7 @@ func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	return out, nil
 }
 
-// PageInstallations returns a page of plugin's installations, as
-// PagePlugins does.
+// PageInstallations is PagePlugins for plugin's installations.
 func (st *Store) PageInstallations(plugin, afterID int64, limit int) ([]scribe.PluginInstallation, bool, int) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -131,8 +128,8 @@ func (st *Store) InstallationsOf(plugin int64) []scribe.PluginInstallation {
 	return rows
 }
 
-// activeReaders returns the installations of userID whose plugin reads
-// transcripts: the plugins that hear about the user's transcripts.
+// activeReaders returns userID's active installations of plugins that read
+// transcripts.
 func (st *Store) activeReaders(userID int64) []scribe.PluginInstallation {
 	var out []scribe.PluginInstallation
 	for _, id := range st.installsBy[userID] {

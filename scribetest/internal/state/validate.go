@@ -15,8 +15,7 @@ import (
 	"github.com/scribehq/scribe-go/internal/redact"
 )
 
-// FieldError says which field of a request body, a fixture or a seeding
-// call is wrong and why. Field is a path such as "permissions.user".
+// FieldError says which field (such as "permissions.user") is wrong and why.
 type FieldError struct {
 	Field  string
 	Reason string
@@ -24,10 +23,8 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
 
-// MaxChosenID is the largest id a caller may choose for a new resource, in
-// fixtures or a seeding call: 2^53-1, the largest integer a JSON reader
-// that reads numbers as doubles keeps exact. Assigned ids follow the
-// largest one taken, so they stay far from the top of int64.
+// MaxChosenID is the largest id a caller may choose: 2^53-1, the largest
+// integer a JSON reader of doubles keeps exact.
 const MaxChosenID = 1<<53 - 1
 
 // CheckChosenID checks an id a caller chose (0 asks for an assigned one).
@@ -72,12 +69,11 @@ func ValidatePlugin(p scribe.Plugin) error {
 	return nil
 }
 
-// maxEmail is the longest e-mail address (RFC 5321's path of 256 octets,
-// less its angle brackets).
+// maxEmail is RFC 5321's path of 256 octets less its angle brackets.
 const maxEmail = 254
 
-// ValidateEmail checks an email_address against the document's format:
-// email: a bare addr-spec of printable ASCII, such as ada@example.com.
+// ValidateEmail checks the document's format: email, a bare addr-spec of
+// printable ASCII.
 func ValidateEmail(s string) error {
 	if len(s) > maxEmail {
 		return fmt.Errorf("must be an e-mail address of at most %d characters, got %d", maxEmail, len(s))
@@ -92,14 +88,11 @@ func ValidateEmail(s string) error {
 // GeneratedEmail is the address of a user created without one.
 func GeneratedEmail(id int64) string { return fmt.Sprintf("user%d@example.com", id) }
 
-// httpURL is api/openapi.yaml's HttpUrl pattern: the server takes exactly
-// what the document describes.
+// httpURL is api/openapi.yaml's HttpUrl pattern.
 var httpURL = regexp.MustCompile(`^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?([/?#][!-~]*)?$`)
 
-// ValidateHTTPURL accepts an absolute http or https URL of at most MaxURI
-// bytes of visible ASCII whose host is a name, an IPv4 address or a
-// bracketed IPv6 address, without user:password@ (a credential in a URI
-// would be stored, listed and logged): api/openapi.yaml's HttpUrl.
+// ValidateHTTPURL accepts api/openapi.yaml's HttpUrl of at most MaxURI
+// bytes; user:password@ is refused, as it would be stored and listed.
 func ValidateHTTPURL(s string) error {
 	switch {
 	case len(s) > MaxURI:
@@ -117,9 +110,8 @@ func ValidateHTTPURL(s string) error {
 // maxExcerpt is how much of a refused value an error quotes.
 const maxExcerpt = 64
 
-// Excerpt quotes at most maxExcerpt bytes of a refused value, with anything
-// shaped like a credential redacted: an error never carries a whole value a
-// client sent.
+// Excerpt quotes at most maxExcerpt bytes of a refused value, credentials
+// redacted.
 func Excerpt(s string) string {
 	cut, short := redact.Cut(redact.Text(s), maxExcerpt)
 	if short {
@@ -128,11 +120,8 @@ func Excerpt(s string) string {
 	return fmt.Sprintf("%q", cut)
 }
 
-// LooksLikeJWT reports whether token is to be verified as an installation
-// JWT rather than looked up as a developer key: it does not begin with
-// dk_live_ and has the JWT shape, three parts separated by two dots. The
-// developer keys the server issues never contain a dot, and fixtures may
-// not give one that looks like a JWT.
+// LooksLikeJWT reports whether token is verified as an installation JWT
+// rather than looked up as a developer key: not dk_live_, two dots.
 func LooksLikeJWT(token string) bool {
 	return !strings.HasPrefix(token, auth.DeveloperKeyPrefix) && strings.Count(token, ".") == 2
 }
@@ -148,21 +137,7 @@ func NewUUID() string {
 }
 
 // ValidUUID reports whether s is a UUID in the lower-case RFC 4122 text
-// form (8-4-4-4-12 hex digits), which is how the server writes and
-// compares them.
-func ValidUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if c != '-' {
-				return false
-			}
-		} else if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+// form, as the server writes and compares them.
+func ValidUUID(s string) bool { return uuidForm.MatchString(s) }
+
+var uuidForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
