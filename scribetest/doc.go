@@ -27,18 +27,9 @@
 // # Layout
 //
 // This package is a thin face over internal packages that each own one
-// concern. The rule: a package imports only packages below it, the
-// packages of one layer never import each other, and nothing under
-// internal/ imports this package.
-//
-//	scribetest                         the face: Server, options, clock, seeding, read-back
-//	internal/httpapi                   routes, middleware, handlers, problem+json
-//	internal/{authn, idempotency,      services
-//	  ratelimit, faults, reqlog,
-//	  delivery, fixtures}
-//	internal/state                     the domain under one lock; no net/http
-//	internal/{index, clock}            ordered ids, bounded records; the clock
-//
-// JSON goes through the module's one seam, internal/apijson. docs/design.md
-// in the repository draws the same, and TestLayering holds the code to it.
+// concern, in layers: httpapi; the services (authn, idempotency, ratelimit,
+// faults, reqlog, delivery, fixtures); state; index and clock. A package
+// imports only packages below it, one layer's packages never import each
+// other, and nothing under internal/ imports this package. docs/design.md
+// draws it; TestLayering holds the code to it.
 package scribetest

@@ -1,7 +1,5 @@
-// Package clock is the time the reference server reads and waits on: the
-// lowest layer of scribetest, imported by every package that needs the
-// time. The face (package scribetest) exposes the same shapes as its public
-// Clock, TimerClock and FakeClock, and adapts them to these.
+// Package clock is the time the reference server reads and waits on; the
+// face exposes the same shapes as Clock, TimerClock and FakeClock.
 package clock
 
 import "time"
@@ -24,8 +22,7 @@ type TimerClock interface {
 	AfterFunc(d time.Duration, f func()) Timer
 }
 
-// Advancer is a clock a test moves by hand (the public FakeClock): waiting
-// code moves it to the next due timer instead of waiting in real time.
+// Advancer is a clock a test moves (FakeClock): waits move it instead.
 type Advancer interface {
 	Advance(d time.Duration)
 }

@@ -1,9 +1,7 @@
 // Package delivery delivers the reference server's events to webhooks
-// (docs/contract.md, "Events and webhooks"): every event becomes one
-// delivery per webhook of its plugin, signed with the Standard Webhooks
-// scheme, attempted by a bounded pool of short-lived sender goroutines, and
-// retried on the schedule, waiting on timers of the server's clock (a
-// FakeClock's when the test gave one) without holding a goroutine.
+// (docs/contract.md, "Events and webhooks"): one signed delivery per webhook,
+// attempted by a bounded pool of short-lived senders and retried on the
+// schedule, waiting on timers of the server's clock, not on goroutines.
 package delivery
 
 import (
@@ -37,33 +35,26 @@ import (
 
 // Defaults and bounds of delivery.
 const (
-	DefaultTimeout = 15 * time.Second // bounds one attempt: any 2xx within it is success
-	DefaultWorkers = 8                // bounds the attempts in flight at once
-	// MaxDelay is the longest wait between two attempts, after scaling
-	// and jitter: a schedule scaled by a huge factor is spaced a week
-	// apart rather than overflowing into an immediate retry.
-	MaxDelay = 7 * 24 * time.Hour
-	// MaxExcerpt bounds Attempt.ResponseBody.
-	MaxExcerpt     = 1 << 10
-	jitterFraction = 0.2 // each wait is spread uniformly over ±20 %
+	DefaultTimeout = 15 * time.Second   // bounds one attempt: any 2xx within it is success
+	DefaultWorkers = 8                  // bounds the attempts in flight at once
+	MaxDelay       = 7 * 24 * time.Hour // the longest wait, scaled and jittered: no overflow to 0
+	MaxExcerpt     = 1 << 10            // bounds Attempt.ResponseBody
+	jitterFraction = 0.2                // each wait is spread uniformly over ±20 %
 	maxDrained     = 64 << 10
 	userAgent      = "scribe-webhooks/1.0 (scribetest)"
 )
 
-// MaxEventBytes is the largest event body delivered: the receiver's default
-// limit, so whatever the server emits, webhook.NewHandler admits.
+// MaxEventBytes is the largest event delivered: webhook.NewHandler's limit.
 const MaxEventBytes = webhook.DefaultMaxBodyBytes
 
-// DefaultSchedule is Svix's public schedule: the wait before each attempt,
-// the first immediate; eight attempts over about 27 h 35 min.
+// DefaultSchedule is Svix's: the wait before each of eight attempts.
 var DefaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 
 // ErrClosed is wrapped by the waits that end because the server closed.
 var ErrClosed = errors.New("scribetest: the server is closed")
 
-// Config is what the server's WithWebhook... options set; zero fields take
-// the defaults.
+// Config is what the WithWebhook... options set; zero is the default.
 type Config struct {
 	Schedule  []time.Duration
 	Scale     float64
@@ -72,9 +63,8 @@ type Config struct {
 	Transport http.RoundTripper
 }
 
-// Scaled returns d times f, clamped to [0, MaxDelay]. The product is taken
-// in float64 and compared there: float64(math.MaxInt64) rounds up to 2^63,
-// so converting a larger product would wrap negative.
+// Scaled returns d times f, clamped to [0, MaxDelay] in float64, where
+// converting a product over 2^63 would wrap negative.
 func Scaled(d time.Duration, f float64) time.Duration {
 	x := float64(d) * f
 	if !(x > 0) {
@@ -91,7 +81,7 @@ func CheckScale(f float64) error {
 	return nil
 }
 
-// Attempt has the fields of scribetest.DeliveryAttempt, which converts from it.
+// Attempt is scribetest.DeliveryAttempt.
 type Attempt struct {
 	EventID      string
 	EventType    webhook.EventType
@@ -108,7 +98,7 @@ type Attempt struct {
 	Permanent    bool
 }
 
-// Pending has the fields of scribetest.PendingDelivery.
+// Pending is scribetest.PendingDelivery.
 type Pending struct {
 	EventID        string
 	EventType      webhook.EventType
@@ -120,7 +110,7 @@ type Pending struct {
 	NextAttempt    time.Time
 }
 
-// Event is an event to deliver, with the fields of the state's.
+// Event is the state's event.
 type Event struct {
 	Type             string
 	PluginID         int64
@@ -129,7 +119,7 @@ type Event struct {
 	Data             any // a resource, or its encoding ([]byte)
 }
 
-// Emitted is an event published to at least one webhook.
+// Emitted is an event published to a webhook at least.
 type Emitted struct {
 	ID               string
 	Type             webhook.EventType
@@ -186,8 +176,8 @@ type Engine struct {
 	wg       sync.WaitGroup
 }
 
-// New returns an engine reading c and waiting on timers; advancer, when not
-// nil, is the clock a test moves (waits move it instead of sleeping).
+// New returns an engine on clock c and its timers; advancer is the clock a
+// test moves, if any.
 func New(cfg Config, c clock.Clock, timers clock.TimerClock, advancer clock.Advancer, logger *slog.Logger) *Engine {
 	e := &Engine{clock: c, timers: timers, advancer: advancer, logger: logger,
 		schedule: DefaultSchedule, workers: DefaultWorkers, timeout: DefaultTimeout,
@@ -217,8 +207,7 @@ func New(cfg Config, c clock.Clock, timers clock.TimerClock, advancer clock.Adva
 	return e
 }
 
-// Publish turns ev into one delivery per webhook in hooks. It never blocks
-// on the network: the deliveries are queued or timed.
+// Publish turns ev into one delivery per hook, queued or timed.
 func (e *Engine) Publish(ev Event, hooks []scribe.Webhook) {
 	if len(hooks) == 0 {
 		return
@@ -253,8 +242,7 @@ func (e *Engine) Publish(ev Event, hooks []scribe.Webhook) {
 	}
 }
 
-// encode gives ev an id and encodes its envelope, as the webhook package
-// decodes it.
+// encode gives ev an id and encodes its envelope.
 func encode(ev Event) (*outEvent, error) {
 	data, ok := ev.Data.([]byte)
 	if !ok {
@@ -300,8 +288,7 @@ func (e *Engine) waitLocked(dl *delivery, delay time.Duration) {
 			e.notifyLocked()
 		}
 	})
-	// Read after the timer is set: if a test moves the clock meanwhile, due
-	// is no earlier than the timer's, so moving the clock to due fires it.
+	// Read after the timer is set, so moving the clock to due fires it.
 	dl.due = e.clock.Now().Add(delay)
 }
 
@@ -315,8 +302,8 @@ func (e *Engine) readyLocked(dl *delivery) {
 	}
 }
 
-// send is a sender goroutine: it makes attempts while deliveries it may take
-// are due (their webhook has fewer than perHook in flight), then exits.
+// send makes attempts while a delivery is due whose webhook has fewer than
+// perHook in flight, then exits.
 func (e *Engine) send() {
 	defer e.wg.Done()
 	e.mu.Lock()
@@ -385,9 +372,8 @@ func (e *Engine) attempt(dl *delivery, n int) Attempt {
 	return rec
 }
 
-// excerpt renders the start of a receiver's answer: at most MaxExcerpt
-// bytes of valid UTF-8, the webhook's secret and credential-shaped text
-// redacted, control characters but \n and \t replaced by spaces.
+// excerpt renders the start of an answer as DeliveryAttempt.ResponseBody
+// says.
 func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
 	s := redact.Known(strings.ToValidUTF8(string(b), "\uFFFD"), redact.WebhookSecretForms(secret.Reveal())...)
 	s = strings.Map(func(r rune) rune {
@@ -403,8 +389,7 @@ func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
 	return s
 }
 
-// settleLocked records an attempt of dl and decides what follows: done,
-// another attempt later, or given up.
+// settleLocked records an attempt and decides what follows.
 func (e *Engine) settleLocked(dl *delivery, rec Attempt) {
 	dl.attempts, dl.lastStatus, dl.lastErr = rec.Attempt, rec.StatusCode, rec.Error
 	defer e.notifyLocked()

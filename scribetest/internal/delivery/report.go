@@ -42,11 +42,9 @@ type key struct {
 	hook  int64
 }
 
-// Require waits for the deliveries of the events named (of every event,
-// when none is) to settle, at most timeout on the system clock, and
-// returns their attempts and, when some delivery did not end with a 2xx,
-// the failure to report: per such delivery, every attempt and what became
-// of it.
+// Require waits, at most timeout on the system clock, for the deliveries of
+// the events named (all, if none) to settle, and returns their attempts and
+// the failure to report, if one did not end with a 2xx.
 func (e *Engine) Require(eventIDs []string, timeout time.Duration) (failure string, attempts []Attempt) {
 	named := make(map[string]bool, len(eventIDs))
 	for _, id := range eventIDs {
@@ -133,8 +131,7 @@ func (e *Engine) waitingLocked(want func(*delivery) bool) map[key]waiting {
 	return out
 }
 
-// describe lists, per delivery that did not get through, its attempts and
-// what became of it.
+// describe lists each delivery that did not get through.
 func describe(order []key, byDelivery map[key][]Attempt, pending map[key]waiting) string {
 	var b strings.Builder
 	for _, k := range order {
@@ -160,9 +157,8 @@ func describe(order []key, byDelivery map[key][]Attempt, pending map[key]waiting
 	return b.String()
 }
 
-// stopBeforeLateRetry cancels the wait as soon as every delivery want
-// selects waits for a retry due after ctx's deadline, so that a wait on
-// the system clock fails at once instead of waiting for nothing.
+// stopBeforeLateRetry cancels the wait once every delivery want selects
+// waits for a retry due after ctx's deadline.
 func (e *Engine) stopBeforeLateRetry(ctx context.Context, cancel context.CancelFunc, want func(*delivery) bool) {
 	deadline, _ := ctx.Deadline()
 	for {

@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// changedLocked returns a channel that notifyLocked closes at the next
-// change of the deliveries: wait on it after unlocking e.mu.
+// changedLocked returns a channel closed at the next change.
 func (e *Engine) changedLocked() <-chan struct{} {
 	if e.changed == nil {
 		e.changed = make(chan struct{})
@@ -34,8 +33,7 @@ func (e *Engine) Attempts() []Attempt {
 	return e.attempts.All()
 }
 
-// Pending returns the deliveries not settled, in the order their events
-// were published.
+// Pending returns the deliveries not settled, in publishing order.
 func (e *Engine) Pending() []Pending {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -81,10 +79,9 @@ func (e *Engine) Wait(ctx context.Context) error {
 	return fmt.Errorf("scribetest: %s still pending (see PendingDeliveries): %w", count(n), cause)
 }
 
-// settled waits until no delivery that want selects (every one, if nil) is
-// pending, and returns how many still are and, if some are, why the wait
-// ended: ctx, or the close. Whenever nothing is due or in flight it moves a
-// test's clock to the earliest retry.
+// settled waits until no delivery want selects (all if nil) is pending, or
+// says how many are and why the wait ended. Whenever nothing is due or in
+// flight it moves a test's clock to the earliest retry.
 func (e *Engine) settled(ctx context.Context, want func(*delivery) bool) (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -100,8 +97,7 @@ func (e *Engine) settled(ctx context.Context, want func(*delivery) bool) (int, e
 		}
 		if e.advancer != nil && len(e.ready) == 0 && len(e.inflight) == 0 {
 			if next, ok := e.nextDueLocked(); ok {
-				// Every pending delivery waits on a timer: move the clock to
-				// the first. Advance runs the timer, which takes e.mu.
+				// Advance runs the timer, which takes e.mu.
 				e.mu.Unlock()
 				e.advancer.Advance(max(next.Sub(e.clock.Now()), 0))
 				e.mu.Lock()
@@ -131,9 +127,8 @@ func (e *Engine) nextDueLocked() (time.Time, bool) {
 	return next, found
 }
 
-// Close stops delivery at once: attempts in flight are aborted, waiting
-// deliveries stay pending. It waits for every sender and timer and returns
-// how many deliveries were left undelivered.
+// Close aborts attempts in flight, waits for every sender and timer, and
+// returns how many deliveries are left.
 func (e *Engine) Close() int {
 	e.mu.Lock()
 	first := !e.closed

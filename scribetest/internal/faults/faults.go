@@ -1,8 +1,6 @@
-// Package faults holds the failures a test injects into the reference
-// server's requests (the public scribetest.Fault): which requests each
-// matches, how many times it is left, and the record of those that fired.
-// The HTTP layer plays a fired fault: its delay, its dropped connection or
-// its status.
+// Package faults holds the failures a test injects (scribetest.Fault), which
+// requests each matches, and the record of those that fired; the HTTP layer
+// plays them.
 package faults
 
 import (
@@ -16,7 +14,7 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/index"
 )
 
-// Fault has the fields of scribetest.Fault, which converts to it.
+// Fault is scribetest.Fault.
 type Fault struct {
 	Method     string
 	Path       string
@@ -36,8 +34,7 @@ type Fired struct {
 	RequestID string
 }
 
-// Codes are the statuses a fault may answer with and their problem codes:
-// the transient failures the contract declares on every operation.
+// Codes are the transient failures the contract declares on every operation.
 var Codes = map[int]string{
 	http.StatusTooManyRequests:     scribe.CodeRateLimited,
 	http.StatusInternalServerError: scribe.CodeInternalError,
@@ -46,8 +43,7 @@ var Codes = map[int]string{
 	http.StatusGatewayTimeout:      scribe.CodeGatewayTimeout,
 }
 
-// pending is an injected fault with its parsed path and what is left of
-// its Times.
+// pending is an injected fault, parsed, with what is left of its Times.
 type pending struct {
 	f       Fault
 	method  string
@@ -55,16 +51,14 @@ type pending struct {
 	left    int      // < 0: unlimited
 }
 
-// Queue holds the injected faults in order and the record of those that
-// fired. The zero value is empty and ready.
+// Queue holds the injected faults in order; the zero value is ready.
 type Queue struct {
 	mu      sync.Mutex
 	pending []*pending
 	fired   index.Ring[Fired]
 }
 
-// Add injects f, for paths relative to basePath. It refuses a fault the
-// server cannot play, saying why.
+// Add injects f, or says why the server cannot play it.
 func (q *Queue) Add(f Fault, basePath string) error {
 	p, err := parse(f, basePath)
 	if err != nil {
@@ -122,8 +116,7 @@ func parse(f Fault, basePath string) (*pending, error) {
 	return p, nil
 }
 
-// matches reports whether the request with method and path (base path
-// removed) is one p applies to.
+// matches reports whether p applies to method and path (base path removed).
 func (p *pending) matches(method, path string) bool {
 	if p.method != "" && p.method != method {
 		return false
@@ -158,8 +151,7 @@ func (q *Queue) Clear() {
 	q.pending = nil
 }
 
-// Take finds the first pending fault that matches r (its path relative to
-// basePath), uses it once and records it as fired.
+// Take uses the first pending fault that matches r once, and records it.
 func (q *Queue) Take(r *http.Request, basePath string, now time.Time, requestID string) (Fault, bool) {
 	path := r.URL.Path
 	if basePath != "" {

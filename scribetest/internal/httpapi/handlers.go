@@ -230,28 +230,29 @@ func NewSecretKey(st *state.Store, plugin int64, description string) (scribe.Plu
 	})
 }
 
-func (a *API) listInstallations(c *call) (reply, *problem) {
+// ownPage reads the caller's plugin of the path and the page parameters.
+func (a *API) ownPage(c *call) (plugin int64, limit int, after int64, p *problem) {
 	pl, p := a.ownPlugin(c)
+	if p == nil {
+		limit, after, p = parsePage(c.r)
+	}
+	return pl.ID, limit, after, p
+}
+
+func (a *API) listInstallations(c *call) (reply, *problem) {
+	plugin, limit, after, p := a.ownPage(c)
 	if p != nil {
 		return nil, p
 	}
-	limit, after, p := parsePage(c.r)
-	if p != nil {
-		return nil, p
-	}
-	return list(a.cfg.State.PageInstallations(pl.ID, after, limit))
+	return list(a.cfg.State.PageInstallations(plugin, after, limit))
 }
 
 func (a *API) listWebhooks(c *call) (reply, *problem) {
-	pl, p := a.ownPlugin(c)
+	plugin, limit, after, p := a.ownPage(c)
 	if p != nil {
 		return nil, p
 	}
-	limit, after, p := parsePage(c.r)
-	if p != nil {
-		return nil, p
-	}
-	hooks, more, total := a.cfg.State.PageWebhooks(pl.ID, after, limit)
+	hooks, more, total := a.cfg.State.PageWebhooks(plugin, after, limit)
 	out := make([]WebhookJSON, len(hooks))
 	for i, h := range hooks {
 		out[i] = WebhookWire(h)

@@ -10,17 +10,14 @@ import (
 	"time"
 )
 
-// The quota announced when rate limiting is off: nothing is counted, and
-// every answer states this quota with all of it remaining.
+// The quota announced, all remaining, when rate limiting is off.
 const (
 	DefaultLimit  = 1000
 	DefaultWindow = time.Minute
 )
 
 // Limiter counts requests per holder in the current window, aligned on the
-// clock (a one-minute window runs from one whole minute to the next). Only
-// the current window's counts are kept, so memory is bounded by the
-// holders active in one window.
+// clock; only that window's counts are kept.
 type Limiter struct {
 	Limit  int
 	Window time.Duration
@@ -61,15 +58,12 @@ func Unlimited(now time.Time) Quota {
 	return Quota{Limit: DefaultLimit, Remaining: DefaultLimit, Reset: now.Truncate(DefaultWindow).Add(DefaultWindow).Sub(now), Allowed: true}
 }
 
-// Seconds rounds d up to whole seconds, as the headers count them; 0 for a
-// negative d.
+// Seconds rounds d up to whole seconds, at least 0.
 func Seconds(d time.Duration) string {
 	return strconv.FormatInt(int64((max(d, 0)+time.Second-1)/time.Second), 10)
 }
 
-// Announce sets q's RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset
-// headers. The names are spelled as net/http canonicalizes them, which Set
-// keeps as given.
+// Announce sets q's RateLimit headers, spelled as net/http canonicalizes.
 func (q Quota) Announce(h http.Header) {
 	h.Set("Ratelimit-Limit", strconv.Itoa(q.Limit))
 	h.Set("Ratelimit-Remaining", strconv.Itoa(q.Remaining))

@@ -1,5 +1,5 @@
-// Package reqlog keeps the last requests the reference server answered,
-// each as a bounded record holding no credential, and counts them all.
+// Package reqlog keeps the last requests answered, bounded and without
+// credentials, and counts them all.
 package reqlog
 
 import (
@@ -10,7 +10,7 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/index"
 )
 
-// Record has the fields of scribetest.Request, which converts from it.
+// Record is scribetest.Request.
 type Record struct {
 	Time           time.Time
 	Method         string

@@ -1,34 +1,25 @@
 package state
 
-// Transcripts are kept as their wire form, encoded by the JSON library once
-// when they are created or changed, in an Arena of large chunks: a GET and
-// a page copy bytes out, and a store of a million transcripts is a few
-// hundred byte chunks and pointer-free maps and slices, which the garbage
-// collector does not scan, so a collection cycle costs about the same at
-// 10^6 transcripts as at 10^3 (docs/design/server.md).
+// Transcripts are kept encoded in an Arena of large chunks, with
+// pointer-free indexes: the collector does not scan them, so a cycle costs
+// the same at 10^6 transcripts as at 10^3 (docs/design/server.md).
 
-// An Arena's first chunk holds arenaFirst bytes, each next one twice the
-// last up to arenaChunk (a store of a few transcripts allocates little); a
-// larger encoding gets a chunk of its own.
+// Chunks grow from arenaFirst bytes, doubling, to arenaChunk; a larger
+// encoding gets its own. An arena compacts once arenaCompactMin dead bytes
+// outweigh the live ones.
 const (
-	arenaFirst = 4 << 10
-	arenaChunk = 1 << 20
+	arenaFirst      = 4 << 10
+	arenaChunk      = 1 << 20
+	arenaCompactMin = 32 << 20
 )
-
-// arenaCompactMin is how many bytes of replaced or deleted encodings an
-// Arena tolerates before it compacts (and then only once they outweigh the
-// live ones).
-const arenaCompactMin = 32 << 20
 
 // Ref locates one encoding in an Arena. It holds no pointer.
 type Ref struct {
 	chunk, off, n uint32
 }
 
-// Arena is an append-only store of byte strings. Bytes once put never
-// change: a slice Get returns stays valid after the lock that guards the
-// arena is released, even across a compaction, which copies into new
-// chunks and leaves the old ones to the collector.
+// Arena is an append-only store of byte strings that never change: a slice
+// Get returns stays valid without the lock, even across a compaction.
 type Arena struct {
 	chunks     [][]byte
 	live, dead int
@@ -69,8 +60,7 @@ func (a *Arena) Free(r Ref) {
 // wasteful reports whether compacting would be worth its copy.
 func (a *Arena) wasteful() bool { return a.dead >= arenaCompactMin && a.dead > a.live }
 
-// Snapshot is the arena's chunks at one moment: the bytes of every Ref
-// handed out so far, readable without the store's lock, forever.
+// Snapshot is the arena's chunks at one moment, readable without a lock.
 type Snapshot struct{ chunks [][]byte }
 
 // Snapshot returns the arena as it is now.

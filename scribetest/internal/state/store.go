@@ -1,15 +1,9 @@
-// Package state is the reference server's domain: users, developers,
-// plugins, secret keys, installations, transcripts and webhooks under one
-// lock, the rules of the contract that do not depend on HTTP (validation,
-// scoping of ids, one active installation per user and plugin), and the
-// events every change emits. It imports no net/http: the HTTP layer above
-// (httpapi) reads and changes state only through this package, and so do
-// the seeding calls of the public face and the fixture loader.
+// Package state is the reference server's domain under one lock: the
+// resources, the contract's rules that do not depend on HTTP, and the events
+// every change emits. It imports no net/http.
 //
 // Every write moves one generation counter on (Gen), so that a cache above
-// (the authentication service's) can keep what it derived from the state
-// for as long as the generation is unchanged, without knowing which writes
-// matter to it.
+// (authn's) keeps what it derived while the generation is unchanged.
 package state
 
 import (
@@ -47,9 +41,7 @@ type Event struct {
 	PluginID         int64
 	InstallationUUID string
 	CreatedOn        time.Time
-	// Data is the resource as the API serves it: a scribe.PluginInstallation,
-	// or a transcript's stored encoding ([]byte).
-	Data any
+	Data             any // a scribe.PluginInstallation, or a transcript's encoding ([]byte)
 }
 
 // user is a user and whether it is a developer (has a developer key).
@@ -58,9 +50,8 @@ type user struct {
 	developer bool
 }
 
-// Store is the server's state. One RWMutex guards it all: reads share it,
-// writes take it alone, and no method calls out while holding it (events
-// are published after it is released).
+// Store is the server's state under one RWMutex; events are published
+// after it is released.
 type Store struct {
 	mu    sync.RWMutex
 	clock clock.Clock
@@ -78,8 +69,7 @@ type Store struct {
 	tr         transcripts
 }
 
-// New returns an empty store that stamps new resources with c's time and
-// hands every event to emit (nil: events are dropped).
+// New returns an empty store on clock c that hands every event to emit.
 func New(c clock.Clock, emit func(Event)) *Store {
 	return &Store{
 		clock: c, emit: emit,
@@ -98,21 +88,17 @@ func New(c clock.Clock, emit func(Event)) *Store {
 // Gen is the state's generation: it changes with every write.
 func (st *Store) Gen() uint64 { return st.gen.Load() }
 
-// now is the time stamped on new and changed resources: the clock's time
-// in UTC, to the second, as the contract's examples show it.
+// now is the time stamped on resources: UTC, to the second.
 func (st *Store) now() time.Time { return st.clock.Now().UTC().Truncate(time.Second) }
 
-// Tx is the store with its write lock held: every change is made through
-// one, with Update or Write, which move the generation on and, once the lock
-// is released, publish the events the change emitted.
+// Tx is the store with its write lock held (Update, Write).
 type Tx struct {
 	st     *Store
 	quiet  bool // fixtures: the state a server starts from emits nothing
 	events []Event
 }
 
-// Update runs fn in a Tx. Its changes emit no events: it is how the
-// fixture loader checks a whole document against the state, then adds it.
+// Update runs fn in a Tx whose changes emit no events (fixtures).
 func (st *Store) Update(fn func(tx *Tx) error) error {
 	_, err := Write(st, func(tx *Tx) (struct{}, error) {
 		tx.quiet = true
@@ -121,8 +107,7 @@ func (st *Store) Update(fn func(tx *Tx) error) error {
 	return err
 }
 
-// Write runs fn in a Tx and returns its result; a change fn makes emits
-// its events.
+// Write runs fn in a Tx, then publishes its events.
 func Write[T any](st *Store, fn func(tx *Tx) (T, error)) (T, error) {
 	tx := &Tx{st: st}
 	st.mu.Lock()
@@ -165,14 +150,13 @@ func stamp(created, updated *time.Time, now time.Time) {
 	}
 }
 
-// KeyHash is the SHA-256 of a developer key: the store keeps no key, only
-// its hash, so a look-up compares no secret bytes with an early exit.
+// KeyHash is the SHA-256 of a developer key: the store keeps no key, and a
+// look-up compares no secret bytes.
 func KeyHash(key string) [32]byte { return sha256.Sum256([]byte(key)) }
 
 // ---- users
 
-// AddUser adds u (id 0: a fresh one; an empty e-mail address is generated
-// from the id). devKey, when not empty, makes the user a developer.
+// AddUser adds u, a developer if devKey is not empty.
 func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
 	st := tx.st
 	if err := checkNewID(st.users, "user", u.ID); err != nil {

@@ -14,10 +14,9 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/index"
 )
 
-// transcripts holds every transcript as its stored encoding, by owner: the
-// ids of each owner in order and, beside them, where each encoding is, so
-// that a page is a binary search and a run of adjacent entries, with no
-// look-up per item (a cache miss each at 10^6 transcripts).
+// transcripts holds every transcript's encoding by owner: each owner's ids
+// in order and beside them where each encoding is, so that a page is a
+// binary search and a run, with no look-up (a cache miss) per item.
 type transcripts struct {
 	last               int64
 	lastJob, lastAudio int64
@@ -36,8 +35,7 @@ func newTranscripts() transcripts {
 	return transcripts{owner: map[int64]int64{}, owned: map[int64]*owned{}}
 }
 
-// wireTranscript is a transcript as the service answers it, with its
-// metadata already encoded.
+// wireTranscript is a transcript as answered, metadata encoded.
 type wireTranscript struct {
 	ID        int64                  `json:"id"`
 	Headline  string                 `json:"headline"`
@@ -62,8 +60,7 @@ func EncodeMetadata(m map[string]json.RawMessage) (jsontext.Value, error) {
 	return b, nil
 }
 
-// storedJSON reads stored transcripts: unknown members cannot occur, and
-// every timestamp was written by the library.
+// storedJSON reads what the library wrote: no strictness needed.
 var storedJSON = apijson.Lenient()
 
 // DecodeTranscript decodes a stored encoding.
@@ -88,9 +85,8 @@ type NewTranscript struct {
 	Audio                scribe.TranscriptAudio
 }
 
-// AddTranscript adds t and emits transcript.created to the plugins with
-// transcript permission its user has installed; it returns the transcript
-// and where its encoding is (for a Snapshot).
+// AddTranscript adds t and emits transcript.created; it returns where the
+// encoding is too.
 func (tx *Tx) AddTranscript(t NewTranscript) (scribe.Transcript, Ref, error) {
 	b, ref, err := tx.st.insertTranscript(t)
 	if err != nil {
@@ -104,9 +100,8 @@ func (tx *Tx) AddTranscript(t NewTranscript) (scribe.Transcript, Ref, error) {
 	return out, ref, nil
 }
 
-// insertTranscript completes t (its id, job and audio ids and timestamps
-// where they are zero, its owner's names), encodes and stores it. The store
-// is unchanged when it fails.
+// insertTranscript fills t's zero ids and times and its owner's names,
+// encodes and stores it, or changes nothing.
 func (st *Store) insertTranscript(t NewTranscript) ([]byte, Ref, error) {
 	tr := &st.tr
 	u, ok := st.users.Get(t.UserID)
@@ -171,9 +166,8 @@ func indexOf(ids index.IDs, id int64) int {
 	return start
 }
 
-// encode encodes w, refusing what the library refuses (a year
-// outside 0..9999, metadata that is not a JSON object) with the member.
-// The bytes are valid until the next encode: the arena copies them.
+// encode encodes w into tr.buf (valid until the next encode), refusing what
+// the library refuses with the member.
 func (tr *transcripts) encode(w *wireTranscript) ([]byte, error) {
 	if w.Metadata.Kind() != jsontext.BeginObject.Kind() {
 		return nil, &FieldError{"metadata", "must be a JSON object"}
@@ -185,8 +179,7 @@ func (tr *transcripts) encode(w *wireTranscript) ([]byte, error) {
 	return bytes.TrimSuffix(tr.buf.Bytes(), []byte("\n")), nil
 }
 
-// emitTranscript emits one event per plugin that hears about owner's
-// transcript b.
+// emitTranscript emits an event per plugin that reads owner's transcripts.
 func (tx *Tx) emitTranscript(typ string, owner int64, b []byte, at time.Time) {
 	for _, in := range tx.st.activeReaders(owner) {
 		tx.events = append(tx.events, Event{Type: typ, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: at, Data: b})
@@ -203,10 +196,8 @@ func (st *Store) locate(id int64) (owner int64, o *owned, i int, ok bool) {
 	return owner, o, indexOf(o.ids, id), true
 }
 
-// UpdateTranscript lets fn change a copy of transcript id, then stores it,
-// keeping what fn may not change (the id, the owner and the creation
-// time), and emits transcript.updated. A change that cannot be encoded is
-// refused, and the transcript stays as it was.
+// UpdateTranscript lets fn change a copy of transcript id and stores it but
+// for its id, owner and creation time, and emits transcript.updated.
 func (tx *Tx) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Transcript, error) {
 	st := tx.st
 	owner, o, i, ok := st.locate(id)
@@ -253,8 +244,8 @@ func (tx *Tx) DeleteTranscript(id int64) error {
 	return nil
 }
 
-// compact copies the live encodings into a fresh arena once replaced and
-// deleted ones outweigh them.
+// compact copies the live encodings into a fresh arena once dead ones
+// outweigh them.
 func (st *Store) compact() {
 	if !st.tr.arena.wasteful() {
 		return
@@ -279,9 +270,8 @@ func (st *Store) Transcript(owner, id int64) ([]byte, bool) {
 	return st.tr.arena.Get(o.refs[i]), true
 }
 
-// TranscriptPage returns the encodings of up to limit of owner's
-// transcripts after afterID, whether more follow, and how many owner has.
-// The bytes never change: they are valid after the lock is released.
+// TranscriptPage is PagePlugins for owner's transcripts, encoded; the bytes
+// never change.
 func (st *Store) TranscriptPage(owner, afterID int64, limit int) (items [][]byte, hasMore bool, total int) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()

@@ -2,9 +2,8 @@ package state
 
 import scribe "github.com/scribehq/scribe-go"
 
-// The look-ups of Tx, for changes that depend on what is there: the fixture
-// loader, which checks a whole document against the state before it adds
-// anything, and the admin API's trigger, which reuses a webhook of its uri.
+// The look-ups of Tx, for changes that depend on what is there (fixtures,
+// the admin API's trigger).
 
 // UserTaken reports whether user id exists.
 func (tx *Tx) UserTaken(id int64) bool { return tx.st.users.Taken(id) }
@@ -61,9 +60,8 @@ func (tx *Tx) ActiveInstallation(plugin, user int64) bool {
 	return ok
 }
 
-// Reserve makes the ids assigned from now on follow the given largest ids
-// of a document (users, plugins, secret keys, installations, transcripts,
-// webhooks), so that generated ids come after every explicit one.
+// Reserve makes the ids assigned from now on follow a document's largest
+// explicit ids.
 func (tx *Tx) Reserve(users, plugins, secretKeys, installations, transcripts, webhooks int64) {
 	st := tx.st
 	st.users.Last = max(st.users.Last, users)
