@@ -72,7 +72,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	timers, advancer := timersOf(cfg.clock)
 	s.deliveries = delivery.New(cfg.delivery, cfg.clock, timers, advancer, cfg.logger)
 	s.st = state.New(cfg.clock, func(e state.Event) {
-		s.deliveries.Publish(delivery.Event(e), s.st.WebhooksOf(e.PluginID))
+		s.deliveries.Publish(e, s.st.WebhooksOf(e.PluginID))
 	})
 	s.handler = httpapi.New(httpapi.Config{
 		State: s.st, Auth: authn.New(s.st, auth.NewVerifier(auth.WithClock(cfg.clock.Now))), Idem: idempotency.New(),

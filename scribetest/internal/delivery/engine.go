@@ -30,6 +30,7 @@ import (
 	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/scribetest/internal/clock"
 	"github.com/scribehq/scribe-go/scribetest/internal/index"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -108,15 +109,6 @@ type Pending struct {
 	LastStatusCode int
 	LastError      string
 	NextAttempt    time.Time
-}
-
-// Event is the state's event.
-type Event struct {
-	Type             string
-	PluginID         int64
-	InstallationUUID string
-	CreatedOn        time.Time
-	Data             any // a resource, or its encoding ([]byte)
 }
 
 // Emitted is an event published to a webhook at least.
@@ -208,7 +200,7 @@ func New(cfg Config, c clock.Clock, timers clock.TimerClock, advancer clock.Adva
 }
 
 // Publish turns ev into one delivery per hook, queued or timed.
-func (e *Engine) Publish(ev Event, hooks []scribe.Webhook) {
+func (e *Engine) Publish(ev state.Event, hooks []scribe.Webhook) {
 	if len(hooks) == 0 {
 		return
 	}
@@ -243,7 +235,7 @@ func (e *Engine) Publish(ev Event, hooks []scribe.Webhook) {
 }
 
 // encode gives ev an id and encodes its envelope.
-func encode(ev Event) (*outEvent, error) {
+func encode(ev state.Event) (*outEvent, error) {
 	data, ok := ev.Data.([]byte)
 	if !ok {
 		var err error
