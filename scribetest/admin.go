@@ -16,12 +16,10 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// AdminPathPrefix begins every path of the admin API (WithAdminAPI), not
-// below the base path.
+// AdminPathPrefix begins every path of the admin API (WithAdminAPI).
 const AdminPathPrefix = "/_scribetest/"
 
-// adminHandler serves AdminPathPrefix with the admin API and everything
-// else with next.
+// adminHandler serves the admin API, and the rest with next.
 func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	p := strings.TrimSuffix(AdminPathPrefix, "/")
@@ -92,8 +90,7 @@ func adminDecode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// adminOp decodes a POST or PATCH body into a B, calls do and answers its
-// result or error.
+// adminOp decodes a POST or PATCH body into a B, calls do and answers.
 func adminOp[B any](do func(r *http.Request, b *B) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var b B
@@ -122,8 +119,7 @@ func (s *Server) adminUninstall(r *http.Request, _ *struct{}) (any, error) {
 	return s.Uninstall(strings.ToLower(r.PathValue("uuid")))
 }
 
-// adminTranscript is the body of the transcript operations: POST takes
-// user_id and any of the others; PATCH changes the members given.
+// adminTranscript is the body of POST (user_id and others) and PATCH.
 type adminTranscript struct {
 	UserID   int64                      `json:"user_id"`
 	Headline *string                    `json:"headline"`
@@ -193,8 +189,7 @@ func (s *Server) adminCreateWebhook(_ *http.Request, b *adminWebhook) (any, erro
 	return httpapi.WebhookWire(hook), err // with its signing secret, as GET /plugins/{id}/webhooks
 }
 
-// adminAttempt and adminPending are the JSON forms of DeliveryAttempt and
-// PendingDelivery.
+// adminAttempt and adminPending are DeliveryAttempt and PendingDelivery in JSON.
 type adminAttempt struct {
 	EventID      string    `json:"event_id"`
 	EventType    string    `json:"event_type"`

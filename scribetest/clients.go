@@ -12,8 +12,7 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// DeveloperClient returns a client of the server authorized with a
-// developer's key, for the /plugins operations; opts follow the server's.
+// DeveloperClient returns a client with a developer's key; opts follow the server's.
 func (s *Server) DeveloperClient(key auth.DeveloperKey, opts ...scribe.Option) (*scribe.Client, error) {
 	if key.IsZero() {
 		return nil, errors.New("scribetest: DeveloperClient: key is the zero value; pass Developer.Key")
@@ -21,14 +20,10 @@ func (s *Server) DeveloperClient(key auth.DeveloperKey, opts ...scribe.Option) (
 	return s.client(append([]scribe.Option{scribe.WithDeveloperKey(key)}, opts...))
 }
 
-// InstallationClient returns a client of the server authorized as
-// installation uuid with tokens minted from key (see TokenSource), for the
-// /transcripts and /users/me operations; opts follow the server's.
-//
-// The clients the server hands out wait between retries on its clock: on a
-// FakeClock a wait advances the clock; on the system clock it lasts a
-// thousandth of its length (or the WithWebhookScheduleScale factor). Pass
-// scribe.WithRetrySleep(nil) among opts for real waits.
+// InstallationClient returns a client of installation uuid with tokens from key;
+// opts follow the server's. The server's clients wait between retries on its
+// clock: a FakeClock advances; the system clock waits a thousandth
+// (WithWebhookScheduleScale). scribe.WithRetrySleep(nil) waits for real.
 func (s *Server) InstallationClient(key auth.SecretKey, uuid string, opts ...scribe.Option) (*scribe.Client, error) {
 	ts, err := s.TokenSource(key, uuid)
 	if err != nil {
@@ -64,21 +59,18 @@ func (s *Server) retrySleep(ctx context.Context, d time.Duration) error {
 // Clock returns the clock the server reads (WithClock's, or the system's).
 func (s *Server) Clock() Clock { return s.clock }
 
-// TokenSource returns a token source of installation uuid minted from key
-// that reads the server's clock; opts follow the clock option.
+// TokenSource returns a token source of uuid from key on the server's clock;
+// opts come after the clock, so an auth.WithClock among them wins.
 func (s *Server) TokenSource(key auth.SecretKey, uuid string, opts ...auth.SourceOption) (*auth.TokenSource, error) {
 	return auth.NewTokenSource(key, uuid, append([]auth.SourceOption{auth.WithClock(s.clock.Now)}, opts...)...)
 }
 
-// TokenCache returns an auth.Cache of tokens minted from key whose sources
-// read the server's clock; opts follow the clock option.
+// TokenCache returns an auth.Cache of tokens from key on the server's clock.
 func (s *Server) TokenCache(key auth.SecretKey, opts ...auth.CacheOption) *auth.Cache {
 	return auth.NewCache(key, append([]auth.CacheOption{auth.WithSourceOptions(auth.WithClock(s.clock.Now))}, opts...)...)
 }
 
-// WebhookVerifier returns a verifier of the deliveries sent to hook, with
-// its signing secret, reading the server's clock; opts follow the clock
-// option. Give it to webhook.NewHandler.
+// WebhookVerifier returns a verifier of hook's deliveries on the server's clock.
 func (s *Server) WebhookVerifier(hook scribe.Webhook, opts ...webhook.VerifierOption) (*webhook.Verifier, error) {
 	if hook.SigningSecret.IsZero() {
 		return nil, errors.New("scribetest: WebhookVerifier: the webhook has no signing secret; pass the scribe.Webhook that CreateWebhook or the fixtures returned")

@@ -9,28 +9,23 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/clock"
 )
 
-// Clock tells the server the time: token expiry, timestamps of new
-// resources, the life of idempotency keys and the signing time of webhook
-// deliveries read it. A Clock that is also a TimerClock (FakeClock is)
-// times the waits between delivery attempts too.
+// Clock tells the server the time, for tokens, resources, idempotency keys and
+// webhooks; a TimerClock (FakeClock is one) also times the delivery retries.
 type Clock interface {
 	// Now returns the current time; it must be safe for concurrent use.
 	Now() time.Time
 }
 
-// TimerClock is a Clock that also runs functions after a delay, as
-// time.AfterFunc does.
+// TimerClock is a Clock that also runs functions after a delay.
 type TimerClock interface {
 	Clock
-	// AfterFunc calls f, in its own goroutine or in the one that moves the
-	// clock, once the clock has advanced by d.
+	// AfterFunc calls f once the clock has advanced by d, as time.AfterFunc does.
 	AfterFunc(d time.Duration, f func()) Timer
 }
 
 // Timer is a pending call of TimerClock.AfterFunc. *time.Timer is one.
 type Timer interface {
-	// Stop prevents the call; it reports false if the call already ran or
-	// was already stopped.
+	// Stop prevents the call; false if it already ran or was stopped.
 	Stop() bool
 }
 
@@ -41,8 +36,7 @@ func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
-// timersOf returns the timers the server waits on with clock c, and c as
-// the clock a test moves, if it is one.
+// timersOf returns the timers of clock c, and c if a test moves it.
 func timersOf(c Clock) (clock.TimerClock, clock.Advancer) {
 	var timers clock.TimerClock = clock.Real{}
 	if tc, ok := c.(TimerClock); ok {
@@ -59,11 +53,8 @@ func (t timerClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	return t.TimerClock.AfterFunc(d, f)
 }
 
-// FakeClock is a TimerClock that stands still until told to move. Given to
-// WithClock, it is read by the server and by what the server hands out
-// (clients, token sources, verifiers); moving it fires the webhook retries
-// that fall due (docs/testing.md, "One clock"). It is safe for concurrent
-// use.
+// FakeClock is a TimerClock that stands still until moved, firing the timers due
+// (docs/testing.md, "One clock"). It is safe for concurrent use.
 type FakeClock struct {
 	move sync.Mutex // serializes Advance and Set, so that concurrent moves add up
 
@@ -130,8 +121,7 @@ func (c *FakeClock) moveTo(target time.Time) {
 	}
 }
 
-// AfterFunc calls f once the clock has moved by d, in the goroutine moving
-// it; when d is not positive, at once in a goroutine of its own.
+// AfterFunc calls f once the clock has moved by d, in the goroutine moving it.
 func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -146,8 +136,7 @@ func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	return t
 }
 
-// PendingTimers returns the due times of the timers not fired nor stopped,
-// earliest first.
+// PendingTimers returns when the pending timers are due, earliest first.
 func (c *FakeClock) PendingTimers() []time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()

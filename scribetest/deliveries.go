@@ -9,30 +9,22 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// Webhook delivery (docs/contract.md, "Events and webhooks"; the guide is
-// docs/testing.md): every installation and transcript change emits its
-// event to the plugin's webhooks, delivered at least once on the schedule.
-
 // MaxResponseExcerpt bounds DeliveryAttempt.ResponseBody.
 const MaxResponseExcerpt = delivery.MaxExcerpt
 
-// MaxEventBytes is the largest event body the server delivers: the default
-// limit of webhook.NewHandler (webhook.DefaultMaxBodyBytes). A larger event
-// is not sent; its delivery is recorded as one final failed attempt and
-// logged at Error.
+// MaxEventBytes is the largest event the server sends, webhook.NewHandler's
+// default limit; a larger one is recorded as a final failed attempt.
 const MaxEventBytes = webhook.DefaultMaxBodyBytes
 
-// DeliveryAttempt is one attempt to deliver an event to a webhook, as
-// Server.Deliveries records it.
+// DeliveryAttempt is one attempt to deliver an event to a webhook.
 type DeliveryAttempt struct {
-	EventID   string            // the event's id, sent as webhook-id on every attempt
-	EventType webhook.EventType // such as webhook.EventTranscriptCreated
-	WebhookID int64
-	URI       string    // the webhook's URL, as registered
-	Attempt   int       // the attempt's number, from 1
-	Time      time.Time // when it was signed, by the server's clock (webhook-timestamp)
-	// StatusCode is the receiver's answer, 0 when there was none.
-	StatusCode int
+	EventID    string            // the event's id, sent as webhook-id on every attempt
+	EventType  webhook.EventType // such as webhook.EventTranscriptCreated
+	WebhookID  int64             // the id of the webhook it was sent to
+	URI        string            // the webhook's URL, as registered
+	Attempt    int               // the attempt's number, from 1
+	Time       time.Time         // when it was signed, by the server's clock (webhook-timestamp)
+	StatusCode int               // the receiver's answer, 0 when there was none
 	// ResponseBody is the start of the answer: at most MaxResponseExcerpt
 	// bytes, credentials and the signing secret redacted, control
 	// characters but newlines and tabs replaced by spaces.
@@ -41,12 +33,8 @@ type DeliveryAttempt struct {
 	Error        string        // why the attempt failed; "" if it succeeded
 	Duration     time.Duration // how long it took, by the wall clock
 	Delivered    bool          // a 2xx answer within the timeout
-	// Final reports that no attempt follows: delivered, refused
-	// permanently, or given up at the end of the schedule.
-	Final bool
-	// Permanent reports a webhook.StatusPermanentFailure (422) answer:
-	// failed for good, not retried (Final is set too).
-	Permanent bool
+	Final        bool          // no attempt follows: delivered, refused or given up
+	Permanent    bool          // a webhook.StatusPermanentFailure (422): not retried
 }
 
 // String formats the attempt on one line, as RequireDelivered prints it.
@@ -57,16 +45,15 @@ func (a DeliveryAttempt) String() string { return delivery.Attempt(a).String() }
 type PendingDelivery struct {
 	EventID        string            // the event's id (webhook-id)
 	EventType      webhook.EventType // such as webhook.EventTranscriptCreated
-	WebhookID      int64
-	URI            string    // the webhook's URL, as registered
-	Attempts       int       // attempts made so far
-	LastStatusCode int       // the last attempt's StatusCode
-	LastError      string    // the last attempt's Error
-	NextAttempt    time.Time // by the server's clock; zero if due now, in flight or never
+	WebhookID      int64             // the id of the webhook
+	URI            string            // the webhook's URL, as registered
+	Attempts       int               // attempts made so far
+	LastStatusCode int               // the last attempt's StatusCode
+	LastError      string            // the last attempt's Error
+	NextAttempt    time.Time         // by the server's clock; zero if due now, in flight or never
 }
 
-// Deliveries returns the delivery attempts finished so far, oldest first
-// (the last 10,000).
+// Deliveries returns the attempts finished so far, oldest first (the last 10,000).
 func (s *Server) Deliveries() []DeliveryAttempt {
 	all := s.deliveries.Attempts()
 	out := make([]DeliveryAttempt, len(all))
@@ -76,8 +63,7 @@ func (s *Server) Deliveries() []DeliveryAttempt {
 	return out
 }
 
-// PendingDeliveries returns the deliveries neither delivered nor given up,
-// in the order their events were emitted.
+// PendingDeliveries returns the deliveries not settled, in the order emitted.
 func (s *Server) PendingDeliveries() []PendingDelivery {
 	all := s.deliveries.Pending()
 	out := make([]PendingDelivery, len(all))
@@ -87,27 +73,21 @@ func (s *Server) PendingDeliveries() []PendingDelivery {
 	return out
 }
 
-// WaitForDeliveries waits until every delivery is settled (delivered,
-// refused permanently or given up) and returns nil, or an error with the
-// number still pending that wraps ctx.Err() or ErrClosed. On a FakeClock
-// it advances the clock to each retry, so the 27-hour schedule passes in
-// milliseconds; on the system clock it waits in real time.
+// WaitForDeliveries waits until every delivery is settled, or returns an
+// error wrapping ctx.Err() or ErrClosed. On a FakeClock it advances the
+// clock to each retry; on the system clock it waits in real time.
 func (s *Server) WaitForDeliveries(ctx context.Context) error { return s.deliveries.Wait(ctx) }
 
-// ErrClosed is wrapped by WaitForDeliveries when the server is closed while
-// deliveries are pending.
+// ErrClosed is wrapped by WaitForDeliveries when the server closes first.
 var ErrClosed = delivery.ErrClosed
 
-// RequireTimeout bounds how long RequireDelivered waits on the system clock:
-// a liveness bound, not a measure of speed.
+// RequireTimeout bounds RequireDelivered's wait on the system clock.
 const RequireTimeout = 30 * time.Second
 
-// RequireDelivered fails t unless every delivery of the events named (of
-// every event, when none is) ended with a 2xx answer. It waits for them as
+// RequireDelivered fails t, listing every attempt, unless every delivery of
+// the events named (all, if none) ended with a 2xx. It waits as
 // WaitForDeliveries does, at most RequireTimeout on the system clock, and
-// fails at once when the next retry is due later. The failure lists every
-// attempt of each delivery that did not get through, with the start of the
-// receiver's answer. It returns the attempts of those events, oldest first.
+// returns the events' attempts, oldest first.
 func (s *Server) RequireDelivered(t testing.TB, eventIDs ...string) []DeliveryAttempt {
 	t.Helper()
 	failure, attempts := s.deliveries.Require(eventIDs, RequireTimeout)

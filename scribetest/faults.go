@@ -7,32 +7,21 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/faults"
 )
 
-// Fault is a failure the server injects into the requests that match it,
-// for testing a client's retry code (docs/server.md, "Faults"). It fires
-// before anything else happens to the request, authentication included, so a
-// faulted request does no work: a faulted POST creates nothing.
+// Fault is a failure injected into the requests that match it
+// (docs/server.md, "Faults"). It fires before authentication: a faulted
+// request does no work.
 type Fault struct {
 	Method string // such as "POST"; empty matches every method
-	// Path is relative to the base path, as api/openapi.yaml writes it:
-	// exact ("/plugins/42") or with {name} segments matching one segment
-	// ("/plugins/{id}"), the last possibly {name...} matching the rest.
-	// Empty matches every path.
-	Path string
-	// Times is how many matching requests the fault applies to: 0 means 1,
-	// a negative number every one until ClearFaults.
-	Times int
-	// Status is 429, 500, 502, 503 or 504, answered with the contract's
-	// problem document and a Request-Id; 0 answers nothing by itself.
-	Status int
+	// Path, relative to the base path, is exact ("/plugins/42") or a
+	// pattern ("/plugins/{id}", "/plugins/{rest...}"); empty matches all.
+	Path   string
+	Times  int // how many requests it applies to: 0 is 1, < 0 until ClearFaults
+	Status int // 429, 500, 502, 503 or 504, as a problem document; 0 answers nothing
 	// RetryAfter, rounded up to whole seconds, is sent as Retry-After with
 	// Status; a 429 always carries one ("0" when RetryAfter is 0).
 	RetryAfter time.Duration
-	// Drop closes the connection without answering; it excludes Status.
-	Drop bool
-	// Delay is a wait in real time before the answer, the drop, or (for a
-	// fault with neither) serving the request; it ends if the client gives
-	// up.
-	Delay time.Duration
+	Drop       bool          // close the connection without answering; excludes Status
+	Delay      time.Duration // a real wait before the answer, the drop or the request
 }
 
 // FiredFault is one use of an injected Fault.
@@ -44,15 +33,12 @@ type FiredFault struct {
 	RequestID string    // the request's Request-Id
 }
 
-// InjectFault makes the server fail the next f.Times requests that match f.
-// A request fires at most one fault, the first injected that matches. It
-// returns an error, injecting nothing, for a fault the server cannot play
-// (an unknown Status, Drop with Status, a negative duration, a bad Path) or
-// one that does nothing.
+// InjectFault makes the server fail the next f.Times requests that match f;
+// a request fires the first that matches. A fault the server cannot play is
+// an error saying why.
 func (s *Server) InjectFault(f Fault) error { return s.faults.Add(faults.Fault(f), s.basePath) }
 
-// FailNext makes the next n (at least 1) requests fail with status: it is
-// InjectFault(Fault{Times: n, Status: status}).
+// FailNext is InjectFault(Fault{Times: n, Status: status}), n at least 1.
 func (s *Server) FailNext(n, status int) error {
 	if n < 1 {
 		return fmt.Errorf("scribetest: FailNext: n is %d; it must be at least 1 (use InjectFault with a negative Times to fail every request)", n)
@@ -63,8 +49,7 @@ func (s *Server) FailNext(n, status int) error {
 // ClearFaults removes every fault not yet used up.
 func (s *Server) ClearFaults() { s.faults.Clear() }
 
-// FiredFaults returns one entry per faulted request, oldest first (the
-// last 10,000).
+// FiredFaults returns the faults fired, oldest first (the last 10,000).
 func (s *Server) FiredFaults() []FiredFault {
 	fired := s.faults.Fired()
 	out := make([]FiredFault, len(fired))

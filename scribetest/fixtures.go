@@ -12,22 +12,19 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// Fixtures is what LoadFixtures created, in document order, with the
-// credentials (generated ones included). Its secrets print redacted.
+// Fixtures is what LoadFixtures created, with credentials that print redacted.
 type Fixtures struct {
-	Users         []scribe.User // every user, developers included
-	Developers    []Developer   // the users given a developer_key, with it
-	Plugins       []scribe.Plugin
-	SecretKeys    []SecretKey
-	Installations []scribe.PluginInstallation
-	Transcripts   FixtureTranscripts
-	Webhooks      []scribe.Webhook
+	Users         []scribe.User               // every user, developers included
+	Developers    []Developer                 // the users given a developer_key, with it
+	Plugins       []scribe.Plugin             // with generated ids and timestamps filled in
+	SecretKeys    []SecretKey                 // each also parsed for package auth
+	Installations []scribe.PluginInstallation // with their (generated) uuids
+	Transcripts   FixtureTranscripts          // read from the server's stored form
+	Webhooks      []scribe.Webhook            // with their (generated) signing secrets
 }
 
-// FixtureTranscripts are the transcripts a fixture load created, in
-// document order, as they were when loaded. It refers to the server's
-// stored encodings, 12 bytes per transcript, and decodes one when asked,
-// so a million loaded transcripts are not held twice.
+// FixtureTranscripts are the transcripts a load created, as loaded: 12
+// bytes each referring to the server's encodings, decoded when asked.
 type FixtureTranscripts struct {
 	snapshot state.Snapshot // the server's stored encodings at the end of the load
 	refs     []state.Ref
@@ -36,14 +33,12 @@ type FixtureTranscripts struct {
 // Len returns how many transcripts the load created.
 func (ft FixtureTranscripts) Len() int { return len(ft.refs) }
 
-// At returns the i-th transcript of the document (0 ≤ i < Len), decoded
-// afresh: the value, its metadata map included, is the caller's.
+// At returns the i-th transcript of the document, decoded afresh.
 func (ft FixtureTranscripts) At(i int) scribe.Transcript {
 	return state.DecodeTranscript(ft.snapshot.Get(ft.refs[i]))
 }
 
-// All yields every transcript with its index, in document order, each
-// decoded as At does.
+// All yields every transcript with its index, as At decodes it.
 func (ft FixtureTranscripts) All() iter.Seq2[int, scribe.Transcript] {
 	return func(yield func(int, scribe.Transcript) bool) {
 		for i := range ft.refs {
@@ -62,17 +57,14 @@ func (ft FixtureTranscripts) String() string {
 //go:embed demo.json
 var demoJSON []byte
 
-// DemoFixtures returns the built-in demo fixture document that
-// cmd/scribe-server loads by default (docs/server.md). Its secrets are
-// public: use it on a local machine only.
+// DemoFixtures returns the demo fixture document cmd/scribe-server loads by
+// default (docs/server.md). Its secrets are public: use it locally only.
 func DemoFixtures() io.Reader { return bytes.NewReader(demoJSON) }
 
-// LoadFixtures adds the resources of the fixture document read from r
-// (docs/server.md, "Fixtures") and returns them with their credentials,
-// generated ones included. The document is read as a stream and checked
-// whole first: any error, such as "fixtures: plugins[0].user_id: no user
-// with id 9", names the member and leaves the server as it was. Loading
-// emits no events.
+// LoadFixtures adds the fixture document read from r (docs/server.md,
+// "Fixtures") and returns what it created. It is streamed and checked whole
+// first: an error names the member, such as "fixtures: plugins[0].user_id:
+// no user with id 9", and changes nothing. Loading emits no events.
 func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
 	res, err := fixtures.Load(r, s.st)
 	if err != nil {

@@ -29,8 +29,7 @@ type config struct {
 	admin    bool               // WithAdminAPI
 }
 
-// WithClock makes the server read time from c instead of the system clock
-// (see Clock); NewFakeClock returns one a test moves by hand.
+// WithClock makes the server read time from c (see Clock), such as a FakeClock.
 func WithClock(c Clock) Option {
 	return func(cfg *config) error {
 		if c == nil {
@@ -41,8 +40,7 @@ func WithClock(c Clock) Option {
 	}
 }
 
-// WithBasePath serves the operations under the path prefix p, such as "/v1";
-// URL includes it. A trailing "/" is ignored.
+// WithBasePath serves the operations under the path prefix p, such as "/v1" (URL includes it).
 func WithBasePath(p string) Option {
 	return func(cfg *config) error {
 		p = strings.TrimSuffix(p, "/")
@@ -54,8 +52,7 @@ func WithBasePath(p string) Option {
 	}
 }
 
-// WithAddr makes NewServer listen on addr (host:port; port 0 is any free
-// one) instead of a free port on 127.0.0.1.
+// WithAddr makes NewServer listen on addr instead of 127.0.0.1:0.
 func WithAddr(addr string) Option {
 	return func(cfg *config) error {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
@@ -79,8 +76,7 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithFixtures loads the fixture document read from r when the server is
-// created, as LoadFixtures does; several load in order.
+// WithFixtures loads the fixture document read from r, as LoadFixtures does.
 func WithFixtures(r io.Reader) Option {
 	return func(cfg *config) error {
 		if r == nil {
@@ -91,11 +87,9 @@ func WithFixtures(r io.Reader) Option {
 	}
 }
 
-// WithRateLimit limits each credential holder (developer or installation) to
-// limit requests per window (at least 1s) of the server's clock, in fixed
-// windows aligned on the clock. Every request with a valid credential
-// counts; one over the quota is answered 429 rate_limited with Retry-After,
-// before any work is done. docs/server.md, "Rate limits", has the headers.
+// WithRateLimit limits each credential holder to limit requests per fixed
+// window (at least 1s) of the server's clock; one over the quota is answered
+// 429 with Retry-After (docs/server.md, "Rate limits").
 func WithRateLimit(limit int, window time.Duration) Option {
 	return func(cfg *config) error {
 		switch {
@@ -109,10 +103,9 @@ func WithRateLimit(limit int, window time.Duration) Option {
 	}
 }
 
-// WithAdminAPI enables an HTTP API under AdminPathPrefix that drives the
-// server as the seeding calls do, for tests in other languages against
-// cmd/scribe-server (docs/server.md, "The admin API"). It takes no
-// credentials; its requests are not logged, rate limited nor faulted.
+// WithAdminAPI enables an HTTP API without credentials under AdminPathPrefix
+// that drives the server as the seeding calls do, for tests in other
+// languages (docs/server.md, "The admin API").
 func WithAdminAPI() Option {
 	return func(cfg *config) error {
 		cfg.admin = true
@@ -120,10 +113,9 @@ func WithAdminAPI() Option {
 	}
 }
 
-// WithWebhookSchedule replaces the delivery schedule: delays[i] is the wait
-// before attempt i+1, and len(delays) the attempts before a delivery is
-// given up. The default is docs/contract.md's: 0, 5 s, 5 min, 30 min, 2 h,
-// 5 h, 10 h, 10 h. Every wait gets ±20 % jitter.
+// WithWebhookSchedule replaces the delivery schedule (docs/contract.md's 0,
+// 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): delays[i] is the wait before
+// attempt i+1, jittered by ±20 %.
 func WithWebhookSchedule(delays ...time.Duration) Option {
 	return func(cfg *config) error {
 		if len(delays) == 0 {
@@ -139,10 +131,8 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 	}
 }
 
-// WithWebhookScheduleScale multiplies every delay of the delivery schedule
-// by f, positive and finite (0.001 turns 10 h into 36 s), up to
-// MaxWebhookDelay. The clients the server hands out scale their waits
-// between retries by f too.
+// WithWebhookScheduleScale multiplies the schedule's delays, up to MaxWebhookDelay, and
+// the retry waits of the server's clients by f, positive and finite (0.001: 10 h is 36 s).
 func WithWebhookScheduleScale(f float64) Option {
 	return func(cfg *config) error {
 		if err := delivery.CheckScale(f); err != nil {
@@ -153,12 +143,10 @@ func WithWebhookScheduleScale(f float64) Option {
 	}
 }
 
-// MaxWebhookDelay is the longest wait between two delivery attempts, after
-// WithWebhookScheduleScale and jitter.
+// MaxWebhookDelay is the longest wait between attempts, however scaled.
 const MaxWebhookDelay = delivery.MaxDelay
 
-// WithWebhookWorkers bounds the delivery attempts in flight at once
-// (default 8); one webhook has at most half of them.
+// WithWebhookWorkers bounds the attempts in flight (8); a webhook has half at most.
 func WithWebhookWorkers(n int) Option {
 	return func(cfg *config) error {
 		if n < 1 {
@@ -169,8 +157,7 @@ func WithWebhookWorkers(n int) Option {
 	}
 }
 
-// WithWebhookTimeout replaces the 15 s a receiver has to answer an attempt
-// with a 2xx.
+// WithWebhookTimeout replaces the 15 s a receiver has to answer an attempt.
 func WithWebhookTimeout(d time.Duration) Option {
 	return func(cfg *config) error {
 		if d <= 0 {
@@ -182,8 +169,7 @@ func WithWebhookTimeout(d time.Duration) Option {
 }
 
 // WithWebhookTransport sends deliveries through rt, such as an
-// httptest.NewTLSServer's Client().Transport, instead of the server's own.
-// Redirects are still not followed; rt's connections are never closed.
+// httptest.NewTLSServer's Client().Transport; redirects are not followed.
 func WithWebhookTransport(rt http.RoundTripper) Option {
 	return func(cfg *config) error {
 		if rt == nil {

@@ -6,18 +6,17 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/index"
 )
 
-// Request is one request the server answered, as its request log keeps it,
-// without credentials. Fields are bounded (Method to 32 bytes, Path and Query
-// to 512, IdempotencyKey to 255); a cut value ends with TruncatedMarker.
+// Request is one request the server answered, without credentials; Method is cut
+// to 32 bytes, Path and Query to 512, IdempotencyKey to 255 (TruncatedMarker).
 type Request struct {
 	Time           time.Time // when it arrived, by the server's clock
-	Method         string
-	Path           string // base path included, such as "/v1/transcripts/42"
-	Query          string // the raw query, without "?"
-	IdempotencyKey string
-	RequestID      string // the Request-Id answered
-	Status         int
-	Code           string // the problem code of an error answer, such as "not_found"
+	Method         string    // the HTTP method
+	Path           string    // base path included, such as "/v1/transcripts/42"
+	Query          string    // the raw query, without "?"
+	IdempotencyKey string    // the Idempotency-Key header, if any
+	RequestID      string    // the Request-Id answered
+	Status         int       // the HTTP status answered
+	Code           string    // the problem code of an error answer, such as "not_found"
 }
 
 // TruncatedMarker ends a value the server kept cut short (see Request).

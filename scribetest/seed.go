@@ -14,67 +14,45 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// UserParams describes a user to create. A zero ID asks for the next free
-// one; a chosen one is at most 2^53-1 and must be free (else the error wraps
-// ErrConflict). An empty EmailAddress is generated as
-// "user<id>@example.com"; a given one must be a bare address such as
-// ada@example.com.
+// UserParams describes a user to create.
 type UserParams struct {
-	ID                  int64
-	FirstName, LastName string
-	EmailAddress        string
+	ID                  int64  // zero: the next free id; a chosen one is free and at most 2^53-1
+	FirstName, LastName string // "" allowed
+	EmailAddress        string // a bare address; "": "user<id>@example.com"
 }
 
 // Developer is a user with a developer key, as CreateDeveloper returns it.
 type Developer struct {
-	User scribe.User // its ID is the developerID CreatePlugin takes
-	// Key is the developer's key, for DeveloperClient or an Authorization
-	// header. It prints redacted.
-	Key auth.DeveloperKey
+	User scribe.User       // its ID is the developerID CreatePlugin takes
+	Key  auth.DeveloperKey // for DeveloperClient; it prints redacted
 }
 
 // SecretKey is a plugin secret key as CreateSecretKey returns it.
 type SecretKey struct {
-	// PluginSecretKey is the resource as POST /plugins/{id}/secret_keys
-	// answers it.
-	scribe.PluginSecretKey
-	// Key is the same key parsed for package auth, ready for
-	// InstallationClient or scribe.NewInstallationClient. It prints
-	// redacted.
-	Key auth.SecretKey
+	scribe.PluginSecretKey                // as POST /plugins/{id}/secret_keys answers it
+	Key                    auth.SecretKey // the same key for package auth; it prints redacted
 }
 
-// PluginParams describes a plugin to create. Unlike POST /plugins, it can
-// create a plugin already published or disabled; the timestamps are the
-// server clock's now.
+// PluginParams describes a plugin to create.
 type PluginParams struct {
-	ID          int64  // zero: the next free id; as UserParams.ID
-	Name        string // required: 1 to 100 characters
-	Description string
-	// Permissions is what the plugin may read of the users who install it;
-	// a zero level means scribe.PermissionNone.
-	Permissions scribe.Permissions
-	Published   bool
-	// Disabled creates the plugin disabled: its installation tokens answer
-	// 403 plugin_disabled until EnablePlugin.
-	Disabled         bool
-	CRMIntegrationID *int64 // nil for none; otherwise positive
-	LogoURI          string // an absolute http or https URL, or "" for none
+	ID               int64              // zero: the next free id; as UserParams.ID
+	Name             string             // required: 1 to 100 characters
+	Description      string             // free text, at most 1000 characters
+	Permissions      scribe.Permissions // a zero level is scribe.PermissionNone
+	Published        bool               // already published, which POST /plugins cannot do
+	Disabled         bool               // its JWTs answer 403 plugin_disabled until EnablePlugin
+	CRMIntegrationID *int64             // nil for none, otherwise positive
+	LogoURI          string             // an absolute http or https URL, or "" for none
 }
 
-// TranscriptParams describes a transcript to create. Zero ids (of the
-// transcript, the job, the audio) are generated, as UserParams.ID is; a zero
-// CreatedOn means now by the server's clock, and a zero Audio.CreatedOn
-// means CreatedOn.
+// TranscriptParams describes a transcript to create.
 type TranscriptParams struct {
-	ID                   int64
-	Headline, Text, Type string // Type is free text, such as "dictation"
-	// Metadata is encoded value by value as JSON (a value that cannot be is
-	// an error); nil means {}.
-	Metadata  map[string]any
-	Job       scribe.TranscriptJob
-	Audio     scribe.TranscriptAudio
-	CreatedOn time.Time // stored in UTC
+	ID                   int64                  // zero: the next free id, as UserParams.ID
+	Headline, Text, Type string                 // Type is free text, such as "dictation"
+	Metadata             map[string]any         // each value encoded as JSON; nil means {}
+	Job                  scribe.TranscriptJob   // a zero Job.ID is generated
+	Audio                scribe.TranscriptAudio // a zero ID is generated; a zero CreatedOn is CreatedOn
+	CreatedOn            time.Time              // zero: now by the server's clock; stored in UTC
 }
 
 // change makes a seeding call's change in one state transaction.
@@ -95,8 +73,7 @@ func chosenID(call, field string, id int64) error {
 	return nil
 }
 
-// CreateUser creates a platform user, one who installs plugins and owns
-// transcripts.
+// CreateUser creates a platform user, who installs plugins and owns transcripts.
 func (s *Server) CreateUser(p UserParams) (scribe.User, error) {
 	return s.addUser("CreateUser", p, "")
 }
@@ -132,8 +109,7 @@ func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
 // Users returns every user, developers included, by ascending id.
 func (s *Server) Users() []scribe.User { return s.st.Users() }
 
-// CreatePlugin creates a plugin owned by developer developerID, checked as
-// POST /plugins checks it.
+// CreatePlugin creates a plugin of developer developerID, checked as POST /plugins does.
 func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin, error) {
 	if err := chosenID("CreatePlugin", "ID", p.ID); err != nil {
 		return scribe.Plugin{}, err
@@ -146,8 +122,7 @@ func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin,
 	})
 }
 
-// DisablePlugin disables a plugin: its installation JWTs answer 403
-// plugin_disabled; its developer still manages it.
+// DisablePlugin disables a plugin: its installation JWTs answer 403 plugin_disabled.
 func (s *Server) DisablePlugin(pluginID int64) (scribe.Plugin, error) {
 	return change(s, "DisablePlugin", func(tx *state.Tx) (scribe.Plugin, error) { return tx.SetPluginDisabled(pluginID, true) })
 }
@@ -160,8 +135,7 @@ func (s *Server) EnablePlugin(pluginID int64) (scribe.Plugin, error) {
 // Plugins returns every plugin, of every developer, by ascending id.
 func (s *Server) Plugins() []scribe.Plugin { return s.st.Plugins() }
 
-// CreateSecretKey creates a fresh ask_live_ secret key for a plugin, as
-// POST /plugins/{id}/secret_keys does.
+// CreateSecretKey creates a fresh ask_live_ key for a plugin.
 func (s *Server) CreateSecretKey(pluginID int64, description string) (SecretKey, error) {
 	k, err := httpapi.NewSecretKey(s.st, pluginID, description)
 	if err != nil {
@@ -170,8 +144,7 @@ func (s *Server) CreateSecretKey(pluginID int64, description string) (SecretKey,
 	return SecretKey{PluginSecretKey: k, Key: k.Value}, nil
 }
 
-// DeleteSecretKey revokes a secret key: JWTs signed with it answer 401
-// invalid_token.
+// DeleteSecretKey revokes a secret key: its JWTs answer 401 invalid_token.
 func (s *Server) DeleteSecretKey(id int64) error {
 	_, err := change(s, "DeleteSecretKey", func(tx *state.Tx) (struct{}, error) { return struct{}{}, tx.DeleteSecretKey(id) })
 	return err
@@ -182,9 +155,8 @@ func (s *Server) SecretKeys(pluginID int64) []scribe.PluginSecretKey {
 	return s.st.SecretKeysOf(pluginID)
 }
 
-// Install installs a plugin for a user, with a fresh uuid, and emits
-// installation.created. A user has one active installation of a plugin at
-// most.
+// Install installs a plugin for a user, who has one active installation of
+// it at most, with a fresh uuid, and emits installation.created.
 func (s *Server) Install(pluginID, userID int64) (scribe.PluginInstallation, error) {
 	return change(s, "Install", func(tx *state.Tx) (scribe.PluginInstallation, error) {
 		return tx.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: userID})
@@ -192,20 +164,17 @@ func (s *Server) Install(pluginID, userID int64) (scribe.PluginInstallation, err
 }
 
 // Uninstall sets the deleted_on of the installation with uuid (its JWTs
-// answer 401 installation_deleted; it stays listed) and emits
-// installation.deleted.
+// answer 401 installation_deleted) and emits installation.deleted.
 func (s *Server) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	return change(s, "Uninstall", func(tx *state.Tx) (scribe.PluginInstallation, error) { return tx.Uninstall(uuid) })
 }
 
-// Installations returns a plugin's installations, uninstalled ones included,
-// by ascending id.
+// Installations returns a plugin's installations, uninstalled included, by id.
 func (s *Server) Installations(pluginID int64) []scribe.PluginInstallation {
 	return s.st.InstallationsOf(pluginID)
 }
 
-// CreateTranscript creates a transcript of user userID and emits
-// transcript.created to the user's plugins with transcript permission.
+// CreateTranscript creates a transcript of user userID and emits transcript.created.
 func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Transcript, error) {
 	for field, id := range map[string]int64{"ID": p.ID, "Job.ID": p.Job.ID, "Audio.ID": p.Audio.ID} {
 		if err := chosenID("CreateTranscript", field, id); err != nil {
@@ -259,9 +228,8 @@ func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, erro
 	return hook, err
 }
 
-// webhookOf creates a webhook of uri for the plugin or, with reuse, returns
-// the one it has (created false), in one transaction: two calls for one new
-// uri create one webhook.
+// webhookOf creates a webhook of uri or, with reuse, returns the plugin's
+// (created false), in one transaction: concurrent calls create one.
 func (s *Server) webhookOf(pluginID int64, uri string, reuse bool) (hook scribe.Webhook, created bool, err error) {
 	secret, err := webhook.NewSecret()
 	if err != nil {

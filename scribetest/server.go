@@ -23,8 +23,7 @@ import (
 )
 
 // Server is the Plugin Integration Service in memory, over real HTTP. It is
-// safe for concurrent use. One from NewUnstartedServer answers only through
-// Handler until Start.
+// safe for concurrent use.
 type Server struct {
 	clock      Clock
 	basePath   string
@@ -43,20 +42,16 @@ type Server struct {
 	closed bool
 }
 
-// ErrNotFound is wrapped by the seeding calls' errors about an id or uuid
-// that names nothing.
+// ErrNotFound is wrapped by seeding errors about an id that names nothing.
 var ErrNotFound = state.ErrNotFound
 
-// ErrConflict is wrapped by the seeding calls' errors about a change that
-// clashes with the state, such as an id already taken.
+// ErrConflict is wrapped by seeding errors about a clash, such as an id taken.
 var ErrConflict = state.ErrConflict
 
-// defaultRetryScale scales the retry waits of the server's clients on the
-// real clock, unless WithWebhookScheduleScale does.
+// defaultRetryScale scales the retry waits of the server's clients.
 const defaultRetryScale = 0.001
 
-// NewUnstartedServer returns a Server that does not listen yet: mount its
-// Handler in a server of your own, or call Start.
+// NewUnstartedServer returns a Server that does not listen until Start.
 func NewUnstartedServer(opts ...Option) (*Server, error) {
 	cfg := config{clock: realClock{}, addr: "127.0.0.1:0", logger: slog.Default()}
 	for _, o := range opts {
@@ -89,8 +84,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// NewServer returns a Server listening on a free loopback port (or
-// WithAddr's). Close it when done.
+// NewServer returns a Server listening on a free loopback port; Close it.
 func NewServer(opts ...Option) (*Server, error) {
 	s, err := NewUnstartedServer(opts...)
 	if err != nil {
@@ -102,8 +96,7 @@ func NewServer(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// NewTestServer is NewServer for a test: it fails t if the server cannot
-// start, and closes it when t and its subtests finish.
+// NewTestServer is NewServer for a test: it fails t or closes the server after it.
 func NewTestServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := NewServer(opts...)
@@ -139,21 +132,18 @@ func (s *Server) Start() error {
 	return nil
 }
 
-// URL returns the base URL, base path included, such as
-// "http://127.0.0.1:53127/v1"; "" until the server is started.
+// URL returns the base URL, such as "http://127.0.0.1:53127/v1", once started.
 func (s *Server) URL() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.url
 }
 
-// Handler returns the server's HTTP handler, base path included, to mount
-// in a server of your own.
+// Handler returns the server's HTTP handler, to mount in a server of yours.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Close stops the server at once: listening, connections and webhook
-// delivery (attempts in flight are aborted; the undelivered stay in
-// PendingDeliveries). Calling it again does nothing.
+// Close stops the server and webhook delivery at once; the undelivered stay in
+// PendingDeliveries. Calling it again does nothing.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true

@@ -9,17 +9,15 @@ import (
 
 // TriggeredEvent is an event Trigger made the server emit.
 type TriggeredEvent struct {
-	ID   string            `json:"id"` // its webhook-id, for RequireDelivered
-	Type webhook.EventType `json:"type"`
+	ID   string            `json:"id"`   // its webhook-id, for RequireDelivered
+	Type webhook.EventType `json:"type"` // such as webhook.EventTranscriptCreated
 }
 
-// Trigger makes the server emit an event of type typ to the webhooks of
-// plugin pluginID, as "stripe trigger" does, by making real resources: a new
-// user "Test User" installs the plugin (installation.created), then
-// uninstalls it (installation.deleted) or gets a sample transcript
-// (transcript.created), which is then edited (transcript.updated). It
-// returns the events of that sequence, in order. The plugin needs a webhook,
-// and for transcript events transcript permission "read".
+// Trigger makes the server emit an event of type typ to plugin pluginID's
+// webhooks, as "stripe trigger" does, with real resources: a new user
+// installs the plugin, then uninstalls it, or gets a sample transcript that
+// is then edited. It returns the sequence's events. The plugin needs a webhook
+// (and transcript permission "read", for transcript events).
 func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEvent, error) {
 	if err := s.triggerable(pluginID, typ); err != nil {
 		return nil, err
@@ -51,8 +49,7 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 		return nil, err
 	}
 
-	// The installation is new: its events are the sequence's, whatever else
-	// happens meanwhile.
+	// The installation is new: its events are the sequence's alone.
 	var out []TriggeredEvent
 	for _, e := range s.deliveries.Emitted() {
 		if e.InstallationUUID == inst.UUID {

@@ -42,8 +42,7 @@ type Principal struct {
 	Scope        string                    // the holder (not the hourly token), for idempotency keys and the rate limit
 }
 
-// Refusal is why a credential was refused; Detail quotes nothing of the
-// token, Challenge is a 401's WWW-Authenticate.
+// Refusal is why a credential was refused; Detail quotes nothing of the token.
 type Refusal struct {
 	Status    int
 	Code      string
@@ -65,8 +64,7 @@ func missing(detail string) *Refusal {
 	return &Refusal{Status: http.StatusUnauthorized, Code: scribe.CodeMissingToken, Detail: detail, Challenge: challengeNone}
 }
 
-// maxCached bounds the cache of verified tokens, about one per installation
-// calling in an hour.
+// maxCached bounds the cache of verified tokens (about one per active installation).
 const maxCached = 10000
 
 // Authenticator authenticates requests against a store.
@@ -117,9 +115,8 @@ func (a *Authenticator) Authenticate(values []string, now time.Time) (*Principal
 	return &Principal{Kind: Developer, Developer: dev, Scope: "developer:" + strconv.FormatInt(dev.ID, 10)}, nil
 }
 
-// installation verifies an installation JWT (docs/contract.md, "Tokens"),
-// or takes the cached result while the state is unchanged. What the token
-// names is told only once the signature has verified.
+// installation verifies an installation JWT (docs/contract.md, "Tokens"), or takes the
+// cached result; what the token names is told only once its signature verifies.
 func (a *Authenticator) installation(token string, now time.Time) (*Principal, *Refusal) {
 	gen := a.st.Gen() // before the state is read: a later change shows as a newer generation
 	a.mu.RLock()
@@ -159,8 +156,7 @@ func (a *Authenticator) installation(token string, now time.Time) (*Principal, *
 	return pr, nil
 }
 
-// tokenRefusal maps a refusal of package auth to a 401 whose detail,
-// written here, shows nothing of the token.
+// tokenRefusal maps a refusal of package auth to a 401 that shows nothing of the token.
 func tokenRefusal(err error) *Refusal {
 	for _, r := range refusals {
 		if errors.Is(err, r.err) {

@@ -15,8 +15,7 @@ type Timer interface {
 	Stop() bool
 }
 
-// TimerClock is a Clock that also calls functions after a delay, as
-// time.AfterFunc does, on its own time.
+// TimerClock is a Clock that also calls functions after a delay, as time.AfterFunc does.
 type TimerClock interface {
 	Clock
 	AfterFunc(d time.Duration, f func()) Timer

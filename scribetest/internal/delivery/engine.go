@@ -64,8 +64,7 @@ type Config struct {
 	Transport http.RoundTripper
 }
 
-// Scaled returns d times f, clamped to [0, MaxDelay] in float64, where
-// converting a product over 2^63 would wrap negative.
+// Scaled returns d times f, clamped to [0, MaxDelay] in float64 (past 2^63 it would wrap).
 func Scaled(d time.Duration, f float64) time.Duration {
 	x := float64(d) * f
 	if !(x > 0) {
@@ -168,8 +167,7 @@ type Engine struct {
 	wg       sync.WaitGroup
 }
 
-// New returns an engine on clock c and its timers; advancer is the clock a
-// test moves, if any.
+// New returns an engine on clock c; advancer is the clock a test moves, if any.
 func New(cfg Config, c clock.Clock, timers clock.TimerClock, advancer clock.Advancer, logger *slog.Logger) *Engine {
 	e := &Engine{clock: c, timers: timers, advancer: advancer, logger: logger,
 		schedule: DefaultSchedule, workers: DefaultWorkers, timeout: DefaultTimeout,
@@ -294,8 +292,7 @@ func (e *Engine) readyLocked(dl *delivery) {
 	}
 }
 
-// send makes attempts while a delivery is due whose webhook has fewer than
-// perHook in flight, then exits.
+// send attempts due deliveries whose webhook has fewer than perHook in flight, then exits.
 func (e *Engine) send() {
 	defer e.wg.Done()
 	e.mu.Lock()
@@ -364,8 +361,7 @@ func (e *Engine) attempt(dl *delivery, n int) Attempt {
 	return rec
 }
 
-// excerpt renders the start of an answer as DeliveryAttempt.ResponseBody
-// says.
+// excerpt renders the start of an answer as DeliveryAttempt.ResponseBody says.
 func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
 	s := redact.Known(strings.ToValidUTF8(string(b), "\uFFFD"), redact.WebhookSecretForms(secret.Reveal())...)
 	s = strings.Map(func(r rune) rune {

@@ -10,8 +10,7 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/index"
 )
 
-// String formats an attempt on one line: number, time, status or error,
-// duration, and the receiver's answer.
+// String formats an attempt on one line, the receiver's answer included.
 func (a Attempt) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "attempt %d at %s: ", a.Attempt, a.Time.UTC().Format(time.RFC3339Nano))
@@ -42,9 +41,8 @@ type key struct {
 	hook  int64
 }
 
-// Require waits, at most timeout on the system clock, for the deliveries of
-// the events named (all, if none) to settle, and returns their attempts and
-// the failure to report, if one did not end with a 2xx.
+// Require waits for the deliveries of the events named (all, if none) to settle and
+// returns their attempts and, if one did not end with a 2xx, the failure to report.
 func (e *Engine) Require(eventIDs []string, timeout time.Duration) (failure string, attempts []Attempt) {
 	named := make(map[string]bool, len(eventIDs))
 	for _, id := range eventIDs {
@@ -157,8 +155,7 @@ func describe(order []key, byDelivery map[key][]Attempt, pending map[key]waiting
 	return b.String()
 }
 
-// stopBeforeLateRetry cancels the wait once every delivery want selects
-// waits for a retry due after ctx's deadline.
+// stopBeforeLateRetry cancels the wait once every delivery waits past ctx's deadline.
 func (e *Engine) stopBeforeLateRetry(ctx context.Context, cancel context.CancelFunc, want func(*delivery) bool) {
 	deadline, _ := ctx.Deadline()
 	for {

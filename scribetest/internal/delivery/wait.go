@@ -49,8 +49,7 @@ func (e *Engine) Pending() []Pending {
 	return out
 }
 
-// sortedLocked returns the pending deliveries want selects (all if nil),
-// in publishing order.
+// sortedLocked returns the pending deliveries want selects (all if nil), in order.
 func (e *Engine) sortedLocked(want func(*delivery) bool) []*delivery {
 	dls := slices.SortedFunc(maps.Keys(e.pending), func(a, b *delivery) int { return cmp.Compare(a.seq, b.seq) })
 	if want != nil {
@@ -66,8 +65,7 @@ func (e *Engine) Emitted() []Emitted {
 	return e.events.All()
 }
 
-// Wait waits until every delivery is settled, ctx ends or the engine is
-// closed, moving a test's clock to each retry.
+// Wait waits until every delivery is settled, ctx ends or the engine closes.
 func (e *Engine) Wait(ctx context.Context) error {
 	n, cause := e.settled(ctx, nil)
 	switch {
@@ -79,9 +77,8 @@ func (e *Engine) Wait(ctx context.Context) error {
 	return fmt.Errorf("scribetest: %s still pending (see PendingDeliveries): %w", count(n), cause)
 }
 
-// settled waits until no delivery want selects (all if nil) is pending, or
-// says how many are and why the wait ended. Whenever nothing is due or in
-// flight it moves a test's clock to the earliest retry.
+// settled waits until no delivery want selects is pending, or says how many are and
+// why it ended; when nothing is due or in flight it moves a test's clock on.
 func (e *Engine) settled(ctx context.Context, want func(*delivery) bool) (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -127,8 +124,7 @@ func (e *Engine) nextDueLocked() (time.Time, bool) {
 	return next, found
 }
 
-// Close aborts attempts in flight, waits for every sender and timer, and
-// returns how many deliveries are left.
+// Close aborts attempts in flight, waits for the senders and returns how many are left.
 func (e *Engine) Close() int {
 	e.mu.Lock()
 	first := !e.closed

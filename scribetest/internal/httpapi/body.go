@@ -18,8 +18,7 @@ import (
 // maxBodyBytes is the largest request body (docs/errors.md).
 const maxBodyBytes = 1 << 20
 
-// readBody reads a POST body of at most maxBodyBytes, declared
-// application/json (charset utf-8) unless it is empty.
+// readBody reads a POST body of at most maxBodyBytes, declared application/json.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
 	ct := r.Header.Get("Content-Type")
 	if ct != "" && ct != "application/json" {
@@ -48,9 +47,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
 	return body, nil
 }
 
-// decodeBody decodes a body (empty: {}) into v, whose Fields requestJSON
-// registers: anything but one object of v's members, duplicates, bad UTF-8
-// and null where none is allowed are a 400 naming the member.
+// decodeBody decodes a body (empty: {}) into v strictly, or answers 400 naming the member.
 func decodeBody(body []byte, v any) *problem {
 	if len(body) == 0 {
 		body = []byte("{}")
@@ -73,8 +70,7 @@ func decodeBody(body []byte, v any) *problem {
 	return validationFailed(name + ": " + e.Reason)
 }
 
-// checkQuery refuses a malformed query or a repeated accepted parameter;
-// others are ignored, as api/openapi.yaml leaves them free.
+// checkQuery refuses a malformed query or a repeated accepted parameter.
 func checkQuery(r *http.Request, accepted []string) *problem {
 	if r.URL.RawQuery == "" || len(accepted) == 0 {
 		return nil

@@ -15,8 +15,7 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// SecretKeyJSON and WebhookJSON are the wire forms of the resources with a
-// secret, which marshal redacted by design.
+// SecretKeyJSON and WebhookJSON are wire forms with the secret, which marshals redacted.
 type SecretKeyJSON struct {
 	ID          int64     `json:"id"`
 	Description string    `json:"description"`
@@ -75,9 +74,8 @@ func (a *API) listTranscripts(c *call) (reply, *problem) {
 	return transcriptPage(items, more, total), nil
 }
 
-// transcriptPage puts the stored encodings between the brackets of the
-// envelope the library encodes with an empty data array, rather than
-// re-encoding them per page (TestTranscriptPageIsTheLibrarys checks it).
+// transcriptPage puts the stored encodings into the envelope the library encodes
+// rather than re-encoding them (TestTranscriptPageIsTheLibrarys checks it).
 func transcriptPage(items [][]byte, hasMore bool, total int) reply {
 	head, _ := apijson.Marshal(wire.List[jsontext.Value]{HasMore: hasMore, TotalCount: total, Data: []jsontext.Value{}})
 	tail := len(head) - len("]}") // the items go before the closing bracket
@@ -151,8 +149,7 @@ func (a *API) getPlugin(c *call) (reply, *problem) {
 	return encode(pl)
 }
 
-// createPluginBody is the body of POST /plugins; only crm_integration_id
-// may be null.
+// createPluginBody is the body of POST /plugins; only crm_integration_id may be null.
 type createPluginBody struct {
 	Name             string           `json:"name" apijson:"required"`
 	Description      string           `json:"description"`

@@ -9,9 +9,8 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/idempotency"
 )
 
-// idempotent runs do once per Idempotency-Key: the same key, method, path
-// and body within 24 hours replays the first answer with
-// Idempotent-Replayed: true. A 5xx is not kept, so a retry does the work.
+// idempotent runs do once per Idempotency-Key, replaying the first answer for 24
+// hours; a 5xx is not kept, so a retry does the work.
 func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, *problem)) {
 	values := c.r.Header["Idempotency-Key"]
 	if len(values) == 0 {

@@ -15,8 +15,7 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/ratelimit"
 )
 
-// reqInfo is what the middleware learns about a request, reached through
-// the statusWriter (infoOf): a context value would copy the request.
+// reqInfo is what the middleware learns of a request, kept in the statusWriter (infoOf).
 type reqInfo struct {
 	id      string
 	at      time.Time // when the request arrived, by the server's clock
@@ -58,9 +57,8 @@ func infoOf(w http.ResponseWriter) *reqInfo {
 	return &reqInfo{}
 }
 
-// Limits on the request head, below the http.Server's MaxHeaderBytes
-// (MaxHeadBytes, beyond which net/http answers a plain-text 431), so that
-// what exceeds them is answered as problem+json.
+// Limits on the request head, below the http.Server's MaxHeadBytes (where net/http
+// answers a plain-text 431), so that they are answered as problem+json.
 const (
 	maxURLBytes    = 8 << 10  // RFC 9110 §4.1's 8000 octets, rounded up
 	maxHeaderBytes = 32 << 10 // an 8 KiB installation JWT several times over
@@ -73,8 +71,7 @@ const (
 	codeHeadersTooLarge = "headers_too_large"
 )
 
-// CheckHead answers 414 for a request target over 8 KiB and 431 for header
-// fields over 32 KiB, with a status, code and detail (nil when within).
+// CheckHead returns 414 for a target over 8 KiB, 431 for headers over 32 KiB, else 0.
 func CheckHead(r *http.Request) (status int, code, detail string) {
 	target := len(r.RequestURI)
 	if target == 0 { // a request built in a test, not read from the wire
@@ -97,8 +94,7 @@ func CheckHead(r *http.Request) (status int, code, detail string) {
 	return 0, "", ""
 }
 
-// requestID sets the Request-Id before anything can answer, refuses an
-// oversized head, and logs the request once answered.
+// requestID sets the Request-Id, refuses an oversized head and logs the request.
 func (a *API) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Clock.Now()}}
@@ -112,8 +108,7 @@ func (a *API) requestID(next http.Handler) http.Handler {
 	})
 }
 
-// recoverer answers a panic with a 500 problem, logged redacted with its
-// stack; after the answer has started, it drops the connection.
+// recoverer answers a panic with a 500, logged redacted (once answering: a drop).
 func (a *API) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -135,8 +130,7 @@ func (a *API) recoverer(next http.Handler) http.Handler {
 	})
 }
 
-// faults plays the first injected fault that matches the request, before
-// it is authenticated, limited or performed.
+// faults plays the first injected fault that matches the request.
 func (a *API) faults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(w)
@@ -189,10 +183,8 @@ func (a *API) faultProblem(f faults.Fault) *problem {
 	return p
 }
 
-// rateLimit counts each credential holder's requests, announces the quota
-// and answers 429 once it is spent; a request without a valid credential is
-// left to the operation's 401. Without a limiter every answer announces the
-// contract's example quota, all remaining.
+// rateLimit counts each holder's requests, announces the quota and answers 429
+// once it is spent; without a limiter it announces the contract's example quota.
 func (a *API) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(w)

@@ -11,8 +11,7 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/authn"
 )
 
-// problemType is every problem's type: its title is the status's reason
-// phrase (RFC 9457 §4.2.1); clients branch on code.
+// problemType is every problem's type (RFC 9457 §4.2.1); clients branch on code.
 const problemType = "about:blank"
 
 // problem is an error answer a handler returns instead of writing it.
@@ -78,14 +77,12 @@ func writeProblem(w http.ResponseWriter, p *problem) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// reply is a success body in encoded pieces (a page refers to the stored
-// transcripts).
+// reply is a success body in encoded pieces (a page's are the stored transcripts).
 type reply [][]byte
 
 var newline = []byte("\n")
 
-// buffers gather a reply of many pieces into one write, which costs less
-// than many small ones; buffers up to maxPooled are reused.
+// buffers gather a reply's pieces into one write, cheaper than many small ones.
 var buffers = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooled = 1 << 20

@@ -37,9 +37,8 @@ type Config struct {
 // API serves the operations.
 type API struct{ cfg Config }
 
-// New returns the handler of the operations under cfg.BasePath, behind
-// requestID → recoverer → faults → rateLimit → canonical → routes: every
-// answer has a Request-Id, and a faulted request is neither authenticated,
+// New returns the operations' handler behind requestID → recoverer → faults →
+// rateLimit → canonical → routes: a faulted request is neither authenticated,
 // counted nor performed.
 func New(cfg Config) http.Handler {
 	a := &API{cfg: cfg}
@@ -79,8 +78,7 @@ func (a *API) operations() []operation {
 	}
 }
 
-// routes registers each operation, a 405 with Allow beside each path and a
-// 404 catch-all, so the mux's plain-text answers never show.
+// routes registers the operations, a 405 beside each path and a 404 catch-all.
 func (a *API) routes() http.Handler {
 	mux := http.NewServeMux()
 	base := a.cfg.BasePath
@@ -110,9 +108,8 @@ func (a *API) routes() http.Handler {
 	return mux
 }
 
-// serve authenticates (401/403), checks the credential's kind (403) and the
-// query (400), for a POST reads the body (415/413) and honours
-// Idempotency-Key, then runs the operation.
+// serve authenticates, checks the credential's kind and the query, reads a POST's
+// body under its Idempotency-Key, then runs the operation.
 func (a *API) serve(op *operation, w http.ResponseWriter, r *http.Request) {
 	info := infoOf(w)
 	caller, refusal := a.authenticate(info, r)
@@ -151,9 +148,8 @@ func write(w http.ResponseWriter, body reply, p *problem) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-// canonical answers 404 for a path with an empty, "." or ".." segment,
-// which http.ServeMux would redirect (a text/html 307): the service never
-// redirects, and the redirect would hide a client's bug.
+// canonical answers 404 for a path with an empty, "." or ".." segment, which
+// http.ServeMux would redirect: the service never redirects.
 func (a *API) canonical(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !CanonicalPath(r) {
@@ -164,8 +160,7 @@ func (a *API) canonical(next http.Handler) http.Handler {
 	})
 }
 
-// CanonicalPath reports whether the mux would serve r's path as it is
-// (CONNECT paths are never cleaned).
+// CanonicalPath reports whether the mux would serve r's path as it is.
 func CanonicalPath(r *http.Request) bool {
 	return r.Method == http.MethodConnect || (isClean(r.URL.EscapedPath()) && isClean(r.URL.Path))
 }

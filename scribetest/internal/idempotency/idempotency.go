@@ -23,8 +23,7 @@ func NewKey(holder, key string) Key {
 	return sha256.Sum256([]byte(holder + "\x00" + key))
 }
 
-// Fingerprint is the SHA-256 of a request's method, path and body: it
-// tells a retry from another request with the same key.
+// Fingerprint is the SHA-256 of a request's method, path and body.
 type Fingerprint [32]byte
 
 // FingerprintOf returns the fingerprint of a request.
@@ -104,8 +103,7 @@ func (s *Store) Begin(k Key, fp Fingerprint, now time.Time) (Response, Verdict, 
 	return e.resp, Replay, 0
 }
 
-// expire drops the claims TTL old from the front of the order (not a
-// newer claim of the same key).
+// expire drops the claims TTL old from the front of the order.
 func (s *Store) expire(now time.Time) {
 	n := 0
 	for _, c := range s.order {

@@ -33,8 +33,7 @@ func (ix *IDs) Remove(id int64) int {
 	return i
 }
 
-// Bounds returns where the page of up to limit ids after afterID starts and
-// ends.
+// Bounds returns where the page of up to limit ids after afterID starts and ends.
 func (ix IDs) Bounds(afterID int64, limit int) (start, end int) {
 	i, found := slices.BinarySearch(ix, afterID)
 	if found {
@@ -43,8 +42,7 @@ func (ix IDs) Bounds(afterID int64, limit int) (start, end int) {
 	return i, i + min(limit, len(ix)-i)
 }
 
-// Collection is one kind of resource: its rows by id, and its ids in order,
-// all and by owner.
+// Collection is one kind of resource: rows by id, ids in order, all and by owner.
 type Collection[T any] struct {
 	Last  int64 // the highest id assigned or taken so far
 	rows  map[int64]T
@@ -101,8 +99,7 @@ func (c *Collection[T]) Remove(id, owner int64) {
 	}
 }
 
-// Page returns up to limit of owner's rows after afterID, whether more
-// follow, and how many rows owner has.
+// Page returns up to limit of owner's rows after afterID, whether more follow, and the total.
 func (c *Collection[T]) Page(owner, afterID int64, limit int) (rows []T, hasMore bool, total int) {
 	ix := c.owned[owner]
 	start, end := ix.Bounds(afterID, limit)
@@ -128,8 +125,7 @@ func (c *Collection[T]) All() []T {
 	return rows
 }
 
-// MaxRecords bounds each of the server's records (requests, fired faults,
-// delivery attempts).
+// MaxRecords bounds each record: requests, fired faults, delivery attempts.
 const MaxRecords = 10000
 
 // Ring keeps the last MaxRecords values pushed; its owner locks it.
@@ -164,8 +160,7 @@ const (
 // TruncatedMarker ends a value a record kept cut short.
 const TruncatedMarker = "…[truncated]"
 
-// Truncate returns a copy of s cut to at most n bytes on a UTF-8 boundary,
-// TruncatedMarker added if cut. It copies so as not to pin the request.
+// Truncate returns a copy (not pinning the request) of s cut to n bytes, marked if cut.
 func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return strings.Clone(s)

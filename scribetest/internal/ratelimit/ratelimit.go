@@ -16,8 +16,7 @@ const (
 	DefaultWindow = time.Minute
 )
 
-// Limiter counts requests per holder in the current window, aligned on the
-// clock; only that window's counts are kept.
+// Limiter counts requests per holder in the current window, aligned on the clock.
 type Limiter struct {
 	Limit  int
 	Window time.Duration

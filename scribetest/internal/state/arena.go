@@ -4,9 +4,8 @@ package state
 // pointer-free indexes: the collector does not scan them, so a cycle costs
 // the same at 10^6 transcripts as at 10^3 (docs/design/server.md).
 
-// Chunks grow from arenaFirst bytes, doubling, to arenaChunk; a larger
-// encoding gets its own. An arena compacts once arenaCompactMin dead bytes
-// outweigh the live ones.
+// Chunks double from arenaFirst to arenaChunk bytes; an arena compacts once
+// arenaCompactMin dead bytes outweigh the live ones.
 const (
 	arenaFirst      = 4 << 10
 	arenaChunk      = 1 << 20
@@ -18,8 +17,7 @@ type Ref struct {
 	chunk, off, n uint32
 }
 
-// Arena is an append-only store of byte strings that never change: a slice
-// Get returns stays valid without the lock, even across a compaction.
+// Arena is an append-only store of bytes that never change, even across a compaction.
 type Arena struct {
 	chunks     [][]byte
 	live, dead int

@@ -14,8 +14,7 @@ type Credentials struct {
 	Keys         []auth.SecretKey // the plugin's current secret keys
 }
 
-// CredentialsFor returns the installation with uuid, deleted or not, its
-// plugin and keys: the caller judges them once the signature verifies.
+// CredentialsFor returns the installation with uuid, deleted or not, its plugin and keys.
 func (st *Store) CredentialsFor(uuid string) (Credentials, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -40,8 +39,7 @@ func cloneInstallation(in scribe.PluginInstallation) scribe.PluginInstallation {
 	return in
 }
 
-// Install adds an installation of in.PluginID for in.UserID (a fresh uuid
-// when in.UUID is empty) and emits installation.created.
+// Install adds in (an empty UUID: a fresh one) and emits installation.created.
 func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, error) {
 	st := tx.st
 	if !st.plugins.Taken(in.PluginID) {
@@ -80,8 +78,7 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	return out, nil
 }
 
-// ActiveInstallation returns user's active installation of plugin; the
-// caller holds the lock.
+// ActiveInstallation returns user's active installation of plugin, under the lock.
 func (st *Store) ActiveInstallation(plugin, userID int64) (scribe.PluginInstallation, bool) {
 	for _, id := range st.installsBy[userID] {
 		if in, _ := st.installs.Get(id); in.PluginID == plugin && in.DeletedOn == nil {
@@ -91,8 +88,7 @@ func (st *Store) ActiveInstallation(plugin, userID int64) (scribe.PluginInstalla
 	return scribe.PluginInstallation{}, false
 }
 
-// Uninstall sets the deleted_on of installation uuid and emits
-// installation.deleted.
+// Uninstall sets the deleted_on of installation uuid and emits installation.deleted.
 func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	st := tx.st
 	id, ok := st.uuids[uuid]
@@ -128,8 +124,7 @@ func (st *Store) InstallationsOf(plugin int64) []scribe.PluginInstallation {
 	return rows
 }
 
-// activeReaders returns userID's active installations of plugins that read
-// transcripts.
+// activeReaders returns userID's active installations that read transcripts.
 func (st *Store) activeReaders(userID int64) []scribe.PluginInstallation {
 	var out []scribe.PluginInstallation
 	for _, id := range st.installsBy[userID] {

@@ -1,8 +1,6 @@
-// Package state is the reference server's domain under one lock: the
-// resources, the contract's rules that do not depend on HTTP, and the events
-// every change emits. It imports no net/http.
-//
-// Every write moves one generation counter on (Gen), so that a cache above
+// Package state is the reference server's domain under one lock: the resources,
+// the contract's rules that do not depend on HTTP, and the events every change
+// emits. Every write moves one generation counter on (Gen), so that a cache above
 // (authn's) keeps what it derived while the generation is unchanged.
 package state
 
@@ -19,12 +17,10 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/index"
 )
 
-// ErrNotFound is wrapped by every error about an id or uuid that names
-// nothing.
+// ErrNotFound is wrapped by every error about an id or uuid that names nothing.
 var ErrNotFound = errors.New("not found")
 
-// ErrConflict is wrapped by every error about a change that clashes with
-// the state, such as an id already taken.
+// ErrConflict is wrapped by every error about a clash, such as an id taken.
 var ErrConflict = errors.New("conflict")
 
 // Event types (docs/contract.md, "Events and webhooks").
@@ -50,8 +46,7 @@ type user struct {
 	developer bool
 }
 
-// Store is the server's state under one RWMutex; events are published
-// after it is released.
+// Store is the server's state under one RWMutex, events published after release.
 type Store struct {
 	mu    sync.RWMutex
 	clock clock.Clock
@@ -150,11 +145,8 @@ func stamp(created, updated *time.Time, now time.Time) {
 	}
 }
 
-// KeyHash is the SHA-256 of a developer key: the store keeps no key, and a
-// look-up compares no secret bytes.
+// KeyHash is the SHA-256 of a developer key: the store keeps no key.
 func KeyHash(key string) [32]byte { return sha256.Sum256([]byte(key)) }
-
-// ---- users
 
 // AddUser adds u, a developer if devKey is not empty.
 func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
@@ -212,8 +204,6 @@ func (st *Store) Users() []scribe.User {
 	})
 }
 
-// ---- plugins
-
 // AddPlugin adds p after ValidatePlugin; its owner must be a developer.
 func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
 	st := tx.st
@@ -267,8 +257,7 @@ func (tx *Tx) SetPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) 
 	return clonePlugin(p), nil
 }
 
-// PagePlugins returns a page of developer's plugins after afterID, whether
-// more follow, and how many the developer has.
+// PagePlugins returns developer's plugins after afterID, whether more follow, and the total.
 func (st *Store) PagePlugins(developer, afterID int64, limit int) ([]scribe.Plugin, bool, int) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -289,8 +278,6 @@ func (st *Store) Plugins() []scribe.Plugin {
 		return all
 	})
 }
-
-// ---- secret keys
 
 // AddSecretKey adds k to its plugin.
 func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
@@ -323,8 +310,6 @@ func (tx *Tx) DeleteSecretKey(id int64) error {
 func (st *Store) SecretKeysOf(plugin int64) []scribe.PluginSecretKey {
 	return read(st, func() []scribe.PluginSecretKey { return st.secretKeys.OwnedBy(plugin) })
 }
-
-// ---- webhooks
 
 // AddWebhook adds w to its plugin; its URI must pass ValidateHTTPURL.
 func (tx *Tx) AddWebhook(w scribe.Webhook) (scribe.Webhook, error) {

@@ -85,8 +85,7 @@ type NewTranscript struct {
 	Audio                scribe.TranscriptAudio
 }
 
-// AddTranscript adds t and emits transcript.created; it returns where the
-// encoding is too.
+// AddTranscript adds t, emits transcript.created and says where its encoding is.
 func (tx *Tx) AddTranscript(t NewTranscript) (scribe.Transcript, Ref, error) {
 	b, ref, err := tx.st.insertTranscript(t)
 	if err != nil {
@@ -100,8 +99,7 @@ func (tx *Tx) AddTranscript(t NewTranscript) (scribe.Transcript, Ref, error) {
 	return out, ref, nil
 }
 
-// insertTranscript fills t's zero ids and times and its owner's names,
-// encodes and stores it, or changes nothing.
+// insertTranscript completes, encodes and stores t, or changes nothing.
 func (st *Store) insertTranscript(t NewTranscript) ([]byte, Ref, error) {
 	tr := &st.tr
 	u, ok := st.users.Get(t.UserID)
@@ -166,8 +164,7 @@ func indexOf(ids index.IDs, id int64) int {
 	return start
 }
 
-// encode encodes w into tr.buf (valid until the next encode), refusing what
-// the library refuses with the member.
+// encode encodes w into tr.buf, valid until the next encode.
 func (tr *transcripts) encode(w *wireTranscript) ([]byte, error) {
 	if w.Metadata.Kind() != jsontext.BeginObject.Kind() {
 		return nil, &FieldError{"metadata", "must be a JSON object"}
@@ -196,8 +193,7 @@ func (st *Store) locate(id int64) (owner int64, o *owned, i int, ok bool) {
 	return owner, o, indexOf(o.ids, id), true
 }
 
-// UpdateTranscript lets fn change a copy of transcript id and stores it but
-// for its id, owner and creation time, and emits transcript.updated.
+// UpdateTranscript stores what fn makes of transcript id and emits transcript.updated.
 func (tx *Tx) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Transcript, error) {
 	st := tx.st
 	owner, o, i, ok := st.locate(id)
@@ -244,8 +240,7 @@ func (tx *Tx) DeleteTranscript(id int64) error {
 	return nil
 }
 
-// compact copies the live encodings into a fresh arena once dead ones
-// outweigh them.
+// compact copies the live encodings into a fresh arena once dead ones outweigh them.
 func (st *Store) compact() {
 	if !st.tr.arena.wasteful() {
 		return
@@ -270,8 +265,7 @@ func (st *Store) Transcript(owner, id int64) ([]byte, bool) {
 	return st.tr.arena.Get(o.refs[i]), true
 }
 
-// TranscriptPage is PagePlugins for owner's transcripts, encoded; the bytes
-// never change.
+// TranscriptPage is PagePlugins for owner's transcripts, encoded.
 func (st *Store) TranscriptPage(owner, afterID int64, limit int) (items [][]byte, hasMore bool, total int) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()

@@ -2,8 +2,7 @@ package state
 
 import scribe "github.com/scribehq/scribe-go"
 
-// The look-ups of Tx, for changes that depend on what is there (fixtures,
-// the admin API's trigger).
+// The look-ups of Tx, for changes that depend on what is there.
 
 // UserTaken reports whether user id exists.
 func (tx *Tx) UserTaken(id int64) bool { return tx.st.users.Taken(id) }
@@ -60,8 +59,7 @@ func (tx *Tx) ActiveInstallation(plugin, user int64) bool {
 	return ok
 }
 
-// Reserve makes the ids assigned from now on follow a document's largest
-// explicit ids.
+// Reserve makes the ids assigned follow a document's largest explicit ids.
 func (tx *Tx) Reserve(users, plugins, secretKeys, installations, transcripts, webhooks int64) {
 	st := tx.st
 	st.users.Last = max(st.users.Last, users)

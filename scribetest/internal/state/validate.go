@@ -23,8 +23,7 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
 
-// MaxChosenID is the largest id a caller may choose: 2^53-1, the largest
-// integer a JSON reader of doubles keeps exact.
+// MaxChosenID is the largest id a caller may choose: 2^53-1, exact as a double.
 const MaxChosenID = 1<<53 - 1
 
 // CheckChosenID checks an id a caller chose (0 asks for an assigned one).
@@ -72,8 +71,7 @@ func ValidatePlugin(p scribe.Plugin) error {
 // maxEmail is RFC 5321's path of 256 octets less its angle brackets.
 const maxEmail = 254
 
-// ValidateEmail checks the document's format: email, a bare addr-spec of
-// printable ASCII.
+// ValidateEmail checks the document's format: email (a bare addr-spec).
 func ValidateEmail(s string) error {
 	if len(s) > maxEmail {
 		return fmt.Errorf("must be an e-mail address of at most %d characters, got %d", maxEmail, len(s))
@@ -110,8 +108,7 @@ func ValidateHTTPURL(s string) error {
 // maxExcerpt is how much of a refused value an error quotes.
 const maxExcerpt = 64
 
-// Excerpt quotes at most maxExcerpt bytes of a refused value, credentials
-// redacted.
+// Excerpt quotes at most maxExcerpt bytes of a refused value, credentials redacted.
 func Excerpt(s string) string {
 	cut, short := redact.Cut(redact.Text(s), maxExcerpt)
 	if short {
@@ -136,8 +133,7 @@ func NewUUID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// ValidUUID reports whether s is a UUID in the lower-case RFC 4122 text
-// form, as the server writes and compares them.
+// ValidUUID reports whether s is a UUID in the lower-case RFC 4122 text form.
 func ValidUUID(s string) bool { return uuidForm.MatchString(s) }
 
 var uuidForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
