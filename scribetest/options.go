@@ -131,8 +131,8 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 	}
 }
 
-// WithWebhookScheduleScale multiplies the schedule's delays, up to MaxWebhookDelay, and
-// the retry waits of the server's clients by f, positive and finite (0.001: 10 h is 36 s).
+// WithWebhookScheduleScale multiplies by f (positive, finite) the schedule's delays, each
+// at most MaxWebhookDelay, and the server's clients' retry waits: 0.001 makes 10 h 36 s.
 func WithWebhookScheduleScale(f float64) Option {
 	return func(cfg *config) error {
 		if err := delivery.CheckScale(f); err != nil {

@@ -96,7 +96,7 @@ func NewServer(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// NewTestServer is NewServer for a test: it fails t or closes the server after it.
+// NewTestServer is NewServer for a test: it fails t on error, and closes the server when t ends.
 func NewTestServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := NewServer(opts...)
