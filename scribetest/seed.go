@@ -1,7 +1,6 @@
 package scribetest
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -114,10 +113,8 @@ func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin,
 	if err := chosenID("CreatePlugin", "ID", p.ID); err != nil {
 		return scribe.Plugin{}, err
 	}
-	perms := scribe.Permissions{User: cmp.Or(p.Permissions.User, scribe.PermissionNone),
-		Transcript: cmp.Or(p.Permissions.Transcript, scribe.PermissionNone)}
 	return change(s, "CreatePlugin", func(tx *state.Tx) (scribe.Plugin, error) {
-		return tx.AddPlugin(scribe.Plugin{ID: p.ID, Name: p.Name, Description: p.Description, Permissions: perms, Published: p.Published,
+		return tx.AddPlugin(scribe.Plugin{ID: p.ID, Name: p.Name, Description: p.Description, Permissions: state.OrNone(p.Permissions), Published: p.Published,
 			Disabled: p.Disabled, CRMIntegrationID: p.CRMIntegrationID, LogoURI: p.LogoURI, UserID: developerID})
 	})
 }

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -43,6 +44,12 @@ const (
 	MaxDescription = 1000
 	MaxURI         = 2048
 )
+
+// OrNone reads a zero permission level as scribe.PermissionNone, as the seeding
+// calls and fixtures do (POST /plugins refuses "" instead).
+func OrNone(p scribe.Permissions) scribe.Permissions {
+	return scribe.Permissions{User: cmp.Or(p.User, scribe.PermissionNone), Transcript: cmp.Or(p.Transcript, scribe.PermissionNone)}
+}
 
 // ValidatePlugin checks the members of a plugin a developer chooses.
 func ValidatePlugin(p scribe.Plugin) error {
