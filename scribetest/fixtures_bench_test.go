@@ -95,23 +95,16 @@ type bareFixtureDoc struct {
 // bareTranscript is a transcript of the document decoded as Go holds it:
 // its metadata a map of encoded values, as in scribe.Transcript. The
 // decoded data the fixture targets compare with is these structs' heap.
-type bareTranscript = plainTranscript[map[string]jsontext.Value]
-
-// leanTranscript is the same with its metadata kept as one encoded value:
-// the least a decoded transcript can hold, which docs/performance.md also
-// compares with.
-type leanTranscript = plainTranscript[jsontext.Value]
-
-type plainTranscript[M any] struct {
-	ID        int64                  `json:"id"`
-	UserID    int64                  `json:"user_id"`
-	Headline  string                 `json:"headline"`
-	Text      string                 `json:"text"`
-	Type      string                 `json:"type"`
-	Metadata  M                      `json:"metadata"`
-	Job       scribe.TranscriptJob   `json:"job"`
-	Audio     scribe.TranscriptAudio `json:"audio"`
-	CreatedOn time.Time              `json:"created_on"`
+type bareTranscript struct {
+	ID        int64                     `json:"id"`
+	UserID    int64                     `json:"user_id"`
+	Headline  string                    `json:"headline"`
+	Text      string                    `json:"text"`
+	Type      string                    `json:"type"`
+	Metadata  map[string]jsontext.Value `json:"metadata"`
+	Job       scribe.TranscriptJob      `json:"job"`
+	Audio     scribe.TranscriptAudio    `json:"audio"`
+	CreatedOn time.Time                 `json:"created_on"`
 }
 
 // bareDecode decodes the whole file in one json.UnmarshalRead.
@@ -130,14 +123,14 @@ func bareDecode(tb testing.TB, path string) bareFixtureDoc {
 
 // streamDecode is the streaming form of the baseline: a jsontext.Decoder
 // over the document's object and arrays, one UnmarshalDecode per
-// transcript into a T (bareTranscript, or leanTranscript).
-func streamDecode[T any](tb testing.TB, path string) []T {
+// transcript.
+func streamDecode(tb testing.TB, path string) []bareTranscript {
 	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	var transcripts []T
+	var transcripts []bareTranscript
 	dec := jsontext.NewDecoder(bufio.NewReaderSize(f, 64<<10))
 	must := func(_ any, err error) {
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -153,7 +146,7 @@ func streamDecode[T any](tb testing.TB, path string) []T {
 		for dec.PeekKind() != jsontext.EndArray.Kind() {
 			switch name {
 			case "transcripts":
-				transcripts = append(transcripts, *new(T))
+				transcripts = append(transcripts, bareTranscript{})
 				must(nil, json.UnmarshalDecode(dec, &transcripts[len(transcripts)-1]))
 			default:
 				must(nil, dec.SkipValue())
@@ -241,7 +234,7 @@ func BenchmarkFixtureLoad(b *testing.B) {
 		s = nil
 		runtime.GC()
 		c4 := cpuTime()
-		streamed := streamDecode[bareTranscript](b, path)
+		streamed := streamDecode(b, path)
 		c5 := cpuTime()
 		if len(streamed) != n {
 			b.Fatalf("stream-decoded %d transcripts", len(streamed))
@@ -279,9 +272,8 @@ func cpuTime() time.Duration {
 // minute and gigabytes at 10^6 (SCRIBE_FIXTURE_FILE keeps the generated
 // file between runs). Each mode runs in a fresh process (this test binary,
 // re-run) so its VmHWM is its own: a decoding pass over the whole document,
-// a streaming one (streamDecode), whose heap is the decoded data, the same
-// streaming pass with each transcript's metadata kept as bytes
-// (leanTranscript), and LoadFixtures. It logs each one's time, peak RSS
+// a streaming one (streamDecode), whose heap is the decoded data, and
+// LoadFixtures. It logs each one's time, peak RSS
 // and heap after GC and the ratios, and fails if LoadFixtures' peak is
 // more than 1.3 times the decoded data or the heap the server holds after
 // the load.
@@ -314,18 +306,16 @@ func TestFixtureLoadPeakRSS(t *testing.T) {
 		}
 		return m
 	}
-	dec, stream, lean, load := run("decode"), run("stream"), run("lean"), run("load")
+	dec, stream, load := run("decode"), run("stream"), run("load")
 	t.Logf("file %d MiB, %d transcripts", st.Size()>>20, n)
 	t.Logf("library decode, whole document: %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", dec["seconds"], dec["peak_mib"], dec["live_mib"])
 	t.Logf("library decode, streaming:      %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", stream["seconds"], stream["peak_mib"], stream["live_mib"])
-	t.Logf("the same, metadata as bytes:    %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", lean["seconds"], lean["peak_mib"], lean["live_mib"])
 	t.Logf("LoadFixtures:                 %.2f s, peak RSS %.0f MiB, heap after GC %.0f MiB", load["seconds"], load["peak_mib"], load["live_mib"])
-	t.Logf("CPU time (GC workers included): whole-document decode %.2f s, streaming %.2f s, metadata as bytes %.2f s, LoadFixtures %.2f s; LoadFixtures / whole %.2f, / streaming %.2f",
-		dec["cpu"], stream["cpu"], lean["cpu"], load["cpu"], load["cpu"]/dec["cpu"], load["cpu"]/stream["cpu"])
+	t.Logf("CPU time (GC workers included): whole-document decode %.2f s, streaming %.2f s, LoadFixtures %.2f s; LoadFixtures / whole %.2f, / streaming %.2f",
+		dec["cpu"], stream["cpu"], load["cpu"], load["cpu"]/dec["cpu"], load["cpu"]/stream["cpu"])
 	t.Logf("LoadFixtures / whole-document decode: time %.2f, peak RSS %.2f", load["seconds"]/dec["seconds"], load["peak_mib"]/dec["peak_mib"])
 	t.Logf("LoadFixtures / streaming decode: time %.2f, peak RSS %.2f; peak RSS / decoded data (streaming decode's heap) %.2f",
 		load["seconds"]/stream["seconds"], load["peak_mib"]/stream["peak_mib"], load["peak_mib"]/stream["live_mib"])
-	t.Logf("LoadFixtures peak RSS / the data with metadata as bytes (that decode's heap) %.2f", load["peak_mib"]/lean["live_mib"])
 	t.Logf("LoadFixtures peak RSS / its own heap after GC (the server holding the data): %.2f", load["peak_mib"]/load["live_mib"])
 	if r := load["peak_mib"] / stream["live_mib"]; r > 1.3 {
 		t.Errorf("LoadFixtures peak RSS is %.2f times the decoded data; want 1.3 or less", r)
@@ -345,9 +335,7 @@ func fixtureRSSChild(t *testing.T, mode, path string) {
 	case "decode":
 		keep = bareDecode(t, path)
 	case "stream":
-		keep = streamDecode[bareTranscript](t, path)
-	case "lean":
-		keep = streamDecode[leanTranscript](t, path)
+		keep = streamDecode(t, path)
 	case "load":
 		keep = loadFixtureFile(t, path)
 	default:
