@@ -3,7 +3,10 @@ package scribetest
 import (
 	"fmt"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -26,35 +29,35 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has no webhook to deliver to; create one first (CreateWebhook, or POST %swebhooks): %w", pluginID, AdminPathPrefix, ErrConflict)
 	}
 
-	user, err := s.CreateUser(UserParams{FirstName: "Test", LastName: "User", EmailAddress: "test.user@example.com"})
-	if err != nil {
-		return nil, err
-	}
-	inst, err := s.Install(pluginID, user.ID)
-	if err != nil {
-		return nil, err
-	}
-	switch typ {
-	case webhook.EventInstallationDeleted:
-		_, err = s.Uninstall(inst.UUID)
-	case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
-		var t scribe.Transcript
-		t, err = s.CreateTranscript(user.ID, TranscriptParams{Headline: "Test call", Type: "phone_call",
-			Text: "A sample transcript sent by Trigger.", Metadata: map[string]any{"triggered": true}})
-		if err == nil && typ == webhook.EventTranscriptUpdated {
-			_, err = s.UpdateTranscript(t.ID, func(t *scribe.Transcript) { t.Headline = "Test call (edited)" })
+	// One transaction: its events are the sequence's, whatever else happens.
+	events, err := change(s, "Trigger", func(tx *state.Tx) ([]state.Event, error) {
+		user, err := tx.AddUser(scribe.User{FirstName: "Test", LastName: "User", EmailAddress: "test.user@example.com"}, "")
+		if err != nil {
+			return nil, err
 		}
-	}
+		inst, err := tx.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: user.ID})
+		if err != nil {
+			return nil, err
+		}
+		switch typ {
+		case webhook.EventInstallationDeleted:
+			_, err = tx.Uninstall(inst.UUID)
+		case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
+			var t scribe.Transcript
+			t, _, err = tx.AddTranscript(state.NewTranscript{UserID: user.ID, Headline: "Test call", Type: "phone_call",
+				Text: "A sample transcript sent by Trigger.", Metadata: jsontext.Value(`{"triggered":true}`)})
+			if err == nil && typ == webhook.EventTranscriptUpdated {
+				_, err = tx.UpdateTranscript(t.ID, func(t *scribe.Transcript) { t.Headline = "Test call (edited)" })
+			}
+		}
+		return tx.Events(), err
+	})
 	if err != nil {
 		return nil, err
 	}
-
-	// The installation is new: its events are the sequence's alone.
-	var out []TriggeredEvent
-	for _, e := range s.deliveries.Emitted() {
-		if e.InstallationUUID == inst.UUID {
-			out = append(out, TriggeredEvent{ID: e.ID, Type: e.Type})
-		}
+	out := make([]TriggeredEvent, len(events))
+	for i, e := range events {
+		out[i] = TriggeredEvent{ID: e.ID, Type: webhook.EventType(e.Type)}
 	}
 	return out, nil
 }

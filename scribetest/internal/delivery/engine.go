@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -110,13 +109,6 @@ type Pending struct {
 	NextAttempt    time.Time
 }
 
-// Emitted is an event published to a webhook at least.
-type Emitted struct {
-	ID               string
-	Type             webhook.EventType
-	InstallationUUID string // the installation whose change it tells
-}
-
 type outEvent struct {
 	id   string
 	typ  webhook.EventType
@@ -160,7 +152,6 @@ type Engine struct {
 	inflight map[int64]int          // attempts in flight by webhook id
 	active   int                    // sender goroutines running
 	attempts index.Ring[Attempt]
-	events   index.Ring[Emitted]
 	changed  chan struct{} // closed at the next change of state; nil if nobody waits
 	closed   bool
 	done     chan struct{} // closed by Close
@@ -210,7 +201,6 @@ func (e *Engine) Publish(ev state.Event, hooks []scribe.Webhook) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	defer e.notifyLocked()
-	e.events.Push(Emitted{ID: out.id, Type: out.typ, InstallationUUID: ev.InstallationUUID})
 	for _, h := range hooks {
 		e.seq++
 		rec := Attempt{EventID: out.id, EventType: out.typ, WebhookID: h.ID, URI: h.URI, Time: e.clock.Now(), Final: true}
@@ -232,7 +222,7 @@ func (e *Engine) Publish(ev state.Event, hooks []scribe.Webhook) {
 	}
 }
 
-// encode gives ev an id and encodes its envelope.
+// encode encodes ev's envelope.
 func encode(ev state.Event) (*outEvent, error) {
 	data, ok := ev.Data.([]byte)
 	if !ok {
@@ -241,7 +231,6 @@ func encode(ev state.Event) (*outEvent, error) {
 			return nil, err
 		}
 	}
-	id := "evt_" + rand.Text() // URL-safe, no "."
 	body, err := apijson.Marshal(struct {
 		ID                     string         `json:"id"`
 		Type                   string         `json:"type"`
@@ -249,11 +238,11 @@ func encode(ev state.Event) (*outEvent, error) {
 		PluginID               int64          `json:"plugin_id"`
 		PluginInstallationUUID string         `json:"plugin_installation_uuid"`
 		Data                   jsontext.Value `json:"data"`
-	}{id, ev.Type, ev.CreatedOn.UTC(), ev.PluginID, ev.InstallationUUID, data})
+	}{ev.ID, ev.Type, ev.CreatedOn.UTC(), ev.PluginID, ev.InstallationUUID, data})
 	if err != nil {
 		return nil, err
 	}
-	return &outEvent{id: id, typ: webhook.EventType(ev.Type), body: body}, nil
+	return &outEvent{id: ev.ID, typ: webhook.EventType(ev.Type), body: body}, nil
 }
 
 // jitter spreads a delay over ±jitterFraction, within MaxDelay.

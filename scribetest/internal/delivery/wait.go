@@ -58,13 +58,6 @@ func (e *Engine) sortedLocked(want func(*delivery) bool) []*delivery {
 	return dls
 }
 
-// Emitted returns the last events published, oldest first.
-func (e *Engine) Emitted() []Emitted {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.events.All()
-}
-
 // Wait waits until every delivery is settled, ctx ends or the engine closes.
 func (e *Engine) Wait(ctx context.Context) error {
 	n, cause := e.settled(ctx, nil)

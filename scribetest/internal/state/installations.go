@@ -74,7 +74,7 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	st.installsBy[in.UserID] = ix
 	st.uuids[in.UUID] = in.ID
 	out := cloneInstallation(in)
-	tx.events = append(tx.events, Event{Type: InstallationCreated, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out})
+	tx.emit(Event{Type: InstallationCreated, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out})
 	return out, nil
 }
 
@@ -103,7 +103,7 @@ func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	in.DeletedOn, in.UpdatedOn = &now, now
 	st.installs.Set(id, in)
 	out := cloneInstallation(in)
-	tx.events = append(tx.events, Event{Type: InstallationDeleted, PluginID: in.PluginID, InstallationUUID: uuid, CreatedOn: now, Data: out})
+	tx.emit(Event{Type: InstallationDeleted, PluginID: in.PluginID, InstallationUUID: uuid, CreatedOn: now, Data: out})
 	return out, nil
 }
 

@@ -5,6 +5,7 @@
 package state
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -33,6 +34,7 @@ const (
 
 // Event is one change a plugin's webhooks hear about.
 type Event struct {
+	ID               string // its webhook-id: "evt_" and random text, URL-safe, without "."
 	Type             string
 	PluginID         int64
 	InstallationUUID string
@@ -93,6 +95,17 @@ type Tx struct {
 	events []Event
 }
 
+// emit records an event of the change, with a fresh id; a quiet Tx emits none.
+func (tx *Tx) emit(e Event) {
+	if !tx.quiet {
+		e.ID = "evt_" + rand.Text()
+		tx.events = append(tx.events, e)
+	}
+}
+
+// Events returns the events the change has emitted so far, in order.
+func (tx *Tx) Events() []Event { return tx.events }
+
 // Update runs fn in a Tx whose changes emit no events (fixtures).
 func (st *Store) Update(fn func(tx *Tx) error) error {
 	_, err := Write(st, func(tx *Tx) (struct{}, error) {
@@ -109,7 +122,7 @@ func Write[T any](st *Store, fn func(tx *Tx) (T, error)) (T, error) {
 	out, err := fn(tx)
 	st.gen.Add(1)
 	st.mu.Unlock()
-	if st.emit != nil && !tx.quiet {
+	if st.emit != nil {
 		for _, e := range tx.events {
 			st.emit(e)
 		}

@@ -179,7 +179,7 @@ func (tr *transcripts) encode(w *wireTranscript) ([]byte, error) {
 // emitTranscript emits an event per plugin that reads owner's transcripts.
 func (tx *Tx) emitTranscript(typ string, owner int64, b []byte, at time.Time) {
 	for _, in := range tx.st.activeReaders(owner) {
-		tx.events = append(tx.events, Event{Type: typ, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: at, Data: b})
+		tx.emit(Event{Type: typ, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: at, Data: b})
 	}
 }
 
