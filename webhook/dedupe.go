@@ -108,9 +108,22 @@ const DefaultLease = 4 * time.Minute
 // DefaultDedupeMaxEntries bounds the ids NewMemoryDedupeStore keeps by default.
 const DefaultDedupeMaxEntries = 100_000
 
+// ErrDedupeStoreFull is returned by MemoryDedupeStore.Reserve for a new id
+// when the store holds its maximum number of ids and every one of them is a
+// claim still being processed within its lease. The store never drops such
+// a claim to make room: the dropped event would run twice at once. The
+// handler answers 503 with Retry-After, so the service delivers the event
+// again later; raise maxEntries above the number of deliveries you process
+// at once.
+var ErrDedupeStoreFull = errors.New("webhook: dedupe store full: every id it holds is being processed; retry later")
+
 // MemoryDedupeStore is the in-process DedupeStore NewHandler uses by default.
-// It forgets an id ttl after its last change, and the oldest ids first when it
-// holds maxEntries, so its memory is bounded. An in-flight claim that is
+// It forgets an id ttl after its last change, so its memory is bounded by
+// maxEntries ids. When it is full, a new id makes it forget the processed id
+// changed longest ago; a claim still being processed is never forgotten
+// while its lease lasts (the event would run twice at once). If only such
+// claims remain, Reserve refuses the new id with ErrDedupeStoreFull, which the
+// handler answers with 503 and Retry-After. An in-flight claim that is
 // neither completed nor released expires after its lease. It is safe for
 // concurrent use; it dedupes within one process only.
 type MemoryDedupeStore struct {
@@ -120,14 +133,18 @@ type MemoryDedupeStore struct {
 	now        func() time.Time
 
 	mu      sync.Mutex
-	entries map[string]*list.Element // of *dedupeEntry
-	order   *list.List               // oldest change first
+	entries map[string]*list.Element // of *dedupeEntry, in done or running
+	// done holds the processed ids and running the claims in flight, each
+	// oldest change first. Every entry of a list has the same ttl (and every
+	// claim the same lease), so each list is also ordered by expiry.
+	done    *list.List
+	running *list.List
 }
 
 type dedupeEntry struct {
 	id       string
 	token    string    // of the in-flight claim; "" once done
-	done     bool      // processed
+	isDone   bool      // processed
 	leaseEnd time.Time // in flight: when the claim may be taken over
 	expires  time.Time // when the entry is forgotten: its last change + ttl
 }
@@ -160,7 +177,8 @@ func NewMemoryDedupeStore(ttl time.Duration, maxEntries int, opts ...MemoryStore
 		maxEntries: maxEntries,
 		now:        time.Now,
 		entries:    make(map[string]*list.Element),
-		order:      list.New(),
+		done:       list.New(),
+		running:    list.New(),
 	}
 	for _, o := range opts {
 		o(s)
@@ -171,7 +189,8 @@ func NewMemoryDedupeStore(ttl time.Duration, maxEntries int, opts ...MemoryStore
 	return s
 }
 
-// Reserve implements DedupeStore.
+// Reserve implements DedupeStore. For a new id while the store is full of
+// claims in flight, it returns ErrDedupeStoreFull.
 func (s *MemoryDedupeStore) Reserve(_ context.Context, id string) (Reservation, Claim, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -179,13 +198,16 @@ func (s *MemoryDedupeStore) Reserve(_ context.Context, id string) (Reservation, 
 	s.prune(now)
 	if el, ok := s.entries[id]; ok {
 		e := el.Value.(*dedupeEntry)
-		if e.done {
+		if e.isDone {
 			return Duplicate, Claim{}, nil
 		}
 		if now.Before(e.leaseEnd) {
 			return InFlight, Claim{}, nil
 		}
 		s.remove(el) // the holder went silent: its lease is over
+	}
+	if !s.makeRoom(now) {
+		return 0, Claim{}, ErrDedupeStoreFull
 	}
 	c := Claim{ID: id, Token: rand.Text()}
 	s.put(&dedupeEntry{id: id, token: c.Token, leaseEnd: now.Add(s.lease), expires: now.Add(s.ttl)})
@@ -201,12 +223,16 @@ func (s *MemoryDedupeStore) Complete(_ context.Context, c Claim) error {
 	now := s.now()
 	s.prune(now)
 	if el, ok := s.entries[c.ID]; ok {
-		if e := el.Value.(*dedupeEntry); e.done || e.token != c.Token {
+		if e := el.Value.(*dedupeEntry); e.isDone || e.token != c.Token {
 			return ErrClaimLost
 		}
 		s.remove(el)
 	}
-	s.put(&dedupeEntry{id: c.ID, done: true, expires: now.Add(s.ttl)})
+	// The processed id is recorded even when no room can be made: the
+	// store holds one id more than its bound until a claim settles, rather
+	// than forget an event that ran.
+	s.makeRoom(now)
+	s.put(&dedupeEntry{id: c.ID, isDone: true, expires: now.Add(s.ttl)})
 	return nil
 }
 
@@ -218,7 +244,7 @@ func (s *MemoryDedupeStore) Release(_ context.Context, c Claim) error {
 	if !ok {
 		return nil // expired, and no one claimed it since: nothing to free
 	}
-	if e := el.Value.(*dedupeEntry); e.done || e.token != c.Token {
+	if e := el.Value.(*dedupeEntry); e.isDone || e.token != c.Token {
 		return ErrClaimLost
 	}
 	s.remove(el)
@@ -230,27 +256,49 @@ func (s *MemoryDedupeStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.prune(s.now())
-	return s.order.Len()
+	return len(s.entries)
 }
 
-// put adds e at the back (the newest change), evicting the oldest entries
-// beyond maxEntries.
+// put adds e as the newest change of its list.
 func (s *MemoryDedupeStore) put(e *dedupeEntry) {
-	s.entries[e.id] = s.order.PushBack(e)
-	for s.order.Len() > s.maxEntries {
-		s.remove(s.order.Front())
+	l := s.running
+	if e.isDone {
+		l = s.done
 	}
+	s.entries[e.id] = l.PushBack(e)
 }
 
-// prune drops the entries that expired. Every entry gets the same ttl and
-// goes to the back when it changes, so the list is ordered by expiry.
+// makeRoom makes room for one more id: it forgets the processed id changed
+// longest ago, or else a claim whose lease is over. It reports false when
+// the store is full of claims still in their lease.
+func (s *MemoryDedupeStore) makeRoom(now time.Time) bool {
+	for len(s.entries) >= s.maxEntries {
+		if el := s.done.Front(); el != nil {
+			s.remove(el)
+		} else if el := s.running.Front(); el != nil && !now.Before(el.Value.(*dedupeEntry).leaseEnd) {
+			s.remove(el)
+		} else {
+			return false
+		}
+	}
+	return true
+}
+
+// prune drops the entries that expired.
 func (s *MemoryDedupeStore) prune(now time.Time) {
-	for el := s.order.Front(); el != nil && !now.Before(el.Value.(*dedupeEntry).expires); el = s.order.Front() {
-		s.remove(el)
+	for _, l := range []*list.List{s.done, s.running} {
+		for el := l.Front(); el != nil && !now.Before(el.Value.(*dedupeEntry).expires); el = l.Front() {
+			s.remove(el)
+		}
 	}
 }
 
 func (s *MemoryDedupeStore) remove(el *list.Element) {
-	delete(s.entries, el.Value.(*dedupeEntry).id)
-	s.order.Remove(el)
+	e := el.Value.(*dedupeEntry)
+	delete(s.entries, e.id)
+	if e.isDone {
+		s.done.Remove(el)
+	} else {
+		s.running.Remove(el)
+	}
 }

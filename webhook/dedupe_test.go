@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -90,5 +91,71 @@ func TestReservationString(t *testing.T) {
 		if got := r.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", int(r), got, want)
 		}
+	}
+}
+
+// A full store forgets processed ids, oldest first, and never a claim still
+// being processed: evicting it would let the sender's retry claim the event
+// again and run it twice at once.
+func TestMemoryDedupeStoreFullKeepsRunningClaims(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+	s := webhook.NewMemoryDedupeStoreForTest(time.Hour, 3, time.Minute, clock.now)
+
+	_, running, _ := s.Reserve(ctx, "evt_running") // the oldest entry, still processing
+	for _, id := range []string{"evt_done1", "evt_done2"} {
+		_, c, _ := s.Reserve(ctx, id)
+		if err := s.Complete(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, _, err := s.Reserve(ctx, "evt_new"); r != webhook.Reserved || err != nil {
+		t.Fatalf("Reserve(evt_new) on a full store = %v, %v; want Reserved (a processed id makes room)", r, err)
+	}
+	if r, _, _ := s.Reserve(ctx, "evt_running"); r != webhook.InFlight {
+		t.Errorf("Reserve(evt_running) = %v, want InFlight: the running claim must outlive the processed ids", r)
+	}
+	if r, _, _ := s.Reserve(ctx, "evt_done2"); r != webhook.Duplicate {
+		t.Errorf("Reserve(evt_done2) = %v, want Duplicate: only the oldest processed id goes", r)
+	}
+	if err := s.Complete(ctx, running); err != nil {
+		t.Errorf("Complete of the running claim = %v, want nil", err)
+	}
+}
+
+// When only claims in their lease remain, a new id is refused with
+// ErrDedupeStoreFull instead of evicting one; once a lease is over, its
+// claim makes room again.
+func TestMemoryDedupeStoreFullOfRunningClaims(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+	s := webhook.NewMemoryDedupeStoreForTest(time.Hour, 2, time.Minute, clock.now)
+	claims := map[string]webhook.Claim{}
+	for _, id := range []string{"evt_a", "evt_b"} {
+		_, claims[id], _ = s.Reserve(ctx, id)
+	}
+	r, _, err := s.Reserve(ctx, "evt_c")
+	if !errors.Is(err, webhook.ErrDedupeStoreFull) || r == webhook.Reserved {
+		t.Fatalf("Reserve(evt_c) on a store full of running claims = %v, %v; want ErrDedupeStoreFull", r, err)
+	}
+	for id := range claims {
+		if r, _, _ := s.Reserve(ctx, id); r != webhook.InFlight {
+			t.Errorf("Reserve(%s) = %v, want InFlight: no running claim may be evicted", id, r)
+		}
+	}
+	if err := s.Complete(ctx, claims["evt_a"]); err != nil {
+		t.Fatal(err)
+	}
+	if r, _, err := s.Reserve(ctx, "evt_c"); r != webhook.Reserved || err != nil {
+		t.Fatalf("Reserve(evt_c) after a claim completed = %v, %v; want Reserved", r, err)
+	}
+	if r, _, _ := s.Reserve(ctx, "evt_b"); r != webhook.InFlight {
+		t.Errorf("Reserve(evt_b) = %v, want InFlight (the processed evt_a made room)", r)
+	}
+	clock.advance(time.Minute) // evt_b's and evt_c's leases are over
+	if r, _, err := s.Reserve(ctx, "evt_d"); r != webhook.Reserved || err != nil {
+		t.Errorf("Reserve(evt_d) after the leases ended = %v, %v; want Reserved (an abandoned claim makes room)", r, err)
 	}
 }

@@ -555,3 +555,41 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.b.Write(p)
 }
 func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
+
+// A MemoryDedupeStore full of claims in flight makes the handler refuse a
+// new event with 503 and Retry-After, without running fn: the service
+// delivers it again later, and no running claim is dropped.
+func TestHandlerDedupeStoreFull(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int32
+	release := make(chan struct{})
+	started := make(chan struct{})
+	fn := func(ctx context.Context, e *Event) error {
+		if e.ID == "evt_slow" {
+			close(started)
+			<-release
+		}
+		ran.Add(1)
+		return nil
+	}
+	h := NewHandler(handlerVerifier(t), fn, WithDedupeStore(NewMemoryDedupeStore(time.Hour, 1)), WithLogger(slog.New(slog.DiscardHandler)))
+	done := make(chan int)
+	go func() {
+		done <- serve(h, delivery(t, "evt_slow", eventBody("evt_slow", EventTranscriptCreated))).Code
+	}()
+	<-started
+	w := serve(h, delivery(t, "evt_other", eventBody("evt_other", EventTranscriptCreated)))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Errorf("a new event while the store is full of running claims: status %d, Retry-After %q; want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+	}
+	close(release)
+	if code := <-done; code != http.StatusOK {
+		t.Errorf("the running delivery: status %d, want 200", code)
+	}
+	if w := serve(h, delivery(t, "evt_other", eventBody("evt_other", EventTranscriptCreated))); w.Code != http.StatusOK {
+		t.Errorf("the retry once the claim settled: status %d, want 200", w.Code)
+	}
+	if ran.Load() != 2 {
+		t.Errorf("fn ran %d times, want 2 (each event once)", ran.Load())
+	}
+}
