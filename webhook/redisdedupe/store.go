@@ -1,16 +1,33 @@
 // Package redisdedupe is a webhook.DedupeStore on Redis, for webhook
 // receivers that run on several replicas: a delivery that the service
 // retries onto another replica runs the event once across all of them.
+// It uses the go-redis client, github.com/redis/go-redis/v9:
+//
+//	import (
+//		"github.com/redis/go-redis/v9"
+//		"github.com/scribehq/scribe-go/webhook/redisdedupe"
+//	)
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 //	h := webhook.NewHandler(v, fn, webhook.WithDedupeStore(redisdedupe.New(rdb)))
 //
 // Each webhook-id is one key, so the store works on Redis Cluster
 // (redis.NewClusterClient) as on one server. While a delivery runs the
-// event, the key holds its claim token and expires after the lease; once the
-// event is processed, the key says so and expires after the TTL. Every
-// change is one atomic Lua script (SET NX PX for a new claim), and a
-// delivery costs two round trips: one to claim, one to settle.
+// event, the key holds "p:" and its claim token and expires after the
+// lease; once the event is processed, the key holds "d" and expires after
+// the TTL. Every change is one atomic Lua script, and a delivery costs two
+// round trips: one to claim, one to settle.
+//
+// Redis must never evict these keys before they expire: an evicted "d"
+// marker lets a retried delivery run its event again, and an evicted claim
+// lets a second delivery run it at the same time. Run the Redis the store
+// uses with maxmemory-policy noeviction (Redis's default; the policy is the
+// whole server's, whatever the database number), or give the store a Redis
+// of its own. Under allkeys-lru, allkeys-lfu or allkeys-random any key may go,
+// and under a volatile-* policy the dedupe keys, which all carry a TTL, are
+// the ones evicted. With noeviction a full Redis refuses a new claim, the
+// handler answers 503 and the service retries later, while the retry of an
+// event already processed is still recognised: nothing runs twice.
 //
 // It is its own Go module, so that the SDK's root module does not require
 // go-redis.
@@ -88,11 +105,15 @@ const (
 )
 
 // reserveScript claims KEYS[1] with ARGV[1] for ARGV[2] ms if it is free,
-// and answers 1 (reserved), 2 (processed) or 3 (in flight).
+// and answers 1 (reserved), 2 (processed) or 3 (in flight). It reads before
+// it writes, so that a Redis out of memory, which refuses the write, still
+// answers a processed or claimed id.
 var reserveScript = redis.NewScript(`
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-if redis.call('GET', KEYS[1]) == 'd' then return 2 end
-return 3`)
+local v = redis.call('GET', KEYS[1])
+if v == 'd' then return 2 end
+if v then return 3 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`)
 
 // completeScript marks KEYS[1] processed for ARGV[2] ms if the claim
 // ARGV[1] holds it, or no one does; 0 if another claim holds it or it is

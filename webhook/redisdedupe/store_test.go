@@ -311,3 +311,62 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.b.Write(p)
 }
 func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
+
+// TestFullRedisRefusesNotForgets protects the advice of the package doc:
+// under maxmemory-policy noeviction a Redis out of memory refuses the new
+// claim (503 with Retry-After, the event does not run) and keeps the
+// processed marker, so the retry of an event already run is still a
+// duplicate.
+func TestFullRedisRefusesNotForgets(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client()
+	ctx := context.Background()
+	var runs atomic.Int32
+	r := newReplica(t, srv, func(context.Context, *webhook.Event) error { runs.Add(1); return nil })
+	if c := r.deliver("evt_done").Code; c != http.StatusOK {
+		t.Fatalf("first delivery: status %d", c)
+	}
+	filler := strings.Repeat("x", 64<<10)
+	for i := range 32 { // 2 MiB of other data
+		if err := rdb.Set(ctx, "filler:"+strconv.Itoa(i), filler, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := rdb.Info(ctx, "memory").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := infoField(t, info, "used_memory")
+	if err := rdb.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ConfigSet(ctx, "maxmemory", strconv.FormatInt(used-1<<20, 10)).Err(); err != nil { // Redis is now full
+		t.Fatal(err)
+	}
+	w := r.deliver("evt_new")
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Errorf("a new event on a full Redis: status %d, Retry-After %q; want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+	}
+	if c := r.deliver("evt_done").Code; c != http.StatusOK {
+		t.Errorf("the retry of a processed event on a full Redis: status %d, want 200", c)
+	}
+	if runs.Load() != 1 {
+		t.Errorf("events ran %d times on a full Redis, want 1 (only the first, before it filled)", runs.Load())
+	}
+}
+
+// infoField reads an integer field of INFO's output.
+func infoField(t *testing.T, info, name string) int64 {
+	t.Helper()
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("INFO %s: %v", name, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("INFO has no %s", name)
+	return 0
+}
