@@ -1,0 +1,32 @@
+package scribe
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// One version everywhere: the module that ships beside the SDK requires this
+// version of it, and the changelog has a section for it. A release that
+// bumps Version without the others (or the reverse) fails here.
+func TestVersionIsTheSameEverywhere(t *testing.T) {
+	t.Parallel()
+	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(Version) {
+		t.Fatalf("Version = %q, want MAJOR.MINOR.PATCH", Version)
+	}
+	gomod, err := os.ReadFile("webhook/redisdedupe/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "github.com/scribehq/scribe-go v" + Version + "\n"; !strings.Contains(string(gomod), want) {
+		t.Errorf("webhook/redisdedupe/go.mod does not require %q", strings.TrimSpace(want))
+	}
+	changelog, err := os.ReadFile("CHANGELOG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\n## [" + Version + "]"; !strings.Contains(string(changelog), want) {
+		t.Errorf("CHANGELOG.md has no section %q", strings.TrimSpace(want))
+	}
+}
