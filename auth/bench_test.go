@@ -215,18 +215,3 @@ func BenchmarkBaselineMapHit(b *testing.B) {
 		i += 7919
 	}
 }
-
-// BenchmarkCacheBytesPerEntry: the heap a Cache holds per installation
-// (uuid, token, entry), against a plain map from uuid to token filled in the
-// same run, by the live-heap delta of runtime.MemStats after a collection.
-// Reports B/entry of each and their ratio. Target: ratio at most 1.5.
-func BenchmarkCacheBytesPerEntry(b *testing.B) {
-	const n = 100_000
-	var ratio, mapBytes, cacheBytes float64
-	for b.Loop() {
-		ratio, mapBytes, cacheBytes = cacheBytesPerEntry(b, n)
-	}
-	b.ReportMetric(mapBytes, "map-B/entry")
-	b.ReportMetric(cacheBytes, "cache-B/entry")
-	b.ReportMetric(ratio, "cache/map")
-}

@@ -215,27 +215,6 @@ func TestCacheSpreadsRefreshes(t *testing.T) {
 	}
 }
 
-// TestCacheMemoryPerEntry protects the Cache's footprint: per installation,
-// at most 1.5 times the bytes of a plain map from uuid to token (the least any
-// cache of tokens needs), measured with runtime.MemStats in the same run.
-// Not parallel, so that no other test allocates during the measurement.
-func TestCacheMemoryPerEntry(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector changes allocation sizes")
-	}
-	// An entry's own structures: a TokenSource (48 bytes on 64-bit) and its
-	// token entry (32). No timer, no list element, no per-entry options.
-	if auth.EntrySize > 80 {
-		t.Errorf("an entry's structures take %d bytes; want at most 80", auth.EntrySize)
-	}
-	const n = 20_000
-	ratio, mapBytes, cacheBytes := cacheBytesPerEntry(t, n)
-	t.Logf("per entry: plain map %.0f B, Cache %.0f B, ratio %.2f", mapBytes, cacheBytes, ratio)
-	if ratio > 1.5 {
-		t.Errorf("Cache holds %.0f B per installation, %.2fx a plain map's %.0f B; want at most 1.5x", cacheBytes, ratio, mapBytes)
-	}
-}
-
 // TestCacheConsistentUnderChurn: concurrent Source, Token, Invalidate and
 // Remove over more installations than the bound leave a Cache within its
 // bound whose lookups agree with themselves (run with -race).

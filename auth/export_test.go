@@ -1,9 +1,6 @@
 package auth
 
-import (
-	"time"
-	"unsafe"
-)
+import "time"
 
 // WithMintHook makes a TokenSource call f after each mint, while it still
 // holds the mint lock: tests count mints and hold a mint in progress.
@@ -23,7 +20,3 @@ func WithManualCoarseClock(wall func() time.Time) (SourceOption, func()) {
 		c.coarse = cc
 	}), cc.tick
 }
-
-// EntrySize is the size in bytes of a Cache entry's own structures: its
-// TokenSource and its published token entry (not the token string or uuid).
-const EntrySize = unsafe.Sizeof(TokenSource{}) + unsafe.Sizeof(tokenEntry{})
