@@ -33,8 +33,7 @@ type cacheConfig struct {
 // call for its uuid makes a new one.
 //
 // An entry is its uuid, its token and about 100 bytes: no timer, no
-// goroutine. The sources of a Cache share one configuration (and every
-// TokenSource of the process one coarse clock), and the first
+// goroutine. The sources of a Cache share one configuration, and the first
 // token of each installation (and the first after Invalidate) is refreshed at
 // a random point of its usable life, so installations that start together
 // refresh apart instead of all at once an hour later.

@@ -169,10 +169,9 @@ func TestCacheSpreadsRefreshes(t *testing.T) {
 		n = 10_000
 	}
 	clock := newFakeClock()
-	coarse, tick := auth.WithManualCoarseClock(clock.Now)
 	var mints atomic.Int64
 	c := auth.NewCache(newKey(t), auth.WithMaxEntries(n),
-		auth.WithSourceOptions(coarse, auth.WithMintHook(func() { mints.Add(1) })))
+		auth.WithSourceOptions(auth.WithClock(clock.Now), auth.WithMintHook(func() { mints.Add(1) })))
 	uuids := make([]string, n)
 	for i := range uuids {
 		uuids[i] = uuidN(i)
@@ -194,7 +193,6 @@ func TestCacheSpreadsRefreshes(t *testing.T) {
 	for at := step; at <= 2*time.Hour; at += step {
 		before := mints.Load()
 		clock.Set(goldenTime.Add(at))
-		tick()
 		askAll()
 		buckets = append(buckets, mints.Load()-before)
 	}
