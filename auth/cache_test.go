@@ -41,33 +41,36 @@ func TestCacheSourceIsShared(t *testing.T) {
 }
 
 // TestCacheEvictsLeastRecentlyUsed: beyond the maximum the least recently
-// used entry goes; using an entry protects it.
+// used entry goes, and only it; using an entry protects it.
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	t.Parallel()
 	c := auth.NewCache(newKey(t), auth.WithMaxEntries(3))
 	first := source(t, c, uuidN(1))
-	source(t, c, uuidN(2))
-	source(t, c, uuidN(3))
-	source(t, c, uuidN(1)) // 2 is now the least recently used
-	source(t, c, uuidN(4))
+	second := source(t, c, uuidN(2))
+	third := source(t, c, uuidN(3))
+	source(t, c, uuidN(1))           // 2 is now the least recently used
+	fourth := source(t, c, uuidN(4)) // and is dropped
 	if c.Len() != 3 {
 		t.Fatalf("Len = %d, want 3", c.Len())
 	}
-	if source(t, c, uuidN(1)) != first {
-		t.Error("a recently used entry was evicted")
+	for i, kept := range map[int]*auth.TokenSource{1: first, 3: third, 4: fourth} {
+		if source(t, c, uuidN(i)) != kept {
+			t.Errorf("installation %d was evicted instead of the least recently used", i)
+		}
 	}
-	// uuid 2 was evicted: Source makes a new one, evicting uuid 3 in turn.
-	source(t, c, uuidN(2))
+	if source(t, c, uuidN(2)) == second {
+		t.Error("the least recently used entry was kept beyond the maximum")
+	}
 	if c.Len() != 3 {
 		t.Errorf("Len = %d, want 3", c.Len())
 	}
 }
 
 // TestCacheBound: however many installations pass through, a Cache never
-// holds more than its maximum, sharded or not, and under concurrent use.
+// holds more than its maximum, also under concurrent use.
 func TestCacheBound(t *testing.T) {
 	t.Parallel()
-	for _, limit := range []int{1, 100, 1024, 5000} {
+	for _, limit := range []int{1, 100, 5000} {
 		c := auth.NewCache(newKey(t), auth.WithMaxEntries(limit))
 		var wg sync.WaitGroup
 		for g := range 4 {
@@ -101,6 +104,41 @@ func TestCacheConcurrentFirstUse(t *testing.T) {
 	for _, ts := range got {
 		if ts == nil || ts != got[0] {
 			t.Fatal("concurrent first use produced different TokenSources")
+		}
+	}
+}
+
+// TestCacheOneMintPerInstallation: goroutines asking a Cache at once for the
+// tokens of the same installations cause exactly one mint per installation,
+// and all of them get that installation's one token.
+func TestCacheOneMintPerInstallation(t *testing.T) {
+	t.Parallel()
+	var mints atomic.Int64
+	c := auth.NewCache(newKey(t), auth.WithSourceOptions(auth.WithMintHook(func() { mints.Add(1) })))
+	const installations, callers = 4, 32
+	tokens := make([][installations]string, callers)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range callers {
+		wg.Go(func() {
+			<-start
+			for i := range installations {
+				tok, err := c.Token(context.Background(), uuidN(i))
+				if err != nil {
+					t.Error(err)
+				}
+				tokens[g][i] = tok
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if n := mints.Load(); n != installations {
+		t.Errorf("%d mints for %d installations asked by %d goroutines at once; want %d", n, installations, callers, installations)
+	}
+	for g := range tokens {
+		if tokens[g] != tokens[0] {
+			t.Fatalf("caller %d got tokens %v, caller 0 got %v; want the same", g, tokens[g], tokens[0])
 		}
 	}
 }

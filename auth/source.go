@@ -27,7 +27,7 @@ const minRemaining = 10 * time.Second
 const minUse = time.Minute
 
 // sourceConfig is what a TokenSource needs besides its uuid. A Cache shares
-// one among all its sources, so that an entry holds only its own state.
+// one among all its sources.
 type sourceConfig struct {
 	key          SecretKey
 	clock        func() time.Time
@@ -79,11 +79,6 @@ type TokenSource struct {
 	uuid string
 	mu   sync.Mutex                 // held while minting
 	cur  atomic.Pointer[tokenEntry] // nil until the first mint and after Invalidate
-	// Bookkeeping of the Cache holding the source: ref is its CLOCK bit, set
-	// when the Cache hands it out; slot is its index in its shard's ring,
-	// guarded by the shard's lock.
-	ref  atomic.Bool
-	slot int32
 }
 
 // tokenEntry is a minted token; it is immutable once published.
