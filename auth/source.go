@@ -163,11 +163,7 @@ func (s *TokenSource) mintLocked() (string, error) {
 		window := TokenLifetime - s.cfg.refreshAhead - minUse
 		refreshAt = time.Unix(iat, 0).Add(minUse + rand.N(window+1))
 	} else {
-		ahead := s.cfg.refreshAhead
-		if s.cfg.jitter > 0 {
-			ahead += rand.N(s.cfg.jitter + 1)
-		}
-		refreshAt = exp.Add(-ahead)
+		refreshAt = exp.Add(-s.cfg.refreshAhead - rand.N(s.cfg.jitter+1))
 	}
 	s.cur.Store(&tokenEntry{token: token, refreshAt: refreshAt, expiresAt: exp})
 	return token, nil
