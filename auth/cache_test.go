@@ -41,33 +41,36 @@ func TestCacheSourceIsShared(t *testing.T) {
 }
 
 // TestCacheEvictsLeastRecentlyUsed: beyond the maximum the least recently
-// used entry goes; using an entry protects it.
+// used entry goes, and only it; using an entry protects it.
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	t.Parallel()
 	c := auth.NewCache(newKey(t), auth.WithMaxEntries(3))
 	first := source(t, c, uuidN(1))
-	source(t, c, uuidN(2))
-	source(t, c, uuidN(3))
-	source(t, c, uuidN(1)) // 2 is now the least recently used
-	source(t, c, uuidN(4))
+	second := source(t, c, uuidN(2))
+	third := source(t, c, uuidN(3))
+	source(t, c, uuidN(1))           // 2 is now the least recently used
+	fourth := source(t, c, uuidN(4)) // and is dropped
 	if c.Len() != 3 {
 		t.Fatalf("Len = %d, want 3", c.Len())
 	}
-	if source(t, c, uuidN(1)) != first {
-		t.Error("a recently used entry was evicted")
+	for i, kept := range map[int]*auth.TokenSource{1: first, 3: third, 4: fourth} {
+		if source(t, c, uuidN(i)) != kept {
+			t.Errorf("installation %d was evicted instead of the least recently used", i)
+		}
 	}
-	// uuid 2 was evicted: Source makes a new one, evicting uuid 3 in turn.
-	source(t, c, uuidN(2))
+	if source(t, c, uuidN(2)) == second {
+		t.Error("the least recently used entry was kept beyond the maximum")
+	}
 	if c.Len() != 3 {
 		t.Errorf("Len = %d, want 3", c.Len())
 	}
 }
 
 // TestCacheBound: however many installations pass through, a Cache never
-// holds more than its maximum, sharded or not, and under concurrent use.
+// holds more than its maximum, also under concurrent use.
 func TestCacheBound(t *testing.T) {
 	t.Parallel()
-	for _, limit := range []int{1, 100, 1024, 5000} {
+	for _, limit := range []int{1, 100, 5000} {
 		c := auth.NewCache(newKey(t), auth.WithMaxEntries(limit))
 		var wg sync.WaitGroup
 		for g := range 4 {
@@ -101,6 +104,41 @@ func TestCacheConcurrentFirstUse(t *testing.T) {
 	for _, ts := range got {
 		if ts == nil || ts != got[0] {
 			t.Fatal("concurrent first use produced different TokenSources")
+		}
+	}
+}
+
+// TestCacheOneMintPerInstallation: goroutines asking a Cache at once for the
+// tokens of the same installations cause exactly one mint per installation,
+// and all of them get that installation's one token.
+func TestCacheOneMintPerInstallation(t *testing.T) {
+	t.Parallel()
+	var mints atomic.Int64
+	c := auth.NewCache(newKey(t), auth.WithSourceOptions(auth.WithMintHook(func() { mints.Add(1) })))
+	const installations, callers = 4, 32
+	tokens := make([][installations]string, callers)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range callers {
+		wg.Go(func() {
+			<-start
+			for i := range installations {
+				tok, err := c.Token(context.Background(), uuidN(i))
+				if err != nil {
+					t.Error(err)
+				}
+				tokens[g][i] = tok
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if n := mints.Load(); n != installations {
+		t.Errorf("%d mints for %d installations asked by %d goroutines at once; want %d", n, installations, callers, installations)
+	}
+	for g := range tokens {
+		if tokens[g] != tokens[0] {
+			t.Fatalf("caller %d got tokens %v, caller 0 got %v; want the same", g, tokens[g], tokens[0])
 		}
 	}
 }
@@ -169,10 +207,9 @@ func TestCacheSpreadsRefreshes(t *testing.T) {
 		n = 10_000
 	}
 	clock := newFakeClock()
-	coarse, tick := auth.WithManualCoarseClock(clock.Now)
 	var mints atomic.Int64
 	c := auth.NewCache(newKey(t), auth.WithMaxEntries(n),
-		auth.WithSourceOptions(coarse, auth.WithMintHook(func() { mints.Add(1) })))
+		auth.WithSourceOptions(auth.WithClock(clock.Now), auth.WithMintHook(func() { mints.Add(1) })))
 	uuids := make([]string, n)
 	for i := range uuids {
 		uuids[i] = uuidN(i)
@@ -194,7 +231,6 @@ func TestCacheSpreadsRefreshes(t *testing.T) {
 	for at := step; at <= 2*time.Hour; at += step {
 		before := mints.Load()
 		clock.Set(goldenTime.Add(at))
-		tick()
 		askAll()
 		buckets = append(buckets, mints.Load()-before)
 	}
@@ -212,27 +248,6 @@ func TestCacheSpreadsRefreshes(t *testing.T) {
 	// Every installation is refreshed at least once an hour, and not much more.
 	if total < int64(n) || total > int64(3*n) {
 		t.Errorf("%d refreshes of %d installations in 2 h; want between 1 and 3 per installation", total, n)
-	}
-}
-
-// TestCacheMemoryPerEntry protects the Cache's footprint: per installation,
-// at most 1.5 times the bytes of a plain map from uuid to token (the least any
-// cache of tokens needs), measured with runtime.MemStats in the same run.
-// Not parallel, so that no other test allocates during the measurement.
-func TestCacheMemoryPerEntry(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector changes allocation sizes")
-	}
-	// An entry's own structures: a TokenSource (48 bytes on 64-bit) and its
-	// token entry (32). No timer, no list element, no per-entry options.
-	if auth.EntrySize > 80 {
-		t.Errorf("an entry's structures take %d bytes; want at most 80", auth.EntrySize)
-	}
-	const n = 20_000
-	ratio, mapBytes, cacheBytes := cacheBytesPerEntry(t, n)
-	t.Logf("per entry: plain map %.0f B, Cache %.0f B, ratio %.2f", mapBytes, cacheBytes, ratio)
-	if ratio > 1.5 {
-		t.Errorf("Cache holds %.0f B per installation, %.2fx a plain map's %.0f B; want at most 1.5x", cacheBytes, ratio, mapBytes)
 	}
 }
 

@@ -90,8 +90,9 @@ func TestMintGolden(t *testing.T) {
 	}
 }
 
-// TestMintMatchesGolangJWT: Mint's shortcut produces byte for byte what a user
-// would get from golang-jwt with MapClaims, and golang-jwt verifies it.
+// TestMintMatchesGolangJWT: Mint produces byte for byte what a user would get
+// from golang-jwt with MapClaims (the claims are integers, not floats, and no
+// other claim is added), and golang-jwt verifies it.
 func TestMintMatchesGolangJWT(t *testing.T) {
 	t.Parallel()
 	key := newKey(t)

@@ -38,7 +38,6 @@ func (o ClockOption) applyVerifier(v *Verifier) {
 func (o ClockOption) applySource(c *sourceConfig) {
 	if o.now != nil {
 		c.clock = o.now
-		c.coarse = nil // read the given clock on every call
 	}
 }
 
@@ -46,9 +45,8 @@ func (o ClockOption) applySource(c *sourceConfig) {
 // of time.Now; tests pass a fake clock's Now method, such as
 // auth.WithClock(clock.Now) for a scribetest.FakeClock (whose Server hands
 // out token sources already on it: TokenSource, TokenCache,
-// InstallationClient). A nil now keeps time.Now. A TokenSource with its own
-// clock reads it on every Token call instead of the process's coarse clock,
-// which a timer keeps current from the real clock.
+// InstallationClient). A nil now keeps time.Now. A TokenSource reads its
+// clock on every Token call.
 func WithClock(now func() time.Time) ClockOption { return ClockOption{now: now} }
 
 // WithLeeway sets how far iat may lie in the future and exp in the past

@@ -27,12 +27,8 @@ const minRemaining = 10 * time.Second
 const minUse = time.Minute
 
 // sourceConfig is what a TokenSource needs besides its uuid. A Cache shares
-// one among all its sources, so that an entry holds only its own state.
+// one among all its sources.
 type sourceConfig struct {
-	// coarse is the clock the hot path reads: the process's shared clock, or
-	// a test's manual one; nil with WithClock, which makes every call read
-	// clock.
-	coarse       *coarseClock
 	key          SecretKey
 	clock        func() time.Time
 	refreshAhead time.Duration
@@ -49,7 +45,7 @@ func newSourceConfig(key SecretKey, opts []SourceOption) (*sourceConfig, error) 
 	if key.IsZero() {
 		return nil, keyError("secret key", "is the zero value; create it with ParseSecretKey")
 	}
-	cfg := &sourceConfig{key: key, coarse: &sharedClock, clock: time.Now, refreshAhead: DefaultRefreshAhead, jitter: DefaultJitter}
+	cfg := &sourceConfig{key: key, clock: time.Now, refreshAhead: DefaultRefreshAhead, jitter: DefaultJitter}
 	for _, o := range opts {
 		o.applySource(cfg)
 	}
@@ -67,41 +63,29 @@ func newSourceConfig(key SecretKey, opts []SourceOption) (*sourceConfig, error) 
 // TokenSource supplies the installation JWT of one installation. It mints a
 // token on first use and hands out the same token until its refresh time, a
 // little before expiry: exp minus the refresh-ahead (5 minutes by default)
-// minus a random jitter (up to 1 minute by default, drawn per token). Only one
-// goroutine mints at a time; the others keep using the current token if it is
-// still valid, or wait for the new one.
+// minus a random jitter (up to 1 minute by default, drawn per token). It
+// reads its clock (time.Now, or the one given with WithClock) on every call.
 //
-// The hot path makes no system call: it compares the token's refresh time
-// with a coarse clock, the wall time as of at most about a second ago, which
-// one timer, shared by every TokenSource of the process, keeps current while
-// tokens are being asked for (and which stops after a second without calls). The clock may lag by that
-// second; the refresh-ahead time is minutes. If a token is still refused
-// (a suspended host, a clock stepped), the service answers 401, on which the
-// client calls Invalidate and retries with a new token. With WithClock the
-// source reads the given clock on every call instead.
+// Only one goroutine mints at a time. While it does, the others are handed
+// the current token if it is still valid for at least 10 seconds, and wait
+// for the new one otherwise. If the service refuses a token all the same (a
+// suspended host, a clock stepped), it answers 401, on which the client calls
+// Invalidate and retries with a new token.
 //
 // TokenSource satisfies scribe.TokenSource and scribe.TokenInvalidator. It is
 // safe for concurrent use, and prints as its installation uuid only.
 type TokenSource struct {
-	// The fields a cached Token call reads come first, within 24 bytes, so
-	// that they share a cache line in most placements of the 48-byte struct.
-	cur atomic.Pointer[tokenEntry] // nil until the first mint and after Invalidate
-	// Bookkeeping of the Cache holding the source: ref is its CLOCK bit, set
-	// when the Cache hands it out; slot is its index in its shard's ring,
-	// guarded by the shard's lock.
-	ref  atomic.Bool
-	slot int32
 	cfg  *sourceConfig
 	uuid string
-	mu   sync.Mutex // held while minting
+	mu   sync.Mutex                 // held while minting
+	cur  atomic.Pointer[tokenEntry] // nil until the first mint and after Invalidate
 }
 
-// tokenEntry is a minted token; it is immutable once published. Times are
-// unix nanoseconds.
+// tokenEntry is a minted token; it is immutable once published.
 type tokenEntry struct {
 	token     string
-	refreshAt int64
-	expiresAt int64
+	refreshAt time.Time
+	expiresAt time.Time
 }
 
 // NewTokenSource returns a TokenSource minting tokens for installationUUID
@@ -124,44 +108,27 @@ func NewTokenSource(key SecretKey, installationUUID string, opts ...SourceOption
 // InstallationUUID returns the installation the tokens speak for.
 func (s *TokenSource) InstallationUUID() string { return s.uuid }
 
-// Token returns a token valid for at least the next request. On the hot path
-// it is two atomic loads and a comparison, without locks, system calls or
-// allocations. Minting needs no network, so ctx only matters when Token must
-// wait for a mint in progress: an already cancelled ctx then returns its
-// error.
+// Token returns a token valid for at least the next request: the cached one
+// until its refresh time, then a new one. Minting needs no network, so ctx
+// only matters when Token must wait for a mint (the first, or one in
+// progress): an already cancelled ctx then returns its error.
 func (s *TokenSource) Token(ctx context.Context) (string, error) {
-	if e := s.cur.Load(); e != nil {
-		if c := s.cfg.coarse; c != nil && c.nanos() < e.refreshAt {
-			return e.token, nil
-		}
-	}
-	return s.slowToken(ctx)
-}
-
-func (s *TokenSource) slowToken(ctx context.Context) (string, error) {
+	now := s.cfg.clock()
 	e := s.cur.Load()
-	if e == nil {
-		return s.refresh(ctx)
-	}
-	now := s.cfg.clock().UnixNano()
-	if now < e.refreshAt {
-		return e.token, nil
-	}
-	// Due: if someone else is minting and this token is still good, do not
-	// wait for them.
-	if !s.mu.TryLock() {
-		if now < e.expiresAt-int64(minRemaining) {
+	if e != nil {
+		if now.Before(e.refreshAt) {
 			return e.token, nil
 		}
-		return s.refresh(ctx)
+		// Due. Mint unless another goroutine already is; while it does, hand
+		// out the current token if it is still good.
+		if s.mu.TryLock() {
+			defer s.mu.Unlock()
+			return s.mintLocked()
+		}
+		if now.Before(e.expiresAt.Add(-minRemaining)) {
+			return e.token, nil
+		}
 	}
-	defer s.mu.Unlock()
-	return s.mintLocked()
-}
-
-// refresh waits for the mint lock and mints unless another goroutine has
-// just done so.
-func (s *TokenSource) refresh(ctx context.Context) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -176,7 +143,7 @@ func (s *TokenSource) refresh(ctx context.Context) (string, error) {
 func (s *TokenSource) mintLocked() (string, error) {
 	now := s.cfg.clock()
 	prev := s.cur.Load()
-	if prev != nil && now.UnixNano() < prev.refreshAt {
+	if prev != nil && now.Before(prev.refreshAt) {
 		return prev.token, nil // someone minted between our check and the lock
 	}
 	iat := now.Unix()
@@ -196,13 +163,9 @@ func (s *TokenSource) mintLocked() (string, error) {
 		window := TokenLifetime - s.cfg.refreshAhead - minUse
 		refreshAt = time.Unix(iat, 0).Add(minUse + rand.N(window+1))
 	} else {
-		ahead := s.cfg.refreshAhead
-		if s.cfg.jitter > 0 {
-			ahead += rand.N(s.cfg.jitter + 1)
-		}
-		refreshAt = exp.Add(-ahead)
+		refreshAt = exp.Add(-s.cfg.refreshAhead - rand.N(s.cfg.jitter+1))
 	}
-	s.cur.Store(&tokenEntry{token: token, refreshAt: refreshAt.UnixNano(), expiresAt: exp.UnixNano()})
+	s.cur.Store(&tokenEntry{token: token, refreshAt: refreshAt, expiresAt: exp})
 	return token, nil
 }
 
@@ -237,73 +200,4 @@ func (s *TokenSource) Format(f fmt.State, verb rune) {
 		return
 	}
 	_, _ = f.Write([]byte(s.String()))
-}
-
-// sharedClock is the coarse clock of every TokenSource without WithClock: one
-// timer for the process however many sources and Caches it holds, ticking only
-// while tokens are asked for. It holds no secret and nothing of any source.
-var sharedClock = coarseClock{wall: time.Now}
-
-// coarsePeriod is how often a coarse clock reads the wall clock while in use.
-const coarsePeriod = time.Second
-
-// coarseClock is a clock read with one atomic load: the wall time at its
-// last tick. One timer ticks it every coarsePeriod while it is read, and
-// stops after a period without reads, so an idle clock costs nothing and
-// keeps nothing alive. Reading the wall clock costs more than the rest of a
-// cached Token call (BenchmarkCacheTokenHit; docs/performance.md).
-type coarseClock struct {
-	now    atomic.Int64 // unix nanoseconds at the last tick; 0 while stopped
-	read   atomic.Bool  // nanos was called since the last tick
-	mu     sync.Mutex   // serializes start and tick
-	timer  *time.Timer
-	wall   func() time.Time
-	manual bool // tests tick by hand: no timer
-}
-
-// nanos returns the time of the last tick in unix nanoseconds, starting the
-// clock if it is stopped.
-func (c *coarseClock) nanos() int64 {
-	if n := c.now.Load(); n != 0 {
-		if !c.read.Load() {
-			c.read.Store(true)
-		}
-		return n
-	}
-	return c.start()
-}
-
-func (c *coarseClock) start() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if n := c.now.Load(); n != 0 {
-		c.read.Store(true)
-		return n
-	}
-	n := max(c.wall().UnixNano(), 1) // 0 means stopped
-	c.now.Store(n)
-	c.read.Store(false)
-	if !c.manual {
-		if c.timer == nil {
-			c.timer = time.AfterFunc(coarsePeriod, c.tick)
-		} else {
-			c.timer.Reset(coarsePeriod)
-		}
-	}
-	return n
-}
-
-// tick reads the wall clock if the clock was read since the last tick, and
-// stops it otherwise.
-func (c *coarseClock) tick() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.read.Swap(false) {
-		c.now.Store(0)
-		return
-	}
-	c.now.Store(max(c.wall().UnixNano(), 1))
-	if !c.manual {
-		c.timer.Reset(coarsePeriod)
-	}
 }

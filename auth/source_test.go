@@ -297,39 +297,24 @@ func TestNewTokenSourceRefusesBadInput(t *testing.T) {
 	}
 }
 
-// TestTokenSourceCoarseClock: by default the hot path reads no clock: the
-// token becomes due when a tick of the coarse clock shows its refresh time
-// has passed, not on the first call after it; an idle coarse clock stops and
-// reads the wall clock again on the next call.
-func TestTokenSourceCoarseClock(t *testing.T) {
+// TestTokenSourceDefaultClock: without WithClock a TokenSource reads
+// time.Now, so its token is issued at the current second and verifies now.
+func TestTokenSourceDefaultClock(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock()
-	coarse, tick := auth.WithManualCoarseClock(clock.Now)
-	var mints atomic.Int64
-	ts, err := auth.NewTokenSource(newKey(t), goldenUUID, coarse, auth.WithJitter(0), auth.WithMintHook(func() { mints.Add(1) }))
+	key := newKey(t)
+	ts, err := auth.NewTokenSource(key, goldenUUID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := token(t, ts)
-	if token(t, ts) != first { // starts the coarse clock
-		t.Fatal("the token changed")
+	before := time.Now().Unix()
+	tok := token(t, ts)
+	after := time.Now().Unix()
+	c, err := auth.NewVerifier().Verify(tok, key)
+	if err != nil {
+		t.Fatalf("a token of the default clock does not verify now: %v", err)
 	}
-	clock.Set(goldenTime.Add(auth.TokenLifetime - auth.DefaultRefreshAhead))
-	if token(t, ts) != first || mints.Load() != 1 {
-		t.Error("the hot path read the clock instead of the coarse clock")
-	}
-	tick()
-	second := token(t, ts)
-	if second == first || mints.Load() != 2 {
-		t.Fatalf("no new token after a tick past the refresh time (mints = %d)", mints.Load())
-	}
-	// A tick without calls since the last one stops the clock; the next call
-	// starts it again from the wall clock.
-	tick()
-	tick()
-	clock.Set(goldenTime.Add(2*auth.TokenLifetime - auth.DefaultRefreshAhead))
-	if third := token(t, ts); third == second || mints.Load() != 3 {
-		t.Errorf("a stopped coarse clock did not read the wall clock on the next call (mints = %d)", mints.Load())
+	if iat := c.IssuedAt.Unix(); iat < before || iat > after {
+		t.Errorf("iat = %d, want the current time (between %d and %d)", iat, before, after)
 	}
 }
 
