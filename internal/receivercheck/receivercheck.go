@@ -307,7 +307,11 @@ func (c *checker) ran(d delivery, want int, upTo bool) string {
 	if upTo {
 		times = "at most " + times
 	}
-	return fmt.Sprintf("Sent %s; the receiver's function ran %d times for it, want %s.", d.what, n, times)
+	ran := fmt.Sprintf("ran %d times", n)
+	if n == 0 {
+		ran = "never ran"
+	}
+	return fmt.Sprintf("Sent %s; the receiver's function %s for it, want %s.", d.what, ran, times)
 }
 
 // failed reports a delivery whose answer broke the rule.
