@@ -6,7 +6,9 @@
 //
 //	scribe-server [-addr 127.0.0.1:8080] [-fixtures FILE] [-base-path /v1] [-admin] [-webhook-schedule-scale F]
 //	scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE
+//	SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] URL
 //	scribe-server -version
+//	scribe-server help
 //
 // Without -fixtures it loads the built-in demo data set and prints its
 // credentials. The first line on standard output is always
@@ -28,12 +30,24 @@
 // receiver's answer. With -uri it first adds a webhook of that URI to the
 // plugin if there is none, and prints its signing secret for the receiver.
 //
+// check-receiver checks a webhook receiver, written in any language, against
+// the delivery rules the service relies on: it sends the receiver at URL
+// real signed deliveries of every event type and of one it cannot know, and
+// forged, tampered, stale, repeated and concurrent ones, signed with the
+// secret of SCRIBE_WEBHOOK_SECRET (never a flag, never printed). It prints
+// one PASS or FAIL line per rule, each FAIL with what was sent, what came
+// back and why it matters, then "N passed, M failed". -timeout is how long
+// the receiver has to answer a valid delivery (default 15 s, the service's).
+// docs/webhooks.md, "Check your receiver", explains the rules.
+//
 // The server has read, write, idle and header timeouts and a cap on header
 // size, so a slow or hostile client cannot hold its connections.
 //
+// help, -help and -h print the usage and exit 0.
+//
 // Exit status: 0 on success, 2 for a usage error (a bad flag or value,
 // printed once), 1 for anything else (a fixture file that does not load, a
-// trigger whose event was not delivered).
+// trigger whose event was not delivered, a receiver that broke a rule).
 package main
 
 import (
@@ -156,8 +170,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim limits) error {
-	if len(args) > 0 && args[0] == "trigger" {
-		return trigger(ctx, args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "trigger":
+			return trigger(ctx, args[1:], stdout, stderr)
+		case "check-receiver":
+			return checkReceiver(ctx, args[1:], stdout, stderr, os.Getenv)
+		case "help":
+			// Asked for by name, the usage goes to standard output, as
+			// scribe-jwt's does; -help prints it where the flag package does.
+			_, err := parseServe([]string{"-help"}, stdout, stdout)
+			return err
+		}
 	}
 	cfg, err := parseServe(args, stdout, stderr)
 	if err != nil || cfg == nil {
@@ -220,8 +244,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
 		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
+		fmt.Fprintln(fs.Output(), "       SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] URL")
 		fmt.Fprintln(fs.Output(), "       scribe-server -version")
+		fmt.Fprintln(fs.Output(), "       scribe-server help")
 		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")
+		fmt.Fprintln(fs.Output(), "trigger makes a running server (-admin) emit an event; check-receiver checks a webhook")
+		fmt.Fprintln(fs.Output(), "receiver against the delivery rules. Each takes -help.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

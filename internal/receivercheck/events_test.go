@@ -1,0 +1,108 @@
+package receivercheck
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// The tampered-body rule sends the signed body with exactly one byte
+// changed, and the body stays valid JSON and a valid event, so that a
+// receiver cannot refuse it for anything but its signature.
+func TestTamperedBodyDiffersByOneByte(t *testing.T) {
+	now := time.Now()
+	s := newScene(now)
+	e, err := s.event(webhook.EventTranscriptCreated, "evt_1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	altered := s
+	altered.tr.Headline = tamperedHeadline
+	e2, err := altered.event(webhook.EventTranscriptCreated, "evt_1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := encodeEvent(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := encodeEvent(e2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(b) {
+		t.Fatalf("lengths %d and %d differ", len(a), len(b))
+	}
+	diff := 0
+	for i := range a {
+		if a[i] != b[i] {
+			diff++
+		}
+	}
+	if diff != 1 {
+		t.Errorf("the bodies differ in %d bytes, want 1:\n%s\n%s", diff, a, b)
+	}
+	ev, err := webhook.ParseEvent(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := ev.Transcript(); err != nil || tr.Headline != tamperedHeadline {
+		t.Errorf("the tampered body decodes to %+v, %v", tr, err)
+	}
+}
+
+// Every event decodes with the webhook package as the event it claims to
+// be: the typed accessors read its data, and only the unknown type is
+// unknown.
+func TestEventsDecode(t *testing.T) {
+	now := time.Now()
+	s := newScene(now)
+	for _, typ := range append(eventTypes, UnknownEventType) {
+		e, err := s.event(typ, newEventID(), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := encodeEvent(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := webhook.ParseEvent(body)
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		if got.ID != e.ID || got.Type != typ || got.PluginID != s.inst.PluginID || got.PluginInstallationUUID != s.inst.UUID || !got.CreatedOn.Equal(now) {
+			t.Errorf("%s decodes to %+v", typ, got)
+		}
+		if typ.Known() != (typ != UnknownEventType) {
+			t.Errorf("%s: Known() = %t", typ, typ.Known())
+		}
+		switch typ {
+		case webhook.EventInstallationCreated, webhook.EventInstallationDeleted:
+			inst, err := got.Installation()
+			if err != nil || inst.UUID != s.inst.UUID || (inst.DeletedOn != nil) != (typ == webhook.EventInstallationDeleted) {
+				t.Errorf("%s: Installation() = %+v, %v", typ, inst, err)
+			}
+		case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
+			tr, err := got.Transcript()
+			if err != nil || tr.ID != s.tr.ID || tr.User.ID != s.inst.UserID {
+				t.Errorf("%s: Transcript() = %+v, %v", typ, tr, err)
+			}
+		}
+	}
+}
+
+// DefaultTimeout is the contract's delivery timeout, so that the check
+// judges speed as the service does.
+func TestDefaultTimeoutIsTheContracts(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("any 2xx within %d s is success", int(DefaultTimeout.Seconds())); !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), want) {
+		t.Errorf("docs/contract.md does not say %q: DefaultTimeout (%v) and the contract disagree", want, DefaultTimeout)
+	}
+}

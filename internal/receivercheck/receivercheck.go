@@ -1,0 +1,318 @@
+// Package receivercheck checks a webhook receiver, written in any language,
+// against the delivery rules the service relies on (docs/webhooks.md, "Check
+// your receiver"). It sends the receiver real signed deliveries of
+// realistic events, and forged, tampered, stale, repeated and concurrent
+// ones, and says for each rule whether the receiver's answers keep it.
+//
+// The command "scribe-server check-receiver" and scribetest.CheckReceiver
+// are its two faces; this package is module-internal so that both share
+// one engine.
+package receivercheck
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// DefaultTimeout is the service's delivery timeout: any 2xx within 15 s is
+// a delivery, anything later is a failed attempt (docs/contract.md, "Events
+// and webhooks").
+const DefaultTimeout = 15 * time.Second
+
+// Grace is how much longer than the timeout the check waits for an answer
+// before it calls a delivery unanswered. Only the valid rule judges speed;
+// the other rules take a late answer for what it says, so that a slow
+// receiver fails the one rule about speed and not every rule.
+const Grace = 5 * time.Second
+
+// Concurrent is how many deliveries of one event the concurrent rule sends
+// at once.
+const Concurrent = 10
+
+// staleBy is how far from now the stale-timestamp rule signs: a minute
+// beyond the 5 minutes of tolerance, so that a receiver whose clock is a
+// little off is not blamed.
+const staleBy = webhook.DefaultTolerance + time.Minute
+
+// maxExcerpt bounds the excerpt of an answer's body quoted in a report.
+const maxExcerpt = 100
+
+// userAgent is the User-Agent of the check's deliveries.
+var userAgent = "scribe-check-receiver/" + scribe.Version
+
+// ErrConfig is wrapped by the error Run returns for an unusable Config.
+var ErrConfig = errors.New("receivercheck: invalid configuration")
+
+// Config says which receiver to check, and how.
+type Config struct {
+	// URL is the receiver's endpoint: an absolute http:// or https:// URL,
+	// the uri the webhook is registered with.
+	URL string
+	// Secret is the webhook's signing secret, which the receiver verifies
+	// deliveries with. It never appears in a Result.
+	Secret webhook.Secret
+	// Timeout is how long the receiver has to answer a valid delivery;
+	// zero means DefaultTimeout, the service's.
+	Timeout time.Duration
+	// Processed, when not nil, reports how many times the receiver's
+	// function ran for an event id. The check then also asserts exactly-once
+	// processing: each event that should be processed ran once, each
+	// refused one never. It is read once a delivery has been answered, so it
+	// suits a receiver that processes an event before it answers, in the
+	// same process as the check.
+	Processed func(eventID string) int
+}
+
+// Result is how the receiver kept one rule.
+type Result struct {
+	// Rule is the rule's short name, such as "wrong-secret".
+	Rule string
+	// Claim is what the rule says of a correct receiver.
+	Claim string
+	// Passed reports whether the receiver's answers kept the rule.
+	Passed bool
+	// Detail says, for a rule not kept, what was sent, what came back and
+	// why it matters; "" for a rule kept. It holds no secret: answers are
+	// quoted redacted.
+	Detail string
+}
+
+// String formats the result on one line: "PASS rule: claim", or
+// "FAIL rule: claim. detail".
+func (r Result) String() string {
+	if r.Passed {
+		return "PASS " + r.Rule + ": " + r.Claim
+	}
+	return "FAIL " + r.Rule + ": " + r.Claim + ". " + r.Detail
+}
+
+// Summary counts the rules kept and broken.
+type Summary struct {
+	// Passed is the number of rules kept.
+	Passed int
+	// Failed is the number of rules broken.
+	Failed int
+}
+
+// String returns "N passed, M failed".
+func (s Summary) String() string { return fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed) }
+
+// Run checks the receiver of cfg against every rule, one after the other,
+// passing each Result to report as soon as it is known. Its error wraps
+// ErrConfig for an unusable Config, or is ctx's error if ctx ends first; a
+// receiver that does not answer breaks rules, it is not an error.
+func Run(ctx context.Context, cfg Config, report func(Result)) (Summary, error) {
+	c, err := newChecker(cfg)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer c.client.CloseIdleConnections()
+	var sum Summary
+	for _, r := range rules {
+		failures, err := r.check(ctx, c)
+		if err == nil {
+			err = ctx.Err() // an answer cut short by ctx says nothing of the receiver
+		}
+		if err != nil {
+			return sum, err
+		}
+		res := Result{Rule: r.name, Claim: r.claimFor(c), Passed: len(failures) == 0}
+		if res.Passed {
+			sum.Passed++
+		} else {
+			sum.Failed++
+			res.Detail = strings.Join(failures, " ") + " " + r.why
+		}
+		report(res)
+	}
+	return sum, nil
+}
+
+// checker holds what every rule sends with.
+type checker struct {
+	url     string
+	secret  webhook.Secret
+	forger  webhook.Secret // another secret, for forged signatures
+	timeout time.Duration
+	count   func(string) int
+	client  *http.Client
+	scene   scene
+	secrets []string // the texts the secrets may be quoted as, redacted from answers
+}
+
+func newChecker(cfg Config) (*checker, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w: the receiver URL %q is not an absolute http:// or https:// URL; give one such as http://127.0.0.1:9000/hook",
+			ErrConfig, redact.Text(cfg.URL))
+	}
+	if cfg.Secret.IsZero() {
+		return nil, fmt.Errorf("%w: no signing secret; give the webhook's signing secret (whsec_...)", ErrConfig)
+	}
+	if cfg.Timeout < 0 {
+		return nil, fmt.Errorf("%w: the timeout %v is negative; give a positive one, or zero for %v", ErrConfig, cfg.Timeout, DefaultTimeout)
+	}
+	forger, err := webhook.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = Concurrent
+	return &checker{
+		url: cfg.URL, secret: cfg.Secret, forger: forger,
+		timeout: cmp.Or(cfg.Timeout, DefaultTimeout), count: cfg.Processed,
+		client: &http.Client{
+			Transport: transport,
+			// The service does not follow redirects: a 3xx is a failed attempt.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		scene:   newScene(time.Now()),
+		secrets: append(redact.WebhookSecretForms(cfg.Secret.Reveal()), redact.WebhookSecretForms(forger.Reveal())...),
+	}, nil
+}
+
+// delivery is one request the check sends.
+type delivery struct {
+	what   string // what it is, for the report: "transcript.created evt_…, validly signed"
+	id     string // the event's id
+	at     time.Time
+	body   []byte
+	header http.Header
+}
+
+// signed returns a delivery of e signed with the webhook's secret at the
+// time at, as the service sends it.
+func (c *checker) signed(e webhook.Event, at time.Time, what string) (delivery, error) {
+	body, err := encodeEvent(e)
+	if err != nil {
+		return delivery{}, err
+	}
+	h := webhook.SignHeaders(c.secret, e.ID, at, body)
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", userAgent)
+	return delivery{what: fmt.Sprintf("%s %s %s", e.Type, e.ID, what), id: e.ID, at: at, body: body, header: h}, nil
+}
+
+// fresh returns a delivery of a new event of type typ, signed at.
+func (c *checker) fresh(typ webhook.EventType, at time.Time, what string) (delivery, error) {
+	e, err := c.scene.event(typ, newEventID(), at)
+	if err != nil {
+		return delivery{}, err
+	}
+	return c.signed(e, at, what)
+}
+
+// answer is what came back for a delivery.
+type answer struct {
+	status     int    // 0 when there was no answer
+	statusText string // "401 Unauthorized", scrubbed
+	retryAfter string
+	excerpt    string // the start of the body, scrubbed
+	elapsed    time.Duration
+	err        string // why there was no answer
+}
+
+func (a answer) is2xx() bool { return a.status >= 200 && a.status <= 299 }
+func (a answer) is4xx() bool { return a.status >= 400 && a.status <= 499 }
+
+// String says what came back: "401 Unauthorized \"...\"", or why nothing did.
+func (a answer) String() string {
+	if a.status == 0 {
+		return "no answer: " + a.err
+	}
+	if a.excerpt == "" {
+		return a.statusText
+	}
+	return a.statusText + " " + strconv.Quote(a.excerpt)
+}
+
+// send posts d and waits for the answer at most the timeout and Grace.
+func (c *checker) send(ctx context.Context, d delivery) answer {
+	wait := c.timeout + Grace
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(d.body))
+	if err != nil {
+		return answer{err: c.scrub(err.Error())}
+	}
+	req.Header = d.header.Clone()
+	start := time.Now()
+	resp, err := c.client.Do(req)
+	if err != nil {
+		a := answer{elapsed: time.Since(start)}
+		var ue *url.Error
+		switch {
+		case ctx.Err() != nil:
+			a.err = fmt.Sprintf("nothing within %v", wait)
+		case errors.As(err, &ue):
+			a.err = c.scrub(ue.Err.Error()) // without the URL, which the user knows
+		default:
+			a.err = c.scrub(err.Error())
+		}
+		return a
+	}
+	head := make([]byte, maxExcerpt*2)
+	n, _ := io.ReadFull(resp.Body, head)
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	return answer{
+		status: resp.StatusCode, statusText: c.scrub(resp.Status),
+		retryAfter: resp.Header.Get("Retry-After"),
+		excerpt:    c.scrub(string(head[:n])), elapsed: time.Since(start),
+	}
+}
+
+// scrub makes text from the receiver fit to print: the secrets and anything
+// shaped like a credential redacted, control characters blanked, white
+// space trimmed, at most maxExcerpt bytes.
+func (c *checker) scrub(s string) string {
+	s = redact.Known(strings.ToValidUTF8(s, "\uFFFD"), c.secrets...)
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s))
+	if cut, more := redact.Cut(s, maxExcerpt); more {
+		return cut + "…"
+	}
+	return s
+}
+
+// ran checks, when counting, that the receiver's function ran want times
+// for d's event (at most once, when upTo): "" if so, else what it found.
+func (c *checker) ran(d delivery, want int, upTo bool) string {
+	if c.count == nil {
+		return ""
+	}
+	n := c.count(d.id)
+	if n == want || (upTo && n < want) {
+		return ""
+	}
+	times := map[int]string{0: "never", 1: "once"}[want]
+	if upTo {
+		times = "at most " + times
+	}
+	ran := fmt.Sprintf("ran %d times", n)
+	if n == 0 {
+		ran = "never ran"
+	}
+	return fmt.Sprintf("Sent %s; the receiver's function %s for it, want %s.", d.what, ran, times)
+}
+
+// failed reports a delivery whose answer broke the rule.
+func failed(d delivery, a answer) string { return fmt.Sprintf("Sent %s; got %s.", d.what, a) }
