@@ -7,15 +7,17 @@ import (
 )
 
 // ErrAttemptTimeout is returned (wrapped) when one attempt exceeds the
-// per-attempt timeout. It matches context.DeadlineExceeded with errors.Is and
-// reports Timeout() true like a net.Error, so callers detect a timeout the
-// way they detect any other in Go.
+// per-attempt timeout. It is a net.Error whose Timeout reports true, and it
+// matches context.DeadlineExceeded with errors.Is, so callers detect it the
+// way they detect any other timeout in Go: a context's deadline, an
+// http.Client's Timeout, a dial or read deadline.
 var ErrAttemptTimeout error = attemptTimeout{}
 
 type attemptTimeout struct{}
 
 func (attemptTimeout) Error() string        { return "attempt timed out" }
 func (attemptTimeout) Timeout() bool        { return true }
+func (attemptTimeout) Temporary() bool      { return true } // as context.DeadlineExceeded says
 func (attemptTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // ErrRedirect is returned (wrapped) when net/http tries to follow a redirect

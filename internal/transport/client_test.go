@@ -1,12 +1,31 @@
 package transport
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 )
+
+// TestAttemptTimeoutIsATimeout protects that an attempt timeout is detected
+// the ways Go code detects a timeout: as a net.Error whose Timeout is true
+// (what retry middleware and metrics check), and as
+// context.DeadlineExceeded, also once wrapped.
+func TestAttemptTimeoutIsATimeout(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("scribe: GET /users/me: %w", fmt.Errorf("%w after 60s", ErrAttemptTimeout))
+	var netErr net.Error
+	if !errors.As(err, &netErr) || !netErr.Timeout() {
+		t.Errorf("errors.As(err, net.Error) with Timeout() true fails for %v", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("errors.Is(err, context.DeadlineExceeded) = false for %v", err)
+	}
+}
 
 // TestNoRedirectsGuard protects the transport's second line against
 // redirects: when net/http follows a redirect anyway (a CheckRedirect put
