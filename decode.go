@@ -1,6 +1,7 @@
 package scribe
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -65,6 +66,17 @@ func (cl *call) decode(resp *http.Response, data []byte, out any) error {
 		// scrubbed from them too.
 		je.Pointer = scrubField(je.Pointer, cl.token, maxFieldLen)
 		de.Field, de.Offset = je.Pointer, je.Offset
+		if je.Got == apijson.NotJSON && je.Offset < int64(len(data)) {
+			// Not JSON at all (a captive portal's page, a bare "OK"):
+			// what came instead is shown, from where it begins. In a
+			// member's place, only up to where the document's JSON may
+			// go on, so that no value of another member is quoted.
+			rest := data[je.Offset:]
+			if i := bytes.IndexAny(rest, ",}]"); je.Pointer != "" && i >= 0 {
+				rest = rest[:i]
+			}
+			de.Body = excerpt(rest, cl.token, maxDecodeExcerpt)
+		}
 	}
 	return de
 }
@@ -103,6 +115,6 @@ func (cl *call) apiError(resp *http.Response) *Error {
 		}
 		return e
 	}
-	e.Body = excerpt(data, tok)
+	e.Body = excerpt(data, tok, maxErrorExcerpt)
 	return e
 }
