@@ -164,7 +164,10 @@ func WithHTTPClient(hc *http.Client) Option {
 
 // WithRequestTimeout bounds each attempt of a request, from sending it to
 // reading the whole answer (default 60 s); 0 removes the bound. The whole
-// call, retries and backoff included, is bounded by its context.
+// call, retries and backoff included, is bounded by its context. An attempt
+// that runs out of time is retried like a dropped connection; the error it
+// leaves is a net.Error whose Timeout reports true, and matches
+// context.DeadlineExceeded with errors.Is.
 func WithRequestTimeout(d time.Duration) Option {
 	return Option{func(s *settings) error {
 		if d < 0 {
