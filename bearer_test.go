@@ -10,11 +10,11 @@ import (
 	"github.com/scribehq/scribe-go"
 )
 
-// The client reuses the Authorization value of the latest token it sent
-// (an allocation saved per request); every request must still carry the
-// token its credential gave for it, when tokens rotate, and a client derived
-// by WithOptions must send its own credential's token, not the cached one
-// of the client it was derived from.
+// TestAuthorizationFollowsToken protects that every request carries the
+// token its credential gave for it, when tokens rotate; that a client
+// derived by WithOptions sends its own credential's token, not that of the
+// client it was derived from; and that a per-call credential applies to
+// that call only.
 func TestAuthorizationFollowsToken(t *testing.T) {
 	var mu sync.Mutex
 	var got []string

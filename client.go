@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
-	"sync/atomic"
 
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
@@ -45,24 +44,6 @@ type Client struct {
 	baseURL *url.URL  // never modified after NewClient
 	s       *settings // never modified after construction; behind a pointer so fmt prints no credential
 	err     error     // a bad option given to WithOptions; every call returns it
-	// basePath and baseRawPath are the base URL's path (and its escaped
-	// form, when it differs) without a trailing slash; the operation paths
-	// are appended to them.
-	basePath    string
-	baseRawPath string
-	// bearer is the Authorization value of the latest token this client
-	// sent, reused while the token is the same (one per Client: a client
-	// derived by WithOptions usually has a credential of its own).
-	bearer *atomic.Pointer[bearerHeader]
-}
-
-// bearerHeader is the Authorization header value for one token, shared by
-// every request sent with that token and never modified (as the User-Agent
-// value is): building "Bearer "+token and its slice cost two allocations and
-// a copy of the token on every attempt.
-type bearerHeader struct {
-	token string
-	value []string
 }
 
 // NewClient returns a client for the service at baseURL, such as
@@ -80,12 +61,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.finalize()
-	c := &Client{baseURL: u, s: &s, basePath: strings.TrimRight(u.Path, "/"), bearer: new(atomic.Pointer[bearerHeader])}
-	if u.RawPath != "" {
-		c.baseRawPath = strings.TrimRight(u.RawPath, "/")
-	}
-	return c, nil
+	return &Client{baseURL: u, s: &s}, nil
 }
 
 // WithOptions returns a copy of c with opts applied on top of c's settings.
@@ -96,11 +72,10 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // invalid option makes every call of the copy fail with its *ArgumentError.
 func (c *Client) WithOptions(opts ...Option) *Client {
 	s := c.s.clone()
-	cp := &Client{baseURL: c.baseURL, s: &s, err: c.err, basePath: c.basePath, baseRawPath: c.baseRawPath, bearer: new(atomic.Pointer[bearerHeader])}
+	cp := &Client{baseURL: c.baseURL, s: &s, err: c.err}
 	if cp.err == nil {
-		cp.err = cp.s.applyAll(opts)
+		cp.err = s.applyAll(opts)
 	}
-	s.finalize()
 	return cp
 }
 
@@ -162,8 +137,7 @@ type request struct {
 	// {"plugins", "100", "secret_keys"}.
 	segments []string
 	query    url.Values
-	rawQuery string // used instead of query when not empty (already encoded)
-	body     any    // marshalled to JSON when not nil
+	body     any // marshalled to JSON when not nil
 }
 
 // path is the operation's path relative to the base URL, for errors and logs.
@@ -175,86 +149,34 @@ func (r *request) path() string {
 	return b.String()
 }
 
-// meta is what a call learns from its final response besides the body.
-type meta struct {
-	statusCode int
-	requestID  string
-	// resp is the final response's metadata; set only when the caller asked
-	// for it (wantResponse), since building it costs an allocation.
-	resp *Response
-}
-
-// Header values the client sends on every request; shared, never modified.
-var (
-	acceptJSON      = []string{"application/json"}
-	contentTypeJSON = []string{"application/json"}
-)
-
-// endpoint returns the absolute URL of the operation: the base URL's path
-// followed by the escaped segments, and the query.
-func (c *Client) endpoint(r *request) *url.URL {
-	n := len(c.basePath)
-	escaped := c.baseRawPath != ""
-	for _, seg := range r.segments {
-		n += 1 + len(seg)
-		if !escaped && url.PathEscape(seg) != seg {
-			escaped = true
-		}
-	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteString(c.basePath)
-	for _, seg := range r.segments {
-		b.WriteByte('/')
-		b.WriteString(seg)
-	}
-	u := &url.URL{Scheme: c.baseURL.Scheme, Host: c.baseURL.Host, Path: b.String()}
-	if escaped {
-		raw := c.baseRawPath
-		if raw == "" {
-			raw = c.basePath
-		}
-		u.RawPath = raw + r.path()
-	}
-	if r.rawQuery != "" {
-		u.RawQuery = r.rawQuery
-	} else if len(r.query) > 0 {
-		u.RawQuery = r.query.Encode()
-	}
-	return u
-}
-
 // do sends r with the client's settings and opts, retrying as the policy
 // says, and decodes a 2xx body into out (unless out is nil). Any other answer
-// is an *Error.
-func (c *Client) do(ctx context.Context, r request, out any, opts []Option) (meta, error) {
-	return c.doInto(ctx, &r, out, opts, false)
-}
-
-// doInto is do; wantResponse asks for meta.resp even when the caller gave no
-// WithResponseInto (the pager keeps it on each page).
-func (c *Client) doInto(ctx context.Context, r *request, out any, opts []Option, wantResponse bool) (meta, error) {
+// is an *Error. The Response describes the final answer, whether the call
+// succeeded or not; it is nil when no answer came.
+func (c *Client) do(ctx context.Context, r request, out any, opts []Option) (*Response, error) {
 	if c.err != nil {
-		return meta{}, c.err
+		return nil, c.err
 	}
 	if ctx == nil {
-		return meta{}, &ArgumentError{Func: r.method + " " + r.path(), Arg: "ctx", Reason: "is nil; pass context.Background() or a request's context"}
+		return nil, &ArgumentError{Func: r.method + " " + r.path(), Arg: "ctx", Reason: "is nil; pass context.Background() or a request's context"}
 	}
 	s := c.s
-	if hasOptions(opts) {
+	if len(opts) > 0 {
 		cp := c.s.clone()
 		cp.perCall = true
 		if err := cp.applyAll(opts); err != nil {
-			return meta{}, err
+			return nil, err
 		}
-		cp.finalize()
 		s = &cp
 	}
-	cl := &call{ctx: ctx, s: s, r: *r, u: c.endpoint(r), bearer: c.bearer} // r by value: the caller's request stays on its stack
+	path := r.path()
+	u := c.baseURL.JoinPath(path)
+	u.RawQuery = r.query.Encode()
+	cl := &call{ctx: ctx, s: s, method: r.method, path: path, url: u.String()}
 	if r.body != nil {
 		var err error
 		if cl.body, err = apijson.Marshal(r.body); err != nil {
-			return meta{}, fmt.Errorf("scribe: %s %s: encoding the request body: %w", r.method, r.path(), err)
+			return nil, fmt.Errorf("scribe: %s %s: encoding the request body: %w", cl.method, cl.path, err)
 		}
 	}
 	if r.method == http.MethodPost {
@@ -264,22 +186,16 @@ func (c *Client) doInto(ctx context.Context, r *request, out any, opts []Option,
 			cl.idemKey = rand.Text() // 26 base32 characters, 130 random bits
 		}
 	}
-	m, resp, err := cl.run(out)
-	if resp != nil && (wantResponse || s.responseInto != nil) {
-		m.resp = &Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: m.requestID, Attempts: cl.attempts}
+	resp, data, err := cl.run()
+	var rr *Response
+	if resp != nil {
+		rr = &Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: resp.Header.Get("Request-Id"), Attempts: cl.attempts}
 		if s.responseInto != nil {
-			*s.responseInto = *m.resp
+			*s.responseInto = *rr
 		}
 	}
-	return m, err
-}
-
-// hasOptions reports whether opts holds an Option that does something.
-func hasOptions(opts []Option) bool {
-	for _, o := range opts {
-		if o.apply != nil {
-			return true
-		}
+	if err == nil && out != nil {
+		err = cl.decode(resp, data, out)
 	}
-	return false
+	return rr, err
 }

@@ -1,6 +1,7 @@
 package scribe
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -31,76 +32,33 @@ var responseJSON = apijson.Lenient(
 // since any part of it helps.
 var problemJSON = apijson.Lenient()
 
-// readSuccess reads a 2xx body, bounded by the response limit, into cl.data
-// while go-retryablehttp's loop still runs: a body cut off mid-way (a
-// dropped connection, an attempt timeout) is then a failed attempt,
-// retried like one. It reports whether to retry.
-func (cl *call) readSuccess(resp *http.Response) bool {
-	defer cl.att.Release()
+// readSuccess reads a 2xx body, bounded by the response limit, and closes
+// it. A body over the limit (errBodyTooLarge) is left unread: its
+// connection is discarded, not drained. A body shorter than its declared
+// length is io.ErrUnexpectedEOF.
+func (cl *call) readSuccess(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
 	limit := cl.s.maxResponseBytes
-	cl.data, cl.tooLarge = nil, false
-	var err error
 	if resp.ContentLength > limit {
-		err = errBodyTooLarge
-	} else {
-		cl.data, err = readBody(resp.Body, resp.ContentLength, limit)
+		return nil, errBodyTooLarge
 	}
-	resp.Body.Close() // a body over the limit is left unread: its connection is discarded, not drained
-	resp.Body = http.NoBody
-	switch {
-	case errors.Is(err, errBodyTooLarge):
-		cl.tooLarge = true
-		return false
-	case err != nil:
-		return cl.interrupted(resp, err)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if int64(len(data)) > limit {
+		return nil, errBodyTooLarge
 	}
-	return false
+	return data, err
 }
 
-// interrupted handles a 2xx body that could not be read to its end: retried
-// within the call's budget like a connection failure (a POST with the same
-// Idempotency-Key, so that the service answers with what it stored), and
-// the call's error after the last attempt.
-func (cl *call) interrupted(resp *http.Response, err error) bool {
-	e := &ResponseInterruptedError{
-		Method: cl.r.method, Path: cl.path(), StatusCode: resp.StatusCode,
-		RequestID:      scrubField(resp.Header.Get("Request-Id"), cl.token, maxRequestIDLen),
-		IdempotencyKey: cl.idemKey, Attempts: cl.attempts, Err: err,
-	}
-	cl.err = e
-	if ctxErr := cl.ctx.Err(); ctxErr != nil {
-		e.Err = ctxErr // the caller stopped waiting; the answer is still to be had with the key
-		return false
-	}
-	cl.logAttemptErr(err)
-	if !cl.replayable {
-		return false
-	}
-	if cl.retries >= cl.s.maxRetries {
-		cl.giveUp("retries exhausted", e)
-		return false
-	}
-	return cl.schedule(transport.Jitter(cl.s.waitMin, cl.s.waitMax, cl.retries, transport.RandN), e)
-}
+var errBodyTooLarge = errors.New("body too large")
 
-// decode is the result of a call whose final answer was a 2xx: the body
-// checkRetry read, decoded into out.
-func (cl *call) decode(resp *http.Response, m meta, out any) error {
-	switch {
-	case cl.err != nil:
-		return cl.err // the last attempt's body was cut off
-	case cl.tooLarge:
-		return &ResponseTooLargeError{Method: cl.r.method, Path: cl.path(), StatusCode: resp.StatusCode,
-			RequestID: scrubField(m.requestID, cl.token, maxRequestIDLen), Limit: cl.s.maxResponseBytes}
-	case out == nil:
-		return nil
-	}
-	err := apijson.Unmarshal(cl.data, out, responseJSON)
+// decode decodes data, the body of the 2xx answer resp, into out.
+func (cl *call) decode(resp *http.Response, data []byte, out any) error {
+	err := apijson.Unmarshal(data, out, responseJSON)
 	if err == nil {
 		return nil
 	}
-	de := &DecodeError{Method: cl.r.method, Path: cl.path(), StatusCode: resp.StatusCode,
-		RequestID: scrubField(m.requestID, cl.token, maxRequestIDLen), Err: err}
+	de := &DecodeError{Method: cl.method, Path: cl.path, StatusCode: resp.StatusCode,
+		RequestID: scrubField(resp.Header.Get("Request-Id"), cl.token, maxRequestIDLen), Err: err}
 	var je *apijson.Error
 	if errors.As(err, &je) {
 		// The seam never quotes a value; the member names in the pointer
@@ -108,45 +66,19 @@ func (cl *call) decode(resp *http.Response, m meta, out any) error {
 		// scrubbed from them too.
 		je.Pointer = scrubField(je.Pointer, cl.token, maxFieldLen)
 		de.Field, de.Offset = je.Pointer, je.Offset
+		if je.Got == apijson.NotJSON && je.Offset < int64(len(data)) {
+			// Not JSON at all (a captive portal's page, a bare "OK"):
+			// what came instead is shown, from where it begins. In a
+			// member's place, only up to where the document's JSON may
+			// go on, so that no value of another member is quoted.
+			rest := data[je.Offset:]
+			if i := bytes.IndexAny(rest, ",}]"); je.Pointer != "" && i >= 0 {
+				rest = rest[:i]
+			}
+			de.Body = excerpt(rest, cl.token, maxDecodeExcerpt)
+		}
 	}
 	return de
-}
-
-var errBodyTooLarge = errors.New("body too large")
-
-// readBody reads r to its end, at most limit bytes (errBodyTooLarge beyond).
-// A known length sizes the buffer once, so that the body is not copied as
-// the buffer grows; an unknown one is read by io.ReadAll through a limit.
-// A body shorter than its declared length is io.ErrUnexpectedEOF.
-func readBody(r io.Reader, length, limit int64) ([]byte, error) {
-	if length < 0 || length >= limit {
-		data, err := io.ReadAll(io.LimitReader(r, limit+1))
-		if int64(len(data)) > limit {
-			return nil, errBodyTooLarge
-		}
-		return data, err
-	}
-	buf := make([]byte, length, length+1) // room for the read that sees EOF
-	if _, err := io.ReadFull(r, buf); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	// net/http ends a body at its Content-Length; a reader that does not
-	// may have more, which is read up to the limit.
-	var one [1]byte
-	if n, err := r.Read(one[:]); n > 0 {
-		rest, err := io.ReadAll(io.LimitReader(r, limit-length))
-		buf = append(append(buf, one[0]), rest...)
-		if int64(len(buf)) > limit {
-			return nil, errBodyTooLarge
-		}
-		return buf, err
-	} else if err != nil && err != io.EOF {
-		return nil, err
-	}
-	return buf, nil
 }
 
 // apiError reads at most maxErrorBody bytes of a non-2xx answer into an
@@ -156,8 +88,8 @@ func (cl *call) apiError(resp *http.Response) *Error {
 	e := &Error{
 		StatusCode:     resp.StatusCode,
 		RequestID:      scrubField(resp.Header.Get("Request-Id"), tok, maxRequestIDLen),
-		Method:         cl.r.method,
-		Path:           cl.path(),
+		Method:         cl.method,
+		Path:           cl.path,
 		IdempotencyKey: cl.idemKey,
 	}
 	if d, ok := transport.RetryAfter(resp.Header, time.Now()); ok {
@@ -183,6 +115,6 @@ func (cl *call) apiError(resp *http.Response) *Error {
 		}
 		return e
 	}
-	e.Body = excerpt(data, tok)
+	e.Body = excerpt(data, tok, maxErrorExcerpt)
 	return e
 }

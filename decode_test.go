@@ -3,7 +3,11 @@ package scribe_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,5 +223,71 @@ func TestMalformedBodiesAreDecodeErrors(t *testing.T) {
 	f := newFake(t, ok(page(false, 1, transcriptJSON[:60])))
 	if _, err := f.client().ListTranscripts(context.Background(), nil).Next(); !errors.As(err, new(*scribe.DecodeError)) {
 		t.Errorf("a cut page: err = %v, want a *DecodeError", err)
+	}
+}
+
+// TestNotJSONBodies protects the diagnosis of a 200 whose body is not JSON
+// where JSON belongs (a captive portal's page, a bare OK, XML, HTML where a
+// timestamp belongs, nothing at all): a *DecodeError naming the place, not
+// retried, whose message says that what came is not JSON, what it looks
+// like and how it begins, shortly, with no credential and no control
+// character; an empty body is called empty.
+func TestNotJSONBodies(t *testing.T) {
+	t.Parallel()
+	const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwb3J0YWwifQ.cG9ydGFsLXNpZ25hdHVyZQ"
+	portal := "<!DOCTYPE html>\r\n<html><head>\x1b[2J<title>" + jwt + " " + testDevKey + "</title></head>" +
+		strings.Repeat("<p>Welcome to the hotel Wi-Fi.</p>", 50) + "</html>"
+	stamp := strings.Replace(transcriptJSON, `"2026-11-21T09:30:00Z"`, `<b>today</b>`, 1)
+	tests := []struct {
+		name, body string
+		field      string   // DecodeError.Field
+		want       []string // in the message
+	}{
+		{"HTML page", portal, "", []string{"at the document (byte 0)", "must be an object, got something that is not JSON",
+			`it looks like HTML: "<!DOCTYPE html>  <html><head> [2J<title>[REDACTED] dk_live_[`}},
+		{"OK", "OK", "", []string{"must be an object, got something that is not JSON", `it looks like text: "OK"`}},
+		{"XML", `<?xml version="1.0"?><user><id>8</id></user>`, "", []string{"got something that is not JSON",
+			`it looks like XML: "<?xml version=\"1.0\"?><user><id>8</id></user>"`}},
+		{"HTML where a timestamp belongs", stamp, "/created_on", []string{"at /created_on (byte",
+			"must be an RFC 3339 timestamp string, got something that is not JSON", `it looks like HTML: "<b>today</b>"`}},
+		{"empty", "", "", []string{"at the document (byte 0): the document is empty"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var requests atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				requests.Add(1)
+				w.Header().Set("Content-Type", "text/html")
+				_, _ = io.WriteString(w, tt.body)
+			}))
+			defer srv.Close()
+			c, err := scribe.NewClient(srv.URL, scribe.WithHTTPClient(srv.Client()), scribe.WithDeveloperKey(testDevKey))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.GetTranscript(context.Background(), 42)
+			var de *scribe.DecodeError
+			if !errors.As(err, &de) || de.StatusCode != 200 || de.Field != tt.field {
+				t.Fatalf("err = %v, want a *DecodeError of the 200 at %q", err, tt.field)
+			}
+			if n := requests.Load(); n != 1 {
+				t.Errorf("%d requests; a body that is not JSON is not retried", n)
+			}
+			msg := err.Error()
+			for _, want := range tt.want {
+				if !strings.Contains(msg, want) {
+					t.Errorf("message %q\nlacks %q", msg, want)
+				}
+			}
+			for _, bad := range []string{testDevKey, jwt[:30], "\x1b", "\r", "\n", "Welcome", "acme"} {
+				if strings.Contains(msg, bad) {
+					t.Errorf("message %q carries %q", msg, bad)
+				}
+			}
+			if len(de.Body) > 64 || len(msg) > 1024 {
+				t.Errorf("Body of %d bytes, message of %d: want them short", len(de.Body), len(msg))
+			}
+		})
 	}
 }

@@ -12,8 +12,7 @@ import (
 )
 
 // TestRetryTakesAFreshToken protects that every retry asks the token source
-// again (go-retryablehttp's PrepareRetry hook): a token that expires during
-// the backoff is not sent again.
+// again: a token that expires during the backoff is not sent again.
 func TestRetryTakesAFreshToken(t *testing.T) {
 	t.Parallel()
 	ts := &tokens{list: []string{"token.one.x", "token.two.x", "token.three.x"}}
@@ -32,7 +31,7 @@ func TestRetryTakesAFreshToken(t *testing.T) {
 }
 
 // TestRetryBudgetSpansTokenRecovery protects that the 401 recovery, which
-// runs go-retryablehttp's loop a second time, does not give the call a
+// sends the request once more, neither uses up a retry nor gives the call a
 // second retry budget: with WithMaxRetries(2), 503, 401, 503, 503 is four
 // attempts and the last 503 comes back.
 func TestRetryBudgetSpansTokenRecovery(t *testing.T) {
@@ -62,9 +61,9 @@ func (c *idleCounter) RoundTrip(req *http.Request) (*http.Response, error) { ret
 func (c *idleCounter) CloseIdleConnections()                               { c.closed.Add(1) }
 
 // TestFailedCallKeepsSharedPool protects the connection pool that many
-// scoped clients share: go-retryablehttp closes its HTTP client's idle
-// connections after a failed call, which must not reach the caller's
-// transport.
+// scoped clients share: nothing the client does after a failed call closes
+// the idle connections of the caller's transport (retry libraries such as
+// go-retryablehttp do, on the HTTP client they are given).
 func TestFailedCallKeepsSharedPool(t *testing.T) {
 	t.Parallel()
 	tr := &idleCounter{}

@@ -61,11 +61,12 @@ var (
 	ErrResponseInterrupted = errors.New("scribe: response interrupted")
 )
 
-// maxErrorExcerpt bounds Error.Body; maxErrorBody bounds how much of any
-// error response is read at all.
+// maxErrorExcerpt bounds Error.Body and maxDecodeExcerpt DecodeError.Body;
+// maxErrorBody bounds how much of any error response is read at all.
 const (
-	maxErrorExcerpt = 512
-	maxErrorBody    = 64 << 10
+	maxErrorExcerpt  = 512
+	maxDecodeExcerpt = 64
+	maxErrorBody     = 64 << 10
 )
 
 // Bounds, in bytes, of each field of an *Error taken from the answer; longer
@@ -254,11 +255,14 @@ func (e *ArgumentError) Error() string {
 }
 
 // DecodeError reports a 2xx answer whose body is not the operation's
-// result: malformed JSON, a member of the wrong type, or a resource or list
+// result: malformed JSON, a member of the wrong type, a resource or list
 // without one of the members api/openapi.yaml requires (null, {} and a
-// gateway's {"error": ...} among them). Its message names the member, what
-// was expected there and the byte offset, but never a value of the body,
-// which may hold secrets; it is bounded in length.
+// gateway's {"error": ...} among them), or no JSON at all (a captive
+// portal's HTML page, a bare "OK", an empty body). Its message names the
+// member, what was expected there and the byte offset, but never a value
+// of a JSON body, which may hold secrets; for a body that is not JSON it
+// says what the body looks like (HTML, XML, text) and quotes its first
+// bytes from the offset, scrubbed as Body says. It is bounded in length.
 type DecodeError struct {
 	// Method is the request's HTTP method, such as "GET".
 	Method string
@@ -277,15 +281,40 @@ type DecodeError struct {
 	Offset int64
 	// Err is the decoder's error; its message quotes no value either.
 	Err error
+	// Body is set when the answer is not JSON where JSON belongs: its
+	// first bytes from Offset, at most 64, with credentials redacted and
+	// control characters escaped as in Error.Body; empty otherwise.
+	Body string
 }
 
-// Error names the operation, the request id and what was wrong where.
+// Error names the operation, the request id and what was wrong where, and
+// for a body that is not JSON, what it looks like and how it begins.
 func (e *DecodeError) Error() string {
 	s := fmt.Sprintf("scribe: %s %s: cannot decode the %d response", e.Method, e.Path, e.StatusCode)
 	if e.RequestID != "" {
 		s += " [request id " + e.RequestID + "]"
 	}
-	return s + ": " + e.Err.Error()
+	s += ": " + e.Err.Error()
+	if e.Body != "" {
+		s += fmt.Sprintf("; it looks like %s: %q", looksLike(e.Body), e.Body)
+	}
+	return s
+}
+
+// looksLike names what a body that is not JSON looks like, by its first
+// bytes (net/http's content sniffing): "HTML", "XML", "text", or the media
+// type it was taken for.
+func looksLike(body string) string {
+	switch t, _, _ := strings.Cut(http.DetectContentType([]byte(body)), ";"); t {
+	case "text/html":
+		return "HTML"
+	case "text/xml":
+		return "XML"
+	case "text/plain":
+		return "text"
+	default:
+		return t
+	}
 }
 
 // Unwrap returns Err.
@@ -411,14 +440,14 @@ func needsEscape(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
-// excerpt returns at most maxErrorExcerpt bytes of b as valid, printable
-// text, with credential and anything shaped like a credential redacted
-// before the cut: a credential the cut would split is redacted whole, not
-// shown in part. The window scrubbed holds whole any credential that begins
-// within the excerpt.
-func excerpt(b []byte, credential string) string {
-	s := scrub(strings.ToValidUTF8(string(b[:min(len(b), maxErrorExcerpt+len(credential))]), "\uFFFD"), credential)
-	s, _ = redact.Cut(s, maxErrorExcerpt)
+// excerpt returns at most limit bytes of b as valid, printable text, with
+// credential and anything shaped like a credential redacted before the cut:
+// a credential the cut would split is redacted whole, not shown in part.
+// The window scrubbed reaches 8 KiB past the cut, so that it holds whole
+// any credential that begins within the excerpt.
+func excerpt(b []byte, credential string, limit int) string {
+	s := scrub(strings.ToValidUTF8(string(b[:min(len(b), limit+max(len(credential), 8<<10))]), "\uFFFD"), credential)
+	s, _ = redact.Cut(s, limit)
 	return escapeControls(strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '

@@ -45,11 +45,11 @@ type Option struct {
 	apply func(*settings) error
 }
 
-// settings is what the options configure; a Client holds one, and each call
-// works on a copy.
+// settings is what the options configure; a Client holds one, and a call
+// given options of its own works on a copy.
 type settings struct {
-	perCall      bool // applying per-call options
-	httpClient   *http.Client
+	perCall      bool         // applying per-call options
+	hc           *http.Client // WithHTTPClient's (or the SDK's own), behind the redirect guard
 	credential   credential
 	timeout      time.Duration
 	maxRetries   int
@@ -66,20 +66,11 @@ type settings struct {
 	responseInto *Response
 	// sleep, if set, waits between attempts instead of the real clock.
 	sleep func(ctx context.Context, d time.Duration) error
-
-	// Derived by finalize from the fields above, once per Client (and once
-	// per call only when that call has options of its own).
-	hc           *http.Client // httpClient behind the redirect guard
-	hcFrom       *http.Client // the httpClient hc was made from
-	uaHeader     []string     // the User-Agent value; shared, never modified
-	uaFor        string       // the suffix uaHeader was made with
-	timeoutCause error        // the cause of an attempt's timeout
-	causeFor     time.Duration
 }
 
 func defaultSettings() settings {
 	return settings{
-		httpClient:       &http.Client{Transport: defaultTransport()},
+		hc:               transport.NoRedirects(&http.Client{Transport: defaultTransport()}),
 		timeout:          DefaultRequestTimeout,
 		maxRetries:       DefaultMaxRetries,
 		waitMin:          DefaultRetryWaitMin,
@@ -97,22 +88,6 @@ func defaultTransport() *http.Transport {
 	t.MaxIdleConns = max(t.MaxIdleConns, DefaultMaxIdleConnsPerHost)
 	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 	return t
-}
-
-// finalize computes the derived fields that the options changed.
-func (s *settings) finalize() {
-	if s.hc == nil || s.hcFrom != s.httpClient {
-		s.hc = transport.NoRedirects(s.httpClient)
-		s.hcFrom = s.httpClient
-	}
-	if s.uaHeader == nil || s.uaFor != s.uaSuffix {
-		s.uaHeader = []string{userAgent(s.uaSuffix)}
-		s.uaFor = s.uaSuffix
-	}
-	if s.timeout > 0 && (s.timeoutCause == nil || s.causeFor != s.timeout) {
-		s.timeoutCause = fmt.Errorf("%w after %s", transport.ErrAttemptTimeout, s.timeout)
-		s.causeFor = s.timeout
-	}
 }
 
 // clone returns a copy that shares nothing mutable with s.
@@ -182,14 +157,17 @@ func WithHTTPClient(hc *http.Client) Option {
 		if hc == nil {
 			return &ArgumentError{Func: "WithHTTPClient", Arg: "hc", Reason: "is nil"}
 		}
-		s.httpClient = hc
+		s.hc = transport.NoRedirects(hc)
 		return nil
 	}}
 }
 
 // WithRequestTimeout bounds each attempt of a request, from sending it to
 // reading the whole answer (default 60 s); 0 removes the bound. The whole
-// call, retries and backoff included, is bounded by its context.
+// call, retries and backoff included, is bounded by its context. An attempt
+// that runs out of time is retried like a dropped connection; the error it
+// leaves is a net.Error whose Timeout reports true, and matches
+// context.DeadlineExceeded with errors.Is.
 func WithRequestTimeout(d time.Duration) Option {
 	return Option{func(s *settings) error {
 		if d < 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 
@@ -107,33 +108,21 @@ func newPager[T any](ctx context.Context, c *Client, op string, segments []strin
 		params: params,
 		idOf:   idOf,
 		fetch: func(ctx context.Context, afterID int64, limit int) (*Page[T], error) {
+			q := url.Values{}
+			if afterID > 0 {
+				q.Set("after_id", strconv.FormatInt(afterID, 10))
+			}
+			if limit > 0 {
+				q.Set("limit", strconv.Itoa(limit))
+			}
 			var env wire.List[T]
-			m, err := c.doInto(ctx, &request{method: http.MethodGet, segments: segments, rawQuery: pageQuery(afterID, limit)}, &env, opts, true)
+			resp, err := c.do(ctx, request{method: http.MethodGet, segments: segments, query: q}, &env, opts)
 			if err != nil {
 				return nil, err
 			}
-			return &Page[T]{Data: env.Data, HasMore: env.HasMore, TotalCount: env.TotalCount, RequestID: m.requestID, Response: m.resp}, nil
+			return &Page[T]{Data: env.Data, HasMore: env.HasMore, TotalCount: env.TotalCount, RequestID: resp.RequestID, Response: resp}, nil
 		},
 	}
-}
-
-// pageQuery encodes the paging parameters as url.Values.Encode would
-// (after_id, then limit; each omitted when 0), without building the map.
-func pageQuery(afterID int64, limit int) string {
-	var buf [48]byte
-	b := buf[:0]
-	if afterID > 0 {
-		b = append(b, "after_id="...)
-		b = strconv.AppendInt(b, afterID, 10)
-	}
-	if limit > 0 {
-		if len(b) > 0 {
-			b = append(b, '&')
-		}
-		b = append(b, "limit="...)
-		b = strconv.AppendInt(b, int64(limit), 10)
-	}
-	return string(b)
 }
 
 // All returns an iterator over every item of every page. It stops at the

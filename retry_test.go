@@ -68,7 +68,7 @@ func TestRetryPolicy(t *testing.T) {
 				t.Errorf("attempts = %d, want %d (err %v)", n, tt.wantAttempts, err)
 			}
 			if strings.Contains(err.Error(), "giving up") {
-				t.Errorf("err = %q: want the last answer's error, not retryablehttp's", err)
+				t.Errorf("err = %q: want the last answer's error, not a give-up wrapper", err)
 			}
 		})
 	}

@@ -49,13 +49,13 @@ func TestExcerptRedactsBeforeTheCut(t *testing.T) {
 	const cred = "opaque-token-0123456789abcdefghijklmnopqrstuvwxyz" // shaped like no known credential
 	for _, pad := range []int{maxErrorExcerpt - 30, maxErrorExcerpt - 10, maxErrorExcerpt - 1} {
 		body := strings.Repeat("x", pad) + " " + cred + " tail"
-		got := excerpt([]byte(body), cred)
+		got := excerpt([]byte(body), cred, maxErrorExcerpt)
 		if strings.Contains(got, cred[:8]) || len(got) > maxErrorExcerpt {
 			t.Errorf("pad %d: excerpt = ...%q (%d bytes); want the credential redacted and at most %d bytes", pad, got[max(0, len(got)-40):], len(got), maxErrorExcerpt)
 		}
 	}
 	body := "<h1>\xffBad gateway</h1>" + strings.Repeat(" padding", 100)
-	if got := excerpt([]byte(body), ""); !strings.HasPrefix(got, "<h1>\uFFFDBad gateway</h1>") || len(got) > maxErrorExcerpt {
+	if got := excerpt([]byte(body), "", maxErrorExcerpt); !strings.HasPrefix(got, "<h1>\uFFFDBad gateway</h1>") || len(got) > maxErrorExcerpt {
 		t.Errorf("excerpt of a long body with an invalid byte = %q (%d bytes)", got, len(got))
 	}
 }

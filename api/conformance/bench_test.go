@@ -1,9 +1,7 @@
 package conformance_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,25 +18,19 @@ import (
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
-// The client benchmarks compare three ways to call the service on the same
-// work, the SDK (scribe.Client), the client oapi-codegen generates from
-// api/openapi.yaml (client.ClientWithResponses) and a bare net/http +
-// encoding/json call decoding into the SDK's types (the floor), for a GET of
-// one transcript and of a 100-transcript page, over two transports:
+// The client benchmarks compare the SDK (scribe.Client) with the client
+// oapi-codegen generates from api/openapi.yaml (client.ClientWithResponses)
+// on the same work, a GET of one transcript and of a 100-transcript page,
+// over loopback: an httptest.Server on 127.0.0.1 writing the bytes and
+// headers the reference server answered to the same requests (recorded
+// once), so that a real connection, keep-alive and the HTTP/1.1 codec are
+// included, as in a user's call. Only ratios within one run mean anything:
 //
-//   - memory: an http.RoundTripper that answers every request with bytes
-//     built once, in the calling goroutine (no goroutine, no copy of the
-//     body), so what is measured is the client's own work;
-//   - loopback: an httptest.Server on 127.0.0.1 writing the same bytes, so a
-//     real connection, keep-alive and the HTTP/1.1 codec are included.
+//	go test -run '^$' -bench 'ClientInterleaved' -benchmem -count 6 .
 //
-// The bytes are what the reference server answered to the same requests
-// (recorded once), headers included. Sub-benchmarks are named
-// transport=<memory|loopback>/client=<sdk|generated|bare|sdk-untimed>, so
-// that `benchstat -col /client` sets the clients side by side (sdk-untimed
-// is the SDK without its per-attempt timeout, which the others lack);
-// scripts/bench prints sdk/generated and sdk/bare from them. Only ratios
-// within one run mean anything.
+// BenchmarkClient's sub-benchmarks (op=<get|page100>/client=<sdk|generated>)
+// are for benchstat across commits: benchstat -col /client sets the two
+// clients side by side.
 
 // benchToken is what every client sends as its bearer token; the canned
 // answers do not check it.
@@ -144,48 +136,22 @@ func (r *recorded) answer(path string) *canned {
 	return &r.one
 }
 
-// memoryTransport answers from the recording in the caller's goroutine.
-type memoryTransport struct{ r *recorded }
-
-func (m memoryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Body != nil {
-		_ = req.Body.Close()
-	}
-	c := m.r.answer(req.URL.Path)
-	h := make(http.Header, len(c.header))
-	for k, v := range c.header {
-		h[k] = v
-	}
-	return &http.Response{
-		Status: "200 OK", StatusCode: http.StatusOK,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, Body: io.NopCloser(bytes.NewReader(c.body)), ContentLength: int64(len(c.body)),
-		Request: req,
-	}, nil
-}
-
 // staticToken is a TokenSource of one fixed token.
 type staticToken string
 
 func (s staticToken) Token(context.Context) (string, error) { return string(s), nil }
 
-// callers builds the clients over hc for base and returns, for each,
-// a call of one transcript and a call of one 100-item page.
+// caller is one of the clients under comparison: a call of one transcript
+// and a call of one 100-item page.
 type caller struct {
 	name      string
 	one, page func(ctx context.Context) error
 }
 
+// callers builds the SDK and the generated client over hc for base, in that
+// order.
 func callers(tb testing.TB, base string, hc *http.Client, id int64) []caller {
 	sdk, err := scribe.NewClient(base, scribe.WithHTTPClient(hc), scribe.WithTokenSource(staticToken(benchToken)))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	// The same SDK without its per-attempt timeout, which neither the
-	// generated client nor the bare call has: it shows what that bound
-	// costs a call (docs/performance.md).
-	untimed, err := scribe.NewClient(base, scribe.WithHTTPClient(hc), scribe.WithTokenSource(staticToken(benchToken)),
-		scribe.WithRequestTimeout(0))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -199,8 +165,8 @@ func callers(tb testing.TB, base string, hc *http.Client, id int64) []caller {
 	}
 	limit := 100
 	pageParams := &scribe.ListTranscriptsParams{ListParams: scribe.ListParams{Limit: 100}}
-	sdkCaller := func(name string, sdk *scribe.Client) caller {
-		return caller{name,
+	return []caller{
+		{"sdk",
 			func(ctx context.Context) error {
 				t, err := sdk.GetTranscript(ctx, id)
 				if err == nil && t.ID != id {
@@ -214,10 +180,7 @@ func callers(tb testing.TB, base string, hc *http.Client, id int64) []caller {
 					err = fmt.Errorf("page of %d", len(p.Data))
 				}
 				return err
-			}}
-	}
-	return []caller{
-		sdkCaller("sdk", sdk),
+			}},
 		{"generated",
 			func(ctx context.Context) error {
 				r, err := gen.GetTranscriptWithResponse(ctx, id)
@@ -233,63 +196,12 @@ func callers(tb testing.TB, base string, hc *http.Client, id int64) []caller {
 				}
 				return err
 			}},
-		{"bare",
-			func(ctx context.Context) error {
-				var t scribe.Transcript
-				if err := bareGet(ctx, hc, base+"/transcripts/"+strconv.FormatInt(id, 10), &t); err != nil {
-					return err
-				}
-				if t.ID != id {
-					return fmt.Errorf("got transcript %d", t.ID)
-				}
-				return nil
-			},
-			func(ctx context.Context) error {
-				var p struct {
-					HasMore    bool                `json:"has_more"`
-					TotalCount int                 `json:"total_count"`
-					Data       []scribe.Transcript `json:"data"`
-				}
-				if err := bareGet(ctx, hc, base+"/transcripts?limit=100", &p); err != nil {
-					return err
-				}
-				if len(p.Data) != 100 {
-					return fmt.Errorf("page of %d", len(p.Data))
-				}
-				return nil
-			}},
-		sdkCaller("sdk-untimed", untimed),
 	}
 }
 
-// bareGet is what a user without any client library writes.
-func bareGet(ctx context.Context, hc *http.Client, url string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+benchToken)
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	body, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d: %s", resp.StatusCode, body)
-	}
-	return json.Unmarshal(body, v)
-}
-
-// transports returns the memory and loopback transports with the base URL
-// each is reached at.
-func transports(tb testing.TB, r *recorded) []struct {
-	name, base string
-	hc         *http.Client
-} {
+// loopback serves the recorded answers on 127.0.0.1 and returns the base URL
+// and an HTTP client for it.
+func loopback(tb testing.TB, r *recorded) (string, *http.Client) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		c := r.answer(req.URL.Path)
 		for k, v := range c.header {
@@ -298,29 +210,32 @@ func transports(tb testing.TB, r *recorded) []struct {
 		_, _ = w.Write(c.body)
 	}))
 	tb.Cleanup(srv.Close)
-	return []struct {
-		name, base string
-		hc         *http.Client
-	}{
-		{"memory", "https://api.scribe.example" + basePath, &http.Client{Transport: memoryTransport{r}}},
-		{"loopback", srv.URL + basePath, srv.Client()},
-	}
+	return srv.URL + basePath, srv.Client()
 }
 
-func benchmarkClients(b *testing.B, page bool) {
+// ops are the two operations compared, and the call of each on a caller.
+var ops = []struct {
+	name string
+	call func(caller) func(context.Context) error
+}{
+	{"get", func(c caller) func(context.Context) error { return c.one }},
+	{"page100", func(c caller) func(context.Context) error { return c.page }},
+}
+
+// BenchmarkClient runs each client on each operation as a sub-benchmark of
+// its own, for benchstat.
+func BenchmarkClient(b *testing.B) {
 	r, err := record()
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, tr := range transports(b, r) {
-		for _, c := range callers(b, tr.base, tr.hc, r.id) {
-			call := c.one
-			if page {
-				call = c.page
-			}
-			b.Run("transport="+tr.name+"/client="+c.name, func(b *testing.B) {
-				if err := call(ctx); err != nil { // warm: connection, caches
+	base, hc := loopback(b, r)
+	for _, op := range ops {
+		for _, c := range callers(b, base, hc, r.id) {
+			call := op.call(c)
+			b.Run("op="+op.name+"/client="+c.name, func(b *testing.B) {
+				if err := call(ctx); err != nil { // warm: the connection
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
@@ -334,111 +249,85 @@ func benchmarkClients(b *testing.B, page bool) {
 	}
 }
 
-// BenchmarkClientGetTranscript: GET /transcripts/{id}, one transcript.
-func BenchmarkClientGetTranscript(b *testing.B) { benchmarkClients(b, false) }
-
-// BenchmarkClientListTranscripts100: GET /transcripts?limit=100, one page of
-// 100 transcripts.
-func BenchmarkClientListTranscripts100(b *testing.B) { benchmarkClients(b, true) }
-
-// The clients must agree on what they decoded, or the comparison
-// compares different work: each client's answer, through each transport, is
-// checked by the calls themselves (ids, page length); this test runs them
+// TestBenchmarkClientsAgree protects the comparison: the clients must agree
+// on what they decoded, or it compares different work. Each client's answer
+// is checked by the calls themselves (ids, page length); this test runs them
 // once.
 func TestBenchmarkClientsAgree(t *testing.T) {
 	r, err := record()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tr := range transports(t, r) {
-		for _, c := range callers(t, tr.base, tr.hc, r.id) {
-			if err := c.one(context.Background()); err != nil {
-				t.Errorf("%s/%s one transcript: %v", tr.name, c.name, err)
-			}
-			if err := c.page(context.Background()); err != nil {
-				t.Errorf("%s/%s page: %v", tr.name, c.name, err)
-			}
+	base, hc := loopback(t, r)
+	for _, c := range callers(t, base, hc, r.id) {
+		if err := c.one(context.Background()); err != nil {
+			t.Errorf("%s one transcript: %v", c.name, err)
+		}
+		if err := c.page(context.Background()); err != nil {
+			t.Errorf("%s page: %v", c.name, err)
 		}
 	}
 }
 
-// BenchmarkClientInterleaved runs the clients on the same work in one
-// loop, one call of each per iteration (in an order that rotates every
-// iteration), timing every call. Sequential sub-benchmarks on a shared
-// machine see different stretches of its load, so that ClientGetTranscript's
-// ratios swing by ±30% between runs; here they share every stretch
-// alike. It reports, per sub-benchmark (op=get|page100,
-// transport=memory|loopback):
+// BenchmarkClientInterleaved runs the two clients on the same work in one
+// loop, one call of each per iteration (alternating which goes first),
+// timing every call. Sequential sub-benchmarks on a shared machine see
+// different stretches of its load, and their ratio swings by ±30% between
+// runs; here both share every stretch alike. It reports, per operation
+// (op=get|page100):
 //
-//   - sdk-ns, generated-ns, bare-ns, sdk-untimed-ns: the mean wall time of
-//     one call of each;
-//   - sdk/generated, sdk/bare: the ratios of those means (what a user pays,
-//     garbage collection and load spikes included);
-//   - sdk/generated-p50, sdk/bare-p50: the ratios of the median calls (the
-//     client's own path, without the calls a preemption or a collection hit);
-//   - sdk-untimed/generated: sdk/generated for the SDK without its
-//     per-attempt timeout (WithRequestTimeout(0)).
+//   - sdk-ns, generated-ns: the mean wall time of one call of each;
+//   - sdk/generated: the ratio of those means (what a user pays, garbage
+//     collection and load spikes included);
+//   - sdk/generated-p50: the ratio of the median calls (the client's own
+//     path, without the calls a preemption or a collection hit).
 //
-// ns/op is the time of the four calls together and means nothing alone.
-// scripts/bench prints the medians of these ratios over its rounds.
+// ns/op is the time of the two calls together and means nothing alone.
 func BenchmarkClientInterleaved(b *testing.B) {
 	r, err := record()
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, op := range []string{"get", "page100"} {
-		for _, tr := range transports(b, r) {
-			cs := callers(b, tr.base, tr.hc, r.id)
-			calls := make([]func(context.Context) error, len(cs))
-			for i, c := range cs {
-				calls[i] = c.one
-				if op == "page100" {
-					calls[i] = c.page
+	base, hc := loopback(b, r)
+	cs := callers(b, base, hc, r.id)
+	for _, op := range ops {
+		b.Run("op="+op.name, func(b *testing.B) {
+			calls := []func(context.Context) error{op.call(cs[0]), op.call(cs[1])}
+			for _, call := range calls { // warm: the connection
+				if err := call(ctx); err != nil {
+					b.Fatal(err)
 				}
 			}
-			b.Run("op="+op+"/transport="+tr.name, func(b *testing.B) {
-				for _, call := range calls { // warm: connections, caches
-					if err := call(ctx); err != nil {
+			var times [2][]time.Duration
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				for k := range calls {
+					j := (i + k) % len(calls)
+					t0 := time.Now()
+					err := calls[j](ctx)
+					times[j] = append(times[j], time.Since(t0))
+					if err != nil {
 						b.Fatal(err)
 					}
 				}
-				times := make([][]time.Duration, len(calls))
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					for k := range calls {
-						j := (i + k) % len(calls)
-						t0 := time.Now()
-						err := calls[j](ctx)
-						times[j] = append(times[j], time.Since(t0))
-						if err != nil {
-							b.Fatal(err)
-						}
-					}
-					i++
+				i++
+			}
+			var mean, p50 [2]float64
+			for j, ts := range times {
+				var sum time.Duration
+				for _, t := range ts {
+					sum += t
 				}
-				mean := make([]float64, len(calls))
-				p50 := make([]float64, len(calls))
-				for j, ts := range times {
-					var sum time.Duration
-					for _, t := range ts {
-						sum += t
-					}
-					mean[j] = float64(sum) / float64(len(ts))
-					slices.Sort(ts)
-					p50[j] = float64(ts[len(ts)/2])
-				}
-				for j, c := range cs {
-					b.ReportMetric(mean[j], c.name+"-ns")
-				}
-				// cs is sdk, generated, bare, sdk-untimed (callers' order).
-				b.ReportMetric(mean[0]/mean[1], "sdk/generated")
-				b.ReportMetric(mean[3]/mean[1], "sdk-untimed/generated")
-				b.ReportMetric(mean[0]/mean[2], "sdk/bare")
-				b.ReportMetric(p50[0]/p50[1], "sdk/generated-p50")
-				b.ReportMetric(p50[0]/p50[2], "sdk/bare-p50")
-			})
-		}
+				mean[j] = float64(sum) / float64(len(ts))
+				slices.Sort(ts)
+				p50[j] = float64(ts[len(ts)/2])
+			}
+			b.ReportMetric(mean[0], cs[0].name+"-ns")
+			b.ReportMetric(mean[1], cs[1].name+"-ns")
+			b.ReportMetric(mean[0]/mean[1], "sdk/generated")
+			b.ReportMetric(p50[0]/p50[1], "sdk/generated-p50")
+		})
 	}
 }

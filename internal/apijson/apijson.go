@@ -52,6 +52,9 @@ func Strict(objects ...*json.Unmarshalers) Options {
 // Unmarshal decodes data into v with opts. Its error is always an *Error.
 func Unmarshal(data []byte, v any, opts Options) error {
 	if err := json.Unmarshal(data, v, opts); err != nil {
+		if len(bytes.TrimSpace(data)) == 0 {
+			return &Error{Offset: int64(len(data)), Reason: "the document is empty"}
+		}
 		return describe(err, data)
 	}
 	return nil
@@ -135,8 +138,11 @@ type kindError struct {
 }
 
 func (e *kindError) Error() string {
-	if e.got == kindNull {
+	switch e.got {
+	case kindNull:
 		return "must be " + e.want + ", not null"
+	case 0: // no JSON value begins here
+		return "must be " + e.want + ", got something that is not JSON"
 	}
 	return "must be " + e.want + ", got " + kindName(e.got)
 }
@@ -308,13 +314,18 @@ type Error struct {
 	// string" or "an integer"; "" when the fault is in the JSON syntax.
 	Want string
 	// Got is the kind of JSON value found ("string", "number", "null",
-	// "object", "array", "boolean"); "" when not known.
+	// "object", "array", "boolean"), NotJSON where what was found is not
+	// JSON at all, or "" when not known.
 	Got string
 	// Reason says what is wrong, in words of this package, never the value.
 	Reason string
 	// Missing is the member an object lacked, or "".
 	Missing string
 }
+
+// NotJSON is Error.Got where no JSON value begins: a document (or a member's
+// value) that is HTML, XML or plain text, say.
+const NotJSON = "not JSON"
 
 func (e *Error) Error() string {
 	s := "invalid JSON"

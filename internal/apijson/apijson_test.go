@@ -61,6 +61,13 @@ func TestRequiredMembers(t *testing.T) {
 		{`{"id":1`, "", "the document ends before its value does"},
 		{`{"id":1,"created_on":"2026-11-21T09:30:00Z","metadata":null,"user":{"id":2,"name":"Ada"}}`, "/metadata", "must be an object, not null"},
 		{`{"id":null}`, "/id", "must be an integer, not null"},
+		// What is not JSON at all says so (Got is NotJSON), and nothing is
+		// said to be missing from an empty document.
+		{`<!DOCTYPE html><html>`, "", "must be an object, got something that is not JSON"},
+		{`OK`, "", "must be an object, got something that is not JSON"},
+		{`{"id":1,"created_on":<b>now</b>}`, "/created_on", "must be an RFC 3339 timestamp string, got something that is not JSON"},
+		{``, "", "the document is empty"},
+		{" \n", "", "the document is empty"},
 	} {
 		var r resource
 		err := Unmarshal([]byte(tc.in), &r, lenient)
@@ -71,6 +78,9 @@ func TestRequiredMembers(t *testing.T) {
 		}
 		if e.Pointer != tc.pointer || e.Reason != tc.reason {
 			t.Errorf("%s: got pointer %q reason %q, want %q %q", tc.in, e.Pointer, e.Reason, tc.pointer, tc.reason)
+		}
+		if notJSON := strings.HasSuffix(tc.reason, "not JSON"); notJSON != (e.Got == NotJSON) {
+			t.Errorf("%s: Got = %q", tc.in, e.Got)
 		}
 	}
 

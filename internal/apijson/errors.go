@@ -45,6 +45,9 @@ func describe(err error, data []byte) *Error {
 			e.Reason = mis.Error()
 		case errors.As(se.Err, &kin):
 			e.Want, e.Got = kin.want, kindName(kin.got)
+			if kin.got == 0 {
+				e.Got = NotJSON
+			}
 			e.Reason = kin.Error()
 		case errors.Is(se.Err, errTimestampForm), errors.Is(se.Err, errTimestampRange):
 			e.Want = timestampWant

@@ -1,10 +1,8 @@
-// Package transport is the request plumbing under the scribe client, whose
-// calls go-retryablehttp runs: the retry policy its hooks apply (which answers
-// are retried, how long to wait, Retry-After; connection errors are classified
-// by go-retryablehttp's DefaultRetryPolicy), and the round tripper around the
-// HTTP client (NoRedirects) that refuses redirects and bounds each attempt of
-// a call (Attempt), since go-retryablehttp sends every attempt under one
-// request context. Nothing here is part of the public API.
+// Package transport is the request plumbing under the scribe client's retry
+// loop: the retry policy (which answers are retried, how long to wait,
+// Retry-After; connection errors are classified by go-retryablehttp's
+// DefaultRetryPolicy), and the HTTP client wrapper (NoRedirects) that
+// refuses redirects. Nothing here is part of the public API.
 package transport
 
 import (

@@ -126,23 +126,3 @@ func TestRetryableError(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkRetryAfterSeconds is the baseline: the common delta-seconds form.
-func BenchmarkRetryAfterSeconds(b *testing.B) {
-	h := http.Header{"Retry-After": {"7"}}
-	now := time.Now()
-	b.ReportAllocs()
-	for b.Loop() {
-		RetryAfter(h, now)
-	}
-}
-
-// BenchmarkRetryAfterDate measures the HTTP-date form against the baseline.
-func BenchmarkRetryAfterDate(b *testing.B) {
-	h := http.Header{"Retry-After": {"Sat, 21 Nov 2026 09:30:30 GMT"}}
-	now := time.Now()
-	b.ReportAllocs()
-	for b.Loop() {
-		RetryAfter(h, now)
-	}
-}
