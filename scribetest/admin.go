@@ -62,7 +62,7 @@ func adminError(w http.ResponseWriter, status int, err error) {
 }
 
 func adminJSON(w http.ResponseWriter, status int, v any) {
-	body, err := apijson.Marshal(v)
+	body, err := httpapi.Marshal(v) // with the signing secrets of the webhooks it answers
 	if err != nil {
 		http.Error(w, "encoding the answer failed", http.StatusInternalServerError)
 		return
@@ -185,8 +185,7 @@ type adminWebhook struct {
 }
 
 func (s *Server) adminCreateWebhook(_ *http.Request, b *adminWebhook) (any, error) {
-	hook, err := s.CreateWebhook(b.PluginID, b.URI)
-	return httpapi.WebhookWire(hook), err // with its signing secret, as GET /plugins/{id}/webhooks
+	return s.CreateWebhook(b.PluginID, b.URI)
 }
 
 // adminAttempt and adminPending are DeliveryAttempt and PendingDelivery in JSON.
@@ -249,7 +248,7 @@ type adminTriggerBody struct {
 func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error) {
 	var out struct {
 		Events  []TriggeredEvent `json:"events"`
-		Webhook any              `json:"webhook,omitempty"`
+		Webhook *scribe.Webhook  `json:"webhook,omitempty"`
 		Created bool             `json:"created,omitempty"`
 	}
 	if err := s.triggerable(b.PluginID, webhook.EventType(b.Type)); err != nil {
@@ -260,7 +259,7 @@ func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error)
 		if err != nil {
 			return nil, err
 		}
-		out.Webhook, out.Created = httpapi.WebhookWire(hook), created
+		out.Webhook, out.Created = &hook, created
 	}
 	events, err := s.Trigger(b.PluginID, webhook.EventType(b.Type))
 	out.Events = events

@@ -7,8 +7,8 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
-	"github.com/scribehq/scribe-go/scribetest/internal/clock"
 	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -42,7 +42,7 @@ func (s *Server) client(opts []scribe.Option) (*scribe.Client, error) {
 
 // retrySleep is how the server's clients wait between attempts.
 func (s *Server) retrySleep(ctx context.Context, d time.Duration) error {
-	if a, ok := s.clock.(clock.Advancer); ok {
+	if a, ok := s.clock.(state.Advancer); ok {
 		a.Advance(d)
 		return ctx.Err()
 	}

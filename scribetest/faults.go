@@ -2,41 +2,27 @@ package scribetest
 
 import (
 	"fmt"
-	"time"
 
-	"github.com/scribehq/scribe-go/scribetest/internal/faults"
+	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 )
 
 // Fault is a failure injected into the requests that match it
-// (docs/server.md, "Faults"). It fires before authentication: a faulted
-// request does no work.
-type Fault struct {
-	Method string // such as "POST"; empty matches every method
-	// Path, relative to the base path, is exact ("/plugins/42") or a
-	// pattern ("/plugins/{id}", "/plugins/{rest...}"); empty matches all.
-	Path   string
-	Times  int // how many requests it applies to: 0 is 1, < 0 until ClearFaults
-	Status int // 429, 500, 502, 503 or 504, as a problem document; 0 answers nothing
-	// RetryAfter, rounded up to whole seconds, is sent as Retry-After with
-	// Status; a 429 always carries one ("0" when RetryAfter is 0).
-	RetryAfter time.Duration
-	Drop       bool          // close the connection without answering; excludes Status
-	Delay      time.Duration // a real wait before the answer, the drop or the request
-}
+// (docs/server.md, "Faults"): Method and Path filter them, Times says how
+// many it applies to (0 is once, negative until ClearFaults), and Status,
+// RetryAfter, Drop and Delay say what the server does instead of serving
+// them. It fires before authentication, rate limiting and the operation: a
+// faulted request does no work.
+type Fault = httpapi.Fault
 
-// FiredFault is one use of an injected Fault.
-type FiredFault struct {
-	Fault     Fault     // as injected
-	Time      time.Time // by the server's clock
-	Method    string    // the request's, bounded as in Request
-	Path      string    // the request's URL path, base path included
-	RequestID string    // the request's Request-Id
-}
+// FiredFault is one use of an injected Fault: the Fault, when it fired by
+// the server's clock, and the request's method, path and Request-Id.
+type FiredFault = httpapi.FiredFault
 
 // InjectFault makes the server fail the next f.Times requests that match f;
-// a request fires the first that matches. A fault the server cannot play is
-// an error saying why.
-func (s *Server) InjectFault(f Fault) error { return s.faults.Add(faults.Fault(f), s.basePath) }
+// a request fires the first fault that matches it, in the order injected. A
+// fault the server cannot play is an error saying why. Admin API requests
+// (WithAdminAPI) are never faulted.
+func (s *Server) InjectFault(f Fault) error { return s.faults.Add(f, s.basePath) }
 
 // FailNext is InjectFault(Fault{Times: n, Status: status}), n at least 1.
 func (s *Server) FailNext(n, status int) error {
@@ -49,12 +35,5 @@ func (s *Server) FailNext(n, status int) error {
 // ClearFaults removes every fault not yet used up.
 func (s *Server) ClearFaults() { s.faults.Clear() }
 
-// FiredFaults returns the faults fired, oldest first (the last 10,000).
-func (s *Server) FiredFaults() []FiredFault {
-	fired := s.faults.Fired()
-	out := make([]FiredFault, len(fired))
-	for i, f := range fired {
-		out[i] = FiredFault{Fault: Fault(f.Fault), Time: f.Time, Method: f.Method, Path: f.Path, RequestID: f.RequestID}
-	}
-	return out
-}
+// FiredFaults returns the faults fired, oldest first: the last 10,000.
+func (s *Server) FiredFaults() []FiredFault { return s.faults.Fired() }

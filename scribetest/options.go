@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
-	"github.com/scribehq/scribe-go/scribetest/internal/ratelimit"
+	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 )
 
 // Option configures a Server.
@@ -24,9 +24,9 @@ type config struct {
 	addr     string
 	logger   *slog.Logger
 	fixtures []io.Reader
-	limiter  *ratelimit.Limiter // WithRateLimit
-	delivery delivery.Config    // the WithWebhook... options
-	admin    bool               // WithAdminAPI
+	limiter  *httpapi.Limiter // WithRateLimit
+	delivery delivery.Config  // the WithWebhook... options
+	admin    bool             // WithAdminAPI
 }
 
 // WithClock makes the server read time from c (see Clock), such as a FakeClock.
@@ -98,7 +98,7 @@ func WithRateLimit(limit int, window time.Duration) Option {
 		case window < time.Second:
 			return fmt.Errorf("scribetest: WithRateLimit: window is %s; it must be at least 1s, since the RateLimit headers count whole seconds", window)
 		}
-		cfg.limiter = &ratelimit.Limiter{Limit: limit, Window: window}
+		cfg.limiter = &httpapi.Limiter{Limit: limit, Window: window}
 		return nil
 	}
 }

@@ -186,17 +186,12 @@ func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Tran
 		}
 		meta[k] = b
 	}
-	encoded, err := state.EncodeMetadata(meta)
-	if err != nil {
-		return scribe.Transcript{}, fmt.Errorf("scribetest: CreateTranscript: %w", err)
-	}
+	t := scribe.Transcript{ID: p.ID, Headline: p.Headline, Text: p.Text, Type: p.Type, CreatedOn: p.CreatedOn.UTC(), Metadata: meta,
+		User: scribe.TranscriptUser{ID: userID}, Job: p.Job, Audio: p.Audio}
+	t.Audio.CreatedOn = t.Audio.CreatedOn.UTC()
 	return change(s, "CreateTranscript", func(tx *state.Tx) (scribe.Transcript, error) {
-		t, _, err := tx.AddTranscript(state.NewTranscript{
-			ID: p.ID, UserID: userID, Headline: p.Headline, Text: p.Text, Type: p.Type, CreatedOn: p.CreatedOn.UTC(),
-			Metadata: encoded, Job: p.Job,
-			Audio: scribe.TranscriptAudio{ID: p.Audio.ID, LengthInSeconds: p.Audio.LengthInSeconds, CreatedOn: p.Audio.CreatedOn.UTC()},
-		})
-		return t, err
+		t, err := tx.AddTranscript(t)
+		return state.CloneTranscript(t), err
 	})
 }
 

@@ -12,14 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribehq/scribe-go/auth"
-	"github.com/scribehq/scribe-go/scribetest/internal/authn"
 	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
-	"github.com/scribehq/scribe-go/scribetest/internal/faults"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
-	"github.com/scribehq/scribe-go/scribetest/internal/idempotency"
-	"github.com/scribehq/scribe-go/scribetest/internal/reqlog"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
 // Server is the Plugin Integration Service in memory, over real HTTP. It is
@@ -31,8 +27,8 @@ type Server struct {
 	addr       string
 	retryScale float64 // how the waits of the clients it hands out are scaled on the real clock
 	st         *state.Store
-	log        reqlog.Log
-	faults     faults.Queue
+	log        httpapi.RequestLog
+	faults     httpapi.Faults
 	deliveries *delivery.Engine
 	handler    http.Handler
 
@@ -53,7 +49,7 @@ const defaultRetryScale = 0.001
 
 // NewUnstartedServer returns a Server that does not listen until Start.
 func NewUnstartedServer(opts ...Option) (*Server, error) {
-	cfg := config{clock: realClock{}, addr: "127.0.0.1:0", logger: slog.Default()}
+	cfg := config{clock: state.Real{}, addr: "127.0.0.1:0", logger: slog.Default()}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -64,15 +60,17 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	}
 	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr,
 		retryScale: cmp.Or(cfg.delivery.Scale, defaultRetryScale)}
-	timers, advancer := timersOf(cfg.clock)
+	var timers TimerClock = state.Real{} // on a Clock without timers, the retries wait on the system's
+	if tc, ok := cfg.clock.(TimerClock); ok {
+		timers = tc
+	}
+	advancer, _ := cfg.clock.(state.Advancer)
 	s.deliveries = delivery.New(cfg.delivery, cfg.clock, timers, advancer, cfg.logger)
-	s.st = state.New(cfg.clock, func(e state.Event) {
+	s.st = state.New(cfg.clock, func(e webhook.Event) {
 		s.deliveries.Publish(e, s.st.WebhooksOf(e.PluginID))
 	})
-	s.handler = httpapi.New(httpapi.Config{
-		State: s.st, Auth: authn.New(s.st, auth.NewVerifier(auth.WithClock(cfg.clock.Now))), Idem: idempotency.New(),
-		Limiter: cfg.limiter, Faults: &s.faults, Log: &s.log, Clock: cfg.clock, BasePath: cfg.basePath, Logger: cfg.logger,
-	})
+	s.handler = httpapi.New(httpapi.Config{State: s.st, Clock: cfg.clock, Limiter: cfg.limiter, Faults: &s.faults, Log: &s.log,
+		BasePath: cfg.basePath, Logger: cfg.logger})
 	if cfg.admin {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}

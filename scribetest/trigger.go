@@ -1,9 +1,8 @@
 package scribetest
 
 import (
+	"encoding/json"
 	"fmt"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
@@ -30,7 +29,7 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 	}
 
 	// One transaction: its events are the sequence's, whatever else happens.
-	events, err := change(s, "Trigger", func(tx *state.Tx) ([]state.Event, error) {
+	events, err := change(s, "Trigger", func(tx *state.Tx) ([]webhook.Event, error) {
 		user, err := tx.AddUser(scribe.User{FirstName: "Test", LastName: "User", EmailAddress: "test.user@example.com"}, "")
 		if err != nil {
 			return nil, err
@@ -44,8 +43,8 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 			_, err = tx.Uninstall(inst.UUID)
 		case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
 			var t scribe.Transcript
-			t, _, err = tx.AddTranscript(state.NewTranscript{UserID: user.ID, Headline: "Test call", Type: "phone_call",
-				Text: "A sample transcript sent by Trigger.", Metadata: jsontext.Value(`{"triggered":true}`)})
+			t, err = tx.AddTranscript(scribe.Transcript{User: scribe.TranscriptUser{ID: user.ID}, Headline: "Test call", Type: "phone_call",
+				Text: "A sample transcript sent by Trigger.", Metadata: map[string]json.RawMessage{"triggered": json.RawMessage("true")}})
 			if err == nil && typ == webhook.EventTranscriptUpdated {
 				_, err = tx.UpdateTranscript(t.ID, func(t *scribe.Transcript) { t.Headline = "Test call (edited)" })
 			}
@@ -57,7 +56,7 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 	}
 	out := make([]TriggeredEvent, len(events))
 	for i, e := range events {
-		out[i] = TriggeredEvent{ID: e.ID, Type: webhook.EventType(e.Type)}
+		out[i] = TriggeredEvent{ID: e.ID, Type: e.Type}
 	}
 	return out, nil
 }

@@ -22,13 +22,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
-	"github.com/scribehq/scribe-go/scribetest/internal/clock"
-	"github.com/scribehq/scribe-go/scribetest/internal/index"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -80,35 +76,41 @@ func CheckScale(f float64) error {
 	return nil
 }
 
-// Attempt is scribetest.DeliveryAttempt.
+// Attempt is one attempt to deliver an event to a webhook.
 type Attempt struct {
-	EventID      string
-	EventType    webhook.EventType
-	WebhookID    int64
-	URI          string
-	Attempt      int
-	Time         time.Time
-	StatusCode   int
+	EventID    string            // the event's id, sent as webhook-id on every attempt
+	EventType  webhook.EventType // such as webhook.EventTranscriptCreated
+	WebhookID  int64             // the id of the webhook it was sent to
+	URI        string            // the webhook's URL, as registered
+	Attempt    int               // the attempt's number, from 1
+	Time       time.Time         // when it was signed, by the server's clock (webhook-timestamp)
+	StatusCode int               // the receiver's answer, 0 when there was none
+	// ResponseBody is the start of the answer: at most MaxExcerpt bytes,
+	// credentials and the signing secret redacted, control characters but
+	// newlines and tabs replaced by spaces. webhook.NewHandler puts your
+	// function's (redacted) error there.
 	ResponseBody string
-	Error        string
-	Duration     time.Duration
-	Delivered    bool
-	Final        bool
-	Permanent    bool
+	Error        string        // why the attempt failed; "" if it succeeded
+	Duration     time.Duration // how long it took, by the wall clock
+	Delivered    bool          // a 2xx answer within the timeout
+	Final        bool          // no attempt follows: delivered, refused or given up
+	Permanent    bool          // a webhook.StatusPermanentFailure (422): not retried
 }
 
-// Pending is scribetest.PendingDelivery.
+// Pending is a delivery not settled yet: due, in flight, or waiting for its
+// next attempt; after Close, one never to be attempted again.
 type Pending struct {
-	EventID        string
-	EventType      webhook.EventType
-	WebhookID      int64
-	URI            string
-	Attempts       int
-	LastStatusCode int
-	LastError      string
-	NextAttempt    time.Time
+	EventID        string            // the event's id (webhook-id)
+	EventType      webhook.EventType // such as webhook.EventTranscriptCreated
+	WebhookID      int64             // the id of the webhook
+	URI            string            // the webhook's URL, as registered
+	Attempts       int               // attempts made so far
+	LastStatusCode int               // the last attempt's StatusCode
+	LastError      string            // the last attempt's Error
+	NextAttempt    time.Time         // by the server's clock; zero if due now, in flight or never
 }
 
+// outEvent is an event encoded, as every attempt sends it.
 type outEvent struct {
 	id   string
 	typ  webhook.EventType
@@ -126,15 +128,15 @@ type delivery struct {
 	attempts   int
 	lastStatus int
 	lastErr    string
-	timer      clock.Timer // set while waiting for the next attempt
+	timer      state.Timer // set while waiting for the next attempt
 	due        time.Time   // when timer fires, by the clock
 }
 
 // Engine is the server's delivery engine.
 type Engine struct {
-	clock    clock.Clock
-	timers   clock.TimerClock
-	advancer clock.Advancer // the clock, when a test moves it
+	clock    state.Clock
+	timers   state.TimerClock
+	advancer state.Advancer // the clock, when a test moves it
 	logger   *slog.Logger
 	client   *http.Client
 	own      *http.Transport // closed at Close, if the engine made it
@@ -151,7 +153,7 @@ type Engine struct {
 	ready    []*delivery            // due now, oldest first
 	inflight map[int64]int          // attempts in flight by webhook id
 	active   int                    // sender goroutines running
-	attempts index.Ring[Attempt]
+	attempts state.Ring[Attempt]
 	changed  chan struct{} // closed at the next change of state; nil if nobody waits
 	closed   bool
 	done     chan struct{} // closed by Close
@@ -159,7 +161,7 @@ type Engine struct {
 }
 
 // New returns an engine on clock c; advancer is the clock a test moves, if any.
-func New(cfg Config, c clock.Clock, timers clock.TimerClock, advancer clock.Advancer, logger *slog.Logger) *Engine {
+func New(cfg Config, c state.Clock, timers state.TimerClock, advancer state.Advancer, logger *slog.Logger) *Engine {
 	e := &Engine{clock: c, timers: timers, advancer: advancer, logger: logger,
 		schedule: DefaultSchedule, workers: DefaultWorkers, timeout: DefaultTimeout,
 		pending: map[*delivery]struct{}{}, inflight: map[int64]int{}, done: make(chan struct{})}
@@ -189,15 +191,16 @@ func New(cfg Config, c clock.Clock, timers clock.TimerClock, advancer clock.Adva
 }
 
 // Publish turns ev into one delivery per hook, queued or timed.
-func (e *Engine) Publish(ev state.Event, hooks []scribe.Webhook) {
+func (e *Engine) Publish(ev webhook.Event, hooks []scribe.Webhook) {
 	if len(hooks) == 0 {
 		return
 	}
-	out, err := encode(ev)
-	if err != nil { // the resources are plain data; kept for safety
+	body, err := apijson.Marshal(ev)
+	if err != nil { // its data was encoded by the library a moment ago; kept for safety
 		e.logger.Error("scribetest: encoding a webhook event failed; it is not delivered", "event_type", ev.Type, "error", err)
 		return
 	}
+	out := &outEvent{id: ev.ID, typ: ev.Type, body: body}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	defer e.notifyLocked()
@@ -220,29 +223,6 @@ func (e *Engine) Publish(ev state.Event, hooks []scribe.Webhook) {
 		}
 		e.attempts.Push(rec)
 	}
-}
-
-// encode encodes ev's envelope.
-func encode(ev state.Event) (*outEvent, error) {
-	data, ok := ev.Data.([]byte)
-	if !ok {
-		var err error
-		if data, err = apijson.Marshal(ev.Data); err != nil {
-			return nil, err
-		}
-	}
-	body, err := apijson.Marshal(struct {
-		ID                     string         `json:"id"`
-		Type                   string         `json:"type"`
-		CreatedOn              time.Time      `json:"created_on"`
-		PluginID               int64          `json:"plugin_id"`
-		PluginInstallationUUID string         `json:"plugin_installation_uuid"`
-		Data                   jsontext.Value `json:"data"`
-	}{ev.ID, ev.Type, ev.CreatedOn.UTC(), ev.PluginID, ev.InstallationUUID, data})
-	if err != nil {
-		return nil, err
-	}
-	return &outEvent{id: ev.ID, typ: webhook.EventType(ev.Type), body: body}, nil
 }
 
 // jitter spreads a delay over ±jitterFraction, within MaxDelay.

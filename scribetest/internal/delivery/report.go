@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scribehq/scribe-go/scribetest/internal/index"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
 // String formats an attempt on one line, the receiver's answer included.
@@ -89,7 +89,7 @@ func (e *Engine) Require(eventIDs []string, timeout time.Duration) (failure stri
 	}
 	for _, id := range eventIDs {
 		if !seen[id] {
-			report += fmt.Sprintf("\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, index.MaxRecords)
+			report += fmt.Sprintf("\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, state.MaxRecords)
 		}
 	}
 	if len(named) == 0 && len(order) == 0 {

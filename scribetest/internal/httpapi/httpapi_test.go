@@ -1,24 +1,19 @@
 package httpapi
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/wire"
-	"github.com/scribehq/scribe-go/scribetest/internal/clock"
-	"github.com/scribehq/scribe-go/scribetest/internal/faults"
-	"github.com/scribehq/scribe-go/scribetest/internal/reqlog"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
 func testAPI() *API {
-	return &API{cfg: Config{Faults: &faults.Queue{}, Log: &reqlog.Log{}, Clock: clock.Real{},
+	return &API{cfg: Config{Faults: &Faults{}, Log: &RequestLog{}, Clock: state.Real{},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}}
 }
 
@@ -60,37 +55,5 @@ func TestPanicAfterAnswerStartedAborts(t *testing.T) {
 	}
 	if recs := a.cfg.Log.All(); len(recs) != 1 || recs[0].Status != http.StatusOK {
 		t.Errorf("request log = %+v, want the 200 that was sent", recs)
-	}
-}
-
-// TestTranscriptPageIsTheLibrarys: the page written around stored
-// encodings (which the library made) is byte for byte the library's
-// encoding of the same page.
-func TestTranscriptPageIsTheLibrarys(t *testing.T) {
-	t.Parallel()
-	var items [][]byte
-	for i, text := range []string{"a", "<\u2028\"é"} {
-		b, err := apijson.Marshal(map[string]any{"id": i + 1, "text": text, "metadata": map[string]any{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, b)
-	}
-	for _, tt := range []struct {
-		items [][]byte
-		more  bool
-		total int
-	}{{nil, false, 0}, {items[:1], true, 2}, {items, false, 2}} {
-		values := []jsontext.Value{}
-		for _, it := range tt.items {
-			values = append(values, it)
-		}
-		want, err := apijson.Marshal(wire.List[jsontext.Value]{HasMore: tt.more, TotalCount: tt.total, Data: values})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := bytes.Join(transcriptPage(tt.items, tt.more, tt.total), nil); string(got) != string(want)+"\n" {
-			t.Errorf("page %s\nwant %s", got, want)
-		}
 	}
 }

@@ -10,9 +10,6 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/redact"
-	"github.com/scribehq/scribe-go/scribetest/internal/authn"
-	"github.com/scribehq/scribe-go/scribetest/internal/faults"
-	"github.com/scribehq/scribe-go/scribetest/internal/ratelimit"
 )
 
 // reqInfo is what the middleware learns of a request, kept in the statusWriter (infoOf).
@@ -21,8 +18,8 @@ type reqInfo struct {
 	at      time.Time // when the request arrived, by the server's clock
 	code    string    // the problem code answered, if any
 	authed  bool      // authenticate's verdict is below, shared by the rate limit and the operation
-	caller  *authn.Principal
-	refusal *authn.Refusal
+	caller  *principal
+	refusal *problem
 }
 
 // statusWriter remembers the status written and carries the reqInfo.
@@ -164,21 +161,21 @@ func (a *API) faults(next http.Handler) http.Handler {
 }
 
 // faultProblem is the answer of an injected fault with a Status.
-func (a *API) faultProblem(f faults.Fault) *problem {
-	p := newProblem(f.Status, faults.Codes[f.Status],
+func (a *API) faultProblem(f Fault) *problem {
+	p := newProblem(f.Status, faultCodes[f.Status],
 		fmt.Sprintf("scribetest: injected fault: the test asked this request to fail with %d %s (InjectFault); retry it",
 			f.Status, http.StatusText(f.Status)))
 	if f.RetryAfter > 0 || f.Status == http.StatusTooManyRequests {
-		p = p.with("Retry-After", ratelimit.Seconds(f.RetryAfter))
+		p = p.with("Retry-After", seconds(f.RetryAfter))
 	}
 	if f.Status == http.StatusTooManyRequests {
 		// The contract's 429 carries the RateLimit headers, quota spent.
-		limit := ratelimit.DefaultLimit
+		limit := announcedLimit
 		if a.cfg.Limiter != nil {
 			limit = a.cfg.Limiter.Limit
 		}
 		p = p.with("RateLimit-Limit", strconv.Itoa(limit)).with("RateLimit-Remaining", "0").
-			with("RateLimit-Reset", ratelimit.Seconds(f.RetryAfter))
+			with("RateLimit-Reset", seconds(f.RetryAfter))
 	}
 	return p
 }
@@ -189,7 +186,7 @@ func (a *API) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(w)
 		if a.cfg.Limiter == nil {
-			ratelimit.Unlimited(info.at).Announce(w.Header())
+			unlimited(info.at).announce(w.Header())
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -198,10 +195,10 @@ func (a *API) rateLimit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		q := a.cfg.Limiter.Take(caller.Scope, info.at)
-		q.Announce(w.Header())
+		q := a.cfg.Limiter.take(caller.Scope, info.at)
+		q.announce(w.Header())
 		if !q.Allowed {
-			reset := ratelimit.Seconds(q.Reset)
+			reset := seconds(q.Reset)
 			writeProblem(w, newProblem(http.StatusTooManyRequests, scribe.CodeRateLimited,
 				fmt.Sprintf("the credential has made its %d requests of this window; retry after %s seconds", q.Limit, reset)).
 				with("Retry-After", reset))
@@ -212,9 +209,9 @@ func (a *API) rateLimit(next http.Handler) http.Handler {
 }
 
 // authenticate authenticates r once; the verdict is kept with the request.
-func (a *API) authenticate(info *reqInfo, r *http.Request) (*authn.Principal, *authn.Refusal) {
+func (a *API) authenticate(info *reqInfo, r *http.Request) (*principal, *problem) {
 	if !info.authed {
-		info.caller, info.refusal = a.cfg.Auth.Authenticate(r.Header["Authorization"], info.at)
+		info.caller, info.refusal = a.auth.authenticate(r.Header["Authorization"])
 		info.authed = true
 	}
 	return info.caller, info.refusal

@@ -5,6 +5,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
 // Credentials is what verifying an installation JWT needs.
@@ -25,7 +26,7 @@ func (st *Store) CredentialsFor(uuid string) (Credentials, bool) {
 	in, _ := st.installs.Get(id)
 	p, _ := st.plugins.Get(in.PluginID)
 	c := Credentials{Installation: cloneInstallation(in), Plugin: clonePlugin(p)}
-	for _, k := range st.secretKeys.OwnedBy(p.ID) {
+	for _, k := range st.secretKeys.rows[p.ID] {
 		c.Keys = append(c.Keys, k.Value)
 	}
 	return c, true
@@ -49,7 +50,8 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	if !ok {
 		return scribe.PluginInstallation{}, fmt.Errorf("user %d: %w", in.UserID, ErrNotFound)
 	}
-	if err := checkNewID(st.installs, "installation", in.ID); err != nil {
+	err := checkNewID(st.installs, "installation", in.ID)
+	if err != nil {
 		return scribe.PluginInstallation{}, err
 	}
 	switch _, dup := st.uuids[in.UUID]; {
@@ -68,14 +70,17 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	}
 	in.FirstName, in.LastName, in.EmailAddress = u.FirstName, u.LastName, u.EmailAddress
 	stamp(&in.CreatedOn, &in.UpdatedOn, st.now())
-	st.installs.Add(in.ID, in.PluginID, cloneInstallation(in))
-	ix := st.installsBy[in.UserID]
-	ix.Insert(in.ID)
-	st.installsBy[in.UserID] = ix
+	var data []byte
+	if !tx.quiet {
+		if data, err = encode("installation", in); err != nil {
+			return scribe.PluginInstallation{}, err
+		}
+	}
+	st.installs.Add(in.PluginID, cloneInstallation(in))
+	st.installsBy[in.UserID] = append(st.installsBy[in.UserID], in.ID)
 	st.uuids[in.UUID] = in.ID
-	out := cloneInstallation(in)
-	tx.emit(Event{Type: InstallationCreated, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out})
-	return out, nil
+	tx.emit(webhook.EventInstallationCreated, in.PluginID, in.UUID, in.CreatedOn, data)
+	return cloneInstallation(in), nil
 }
 
 // ActiveInstallation returns user's active installation of plugin, under the lock.
@@ -101,10 +106,13 @@ func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	}
 	now := st.now()
 	in.DeletedOn, in.UpdatedOn = &now, now
-	st.installs.Set(id, in)
-	out := cloneInstallation(in)
-	tx.emit(Event{Type: InstallationDeleted, PluginID: in.PluginID, InstallationUUID: uuid, CreatedOn: now, Data: out})
-	return out, nil
+	data, err := encode("installation", in)
+	if err != nil { // a timestamp of a fixture outside what JSON holds
+		return scribe.PluginInstallation{}, err
+	}
+	st.installs.Set(in)
+	tx.emit(webhook.EventInstallationDeleted, in.PluginID, uuid, now, data)
+	return cloneInstallation(in), nil
 }
 
 // PageInstallations is PagePlugins for plugin's installations.
@@ -120,8 +128,13 @@ func (st *Store) PageInstallations(plugin, afterID int64, limit int) ([]scribe.P
 
 // InstallationsOf returns plugin's installations by ascending id.
 func (st *Store) InstallationsOf(plugin int64) []scribe.PluginInstallation {
-	rows, _, _ := st.PageInstallations(plugin, 0, 1<<62)
-	return rows
+	return read(st, func() []scribe.PluginInstallation {
+		rows := st.installs.OwnedBy(plugin)
+		for i := range rows {
+			rows[i] = cloneInstallation(rows[i])
+		}
+		return rows
+	})
 }
 
 // activeReaders returns userID's active installations that read transcripts.

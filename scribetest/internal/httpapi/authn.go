@@ -1,7 +1,4 @@
-// Package authn tells who a request's bearer token belongs to: a developer
-// (a developer key) or an installation (a JWT verified with package auth
-// against the plugin's current secret keys). It reads only the state.
-package authn
+package httpapi
 
 import (
 	"errors"
@@ -9,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -17,37 +13,29 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// Kind is the kind of credential: an operation takes one of them.
-type Kind int
+// kind is the kind of credential: an operation takes one of them.
+type kind int
 
 // The two kinds of credential.
 const (
-	Developer    Kind = iota + 1 // a developer key
-	Installation                 // an installation JWT
+	developerKey    kind = iota + 1 // a developer key
+	installationJWT                 // an installation JWT
 )
 
-func (k Kind) String() string {
-	if k == Developer {
+func (k kind) String() string {
+	if k == developerKey {
 		return "a developer key"
 	}
 	return "an installation JWT"
 }
 
-// Principal is who a request authenticated as; shared, read only.
-type Principal struct {
-	Kind         Kind
+// principal is who a request authenticated as.
+type principal struct {
+	Kind         kind
 	Developer    scribe.User               // the caller of a developer-key request
 	Installation scribe.PluginInstallation // the caller of an installation-JWT request
 	Plugin       scribe.Plugin             // and its plugin
 	Scope        string                    // the holder (not the hourly token), for idempotency keys and the rate limit
-}
-
-// Refusal is why a credential was refused; Detail quotes nothing of the token.
-type Refusal struct {
-	Status    int
-	Code      string
-	Detail    string
-	Challenge string
 }
 
 // The RFC 6750 challenges, when no token was given and when one was refused.
@@ -56,42 +44,27 @@ const (
 	challengeInvalid = `Bearer error="invalid_token"`
 )
 
-func unauthorized(code, detail string) *Refusal {
-	return &Refusal{Status: http.StatusUnauthorized, Code: code, Detail: detail, Challenge: challengeInvalid}
+// A credential refused is answered with a problem whose detail quotes
+// nothing of the token.
+
+func unauthorized(code, detail string) *problem {
+	return newProblem(http.StatusUnauthorized, code, detail).with("WWW-Authenticate", challengeInvalid)
 }
 
-func missing(detail string) *Refusal {
-	return &Refusal{Status: http.StatusUnauthorized, Code: scribe.CodeMissingToken, Detail: detail, Challenge: challengeNone}
+func missing(detail string) *problem {
+	return newProblem(http.StatusUnauthorized, scribe.CodeMissingToken, detail).with("WWW-Authenticate", challengeNone)
 }
 
-// maxCached bounds the cache of verified tokens (about one per active installation).
-const maxCached = 10000
-
-// Authenticator authenticates requests against a store.
-type Authenticator struct {
+// authenticator tells who a request's bearer token belongs to: a developer
+// (a developer key) or an installation (a JWT verified with package auth
+// against the plugin's current secret keys, read from the state).
+type authenticator struct {
 	st       *state.Store
 	verifier *auth.Verifier
-
-	mu sync.RWMutex
-	// cache holds the principal of each JWT that verified, valid while the
-	// state's generation is unchanged. Its look-up compares strings only on
-	// a match of the randomly seeded hash: its timing tells a forger nothing.
-	cache map[string]cached
 }
 
-type cached struct {
-	gen      uint64
-	iat, exp time.Time
-	p        *Principal
-}
-
-// New returns an Authenticator of st's credentials.
-func New(st *state.Store, v *auth.Verifier) *Authenticator {
-	return &Authenticator{st: st, verifier: v, cache: map[string]cached{}}
-}
-
-// Authenticate finds who the Authorization header values belong to at now.
-func (a *Authenticator) Authenticate(values []string, now time.Time) (*Principal, *Refusal) {
+// authenticate finds who the Authorization header values belong to.
+func (a authenticator) authenticate(values []string) (*principal, *problem) {
 	if len(values) == 0 {
 		return nil, missing("the request has no Authorization header; send Authorization: Bearer <token>")
 	}
@@ -106,27 +79,20 @@ func (a *Authenticator) Authenticate(values []string, now time.Time) (*Principal
 		return nil, missing("the Authorization header has no token after Bearer")
 	}
 	if state.LooksLikeJWT(token) {
-		return a.installation(token, now)
+		return a.installation(token)
 	}
 	dev, ok := a.st.DeveloperByKey(token)
 	if !ok {
 		return nil, unauthorized(scribe.CodeInvalidToken, "the token is neither a known developer key nor an installation JWT")
 	}
-	return &Principal{Kind: Developer, Developer: dev, Scope: "developer:" + strconv.FormatInt(dev.ID, 10)}, nil
+	return &principal{Kind: developerKey, Developer: dev, Scope: "developer:" + strconv.FormatInt(dev.ID, 10)}, nil
 }
 
-// installation verifies an installation JWT (docs/contract.md, "Tokens"), or takes the
-// cached result; what the token names is told only once its signature verifies.
-func (a *Authenticator) installation(token string, now time.Time) (*Principal, *Refusal) {
-	gen := a.st.Gen() // before the state is read: a later change shows as a newer generation
-	a.mu.RLock()
-	c, ok := a.cache[token]
-	a.mu.RUnlock()
-	if ok && c.gen == gen && now.Before(c.exp.Add(auth.DefaultLeeway)) && !now.Before(c.iat.Add(-auth.DefaultLeeway)) {
-		return c.p, nil
-	}
+// installation verifies an installation JWT (docs/contract.md, "Tokens");
+// what the token names is told only once its signature verifies.
+func (a authenticator) installation(token string) (*principal, *problem) {
 	var found state.Credentials
-	claims, err := a.verifier.VerifyLookup(token, func(uuid string) ([]auth.SecretKey, error) {
+	_, err := a.verifier.VerifyLookup(token, func(uuid string) ([]auth.SecretKey, error) {
 		c, ok := a.st.CredentialsFor(strings.ToLower(uuid))
 		found = c
 		if !ok {
@@ -143,27 +109,20 @@ func (a *Authenticator) installation(token string, now time.Time) (*Principal, *
 		return nil, unauthorized(scribe.CodeInstallationDeleted,
 			"the installation the token names was uninstalled on "+in.DeletedOn.Format(time.RFC3339)+"; stop calling for it")
 	case p.Disabled:
-		return nil, &Refusal{Status: http.StatusForbidden, Code: scribe.CodePluginDisabled,
-			Detail: fmt.Sprintf("plugin %d is disabled; its installations cannot call the service", p.ID)}
+		return nil, newProblem(http.StatusForbidden, scribe.CodePluginDisabled,
+			fmt.Sprintf("plugin %d is disabled; its installations cannot call the service", p.ID))
 	}
-	pr := &Principal{Kind: Installation, Installation: in, Plugin: p, Scope: "installation:" + in.UUID}
-	a.mu.Lock()
-	if len(a.cache) >= maxCached {
-		clear(a.cache)
-	}
-	a.cache[strings.Clone(token)] = cached{gen: gen, iat: claims.IssuedAt, exp: claims.ExpiresAt, p: pr}
-	a.mu.Unlock()
-	return pr, nil
+	return &principal{Kind: installationJWT, Installation: in, Plugin: p, Scope: "installation:" + in.UUID}, nil
 }
 
 // tokenRefusal maps a refusal of package auth to a 401 that shows nothing of the token.
-func tokenRefusal(err error) *Refusal {
+func tokenRefusal(err error) *problem {
 	for _, r := range refusals {
 		if errors.Is(err, r.err) {
 			return unauthorized(r.code, r.detail)
 		}
 	}
-	return &Refusal{Status: http.StatusInternalServerError, Code: scribe.CodeInternalError, Detail: "verifying the token failed; report the request id"}
+	return internalError("verifying the token failed")
 }
 
 var refusals = []struct {
@@ -182,11 +141,11 @@ var refusals = []struct {
 	{auth.ErrSignature, scribe.CodeInvalidToken, "the installation JWT's signature does not verify with any current secret key of the installation's plugin (or no such installation exists)"},
 }
 
-// CheckKind refuses a caller of the wrong kind: 403 wrong_token_kind.
-func CheckKind(p *Principal, want Kind) *Refusal {
+// checkKind refuses a caller of the wrong kind: 403 wrong_token_kind.
+func checkKind(p *principal, want kind) *problem {
 	if p.Kind == want {
 		return nil
 	}
-	return &Refusal{Status: http.StatusForbidden, Code: scribe.CodeWrongTokenKind,
-		Detail: fmt.Sprintf("this operation takes %s, and the request sent %s", want, p.Kind)}
+	return newProblem(http.StatusForbidden, scribe.CodeWrongTokenKind,
+		fmt.Sprintf("this operation takes %s, and the request sent %s", want, p.Kind))
 }

@@ -1,4 +1,4 @@
-package index
+package state
 
 import (
 	"fmt"
@@ -7,18 +7,17 @@ import (
 	"testing"
 )
 
-// TestPage: a page starts after after_id whether or not it is in the set,
-// and says whether a greater id exists.
+// TestPage: a page starts after after_id whether or not it is in the
+// collection, says whether a greater id exists and how many the owner has,
+// and holds only the owner's rows, whatever order they were added in.
 func TestPage(t *testing.T) {
 	t.Parallel()
-	var ix IDs
-	for _, id := range []int64{5, 1, 3, 9, 7, 3} { // out of order, one repeat
-		ix.Insert(id)
+	c := NewCollection(func(id int64) int64 { return id })
+	for _, id := range []int64{5, 1, 3, 9, 7} { // out of order
+		c.Add(1, id)
 	}
-	ix.Remove(9)
-	if ix.Remove(4) != -1 { // absent: no-op
-		t.Fatal("removed an absent id")
-	}
+	c.Add(2, 4) // another owner's
+	c.Remove(9)
 	for _, tt := range []struct {
 		after int64
 		limit int
@@ -32,10 +31,13 @@ func TestPage(t *testing.T) {
 		{7, 5, []int64{}, false},
 		{100, 5, []int64{}, false},
 	} {
-		start, end := ix.Bounds(tt.after, tt.limit)
-		if got := ix[start:end]; !slices.Equal(got, tt.want) || (end < len(ix)) != tt.more {
-			t.Errorf("page(%d, %d) = %v, more %v; want %v, %v", tt.after, tt.limit, got, end < len(ix), tt.want, tt.more)
+		got, more, total := c.Page(1, tt.after, tt.limit)
+		if !slices.Equal(got, tt.want) || more != tt.more || total != 4 {
+			t.Errorf("page(%d, %d) = %v, more %v, total %d; want %v, %v, 4", tt.after, tt.limit, got, more, total, tt.want, tt.more)
 		}
+	}
+	if got := c.All(); !slices.Equal(got, []int64{1, 3, 4, 5, 7}) || c.Last != 9 {
+		t.Errorf("all = %v, last %d; want every owner's by id, and 9 the last taken", got, c.Last)
 	}
 }
 

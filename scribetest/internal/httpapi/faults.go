@@ -1,7 +1,4 @@
-// Package faults holds the failures a test injects (scribetest.Fault), which
-// requests each matches, and the record of those that fired; the HTTP layer
-// plays them.
-package faults
+package httpapi
 
 import (
 	"fmt"
@@ -11,31 +8,50 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
-	"github.com/scribehq/scribe-go/scribetest/internal/index"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// Fault is scribetest.Fault.
+// Fault is a failure injected into the requests that match it
+// (docs/server.md, "Faults"). It fires before authentication, rate limiting
+// and the operation: a faulted request does no work, so a POST retried with
+// its Idempotency-Key creates exactly one resource.
 type Fault struct {
-	Method     string
-	Path       string
-	Times      int
-	Status     int
+	// Method, such as "POST", filters the requests; empty matches every
+	// method.
+	Method string
+	// Path, relative to the base path, filters the requests: exact
+	// ("/plugins/42") or a pattern where {name} matches one segment and a
+	// last {name...} the rest ("/plugins/{id}", "/plugins/{rest...}").
+	// Empty matches every path.
+	Path string
+	// Times is how many requests the fault applies to: 0 is once, a
+	// negative number every request until ClearFaults.
+	Times int
+	// Status is the answer: 429, 500, 502, 503 or 504 (the transient
+	// failures the contract declares on every operation), as its problem
+	// document. 0 answers nothing of its own: Drop, or Delay alone.
+	Status int
+	// RetryAfter, rounded up to whole seconds, is sent as Retry-After with
+	// Status; a 429 always carries one ("0" when RetryAfter is 0).
 	RetryAfter time.Duration
-	Drop       bool
-	Delay      time.Duration
+	// Drop closes the connection without an answer; it excludes Status.
+	Drop bool
+	// Delay is a real wait before the answer, the drop or, with neither,
+	// the request served as usual: for testing a client's timeouts.
+	Delay time.Duration
 }
 
-// Fired is one use of a fault.
-type Fired struct {
-	Fault     Fault
-	Time      time.Time
-	Method    string
-	Path      string
-	RequestID string
+// FiredFault is one use of an injected Fault.
+type FiredFault struct {
+	Fault     Fault     // as injected
+	Time      time.Time // by the server's clock
+	Method    string    // the request's, bounded as in Request
+	Path      string    // the request's URL path, base path included
+	RequestID string    // the request's Request-Id
 }
 
-// Codes are the transient failures the contract declares on every operation.
-var Codes = map[int]string{
+// faultCodes are the problem codes of the transient failures a Fault may answer.
+var faultCodes = map[int]string{
 	http.StatusTooManyRequests:     scribe.CodeRateLimited,
 	http.StatusInternalServerError: scribe.CodeInternalError,
 	http.StatusBadGateway:          scribe.CodeBadGateway,
@@ -43,23 +59,24 @@ var Codes = map[int]string{
 	http.StatusGatewayTimeout:      scribe.CodeGatewayTimeout,
 }
 
-// pending is an injected fault, parsed, with what is left of its Times.
-type pending struct {
+// pendingFault is an injected fault, parsed, with what is left of its Times.
+type pendingFault struct {
 	f       Fault
 	method  string
 	pattern []string // path segments; nil matches every path
 	left    int      // < 0: unlimited
 }
 
-// Queue holds the injected faults in order; the zero value is ready.
-type Queue struct {
+// Faults holds the injected faults in order and the record of those that
+// fired; the zero value is ready.
+type Faults struct {
 	mu      sync.Mutex
-	pending []*pending
-	fired   index.Ring[Fired]
+	pending []*pendingFault
+	fired   state.Ring[FiredFault]
 }
 
 // Add injects f, or says why the server cannot play it.
-func (q *Queue) Add(f Fault, basePath string) error {
+func (q *Faults) Add(f Fault, basePath string) error {
 	p, err := parse(f, basePath)
 	if err != nil {
 		return fmt.Errorf("scribetest: InjectFault: %w", err)
@@ -70,8 +87,8 @@ func (q *Queue) Add(f Fault, basePath string) error {
 	return nil
 }
 
-func parse(f Fault, basePath string) (*pending, error) {
-	if _, ok := Codes[f.Status]; !ok && f.Status != 0 {
+func parse(f Fault, basePath string) (*pendingFault, error) {
+	if _, ok := faultCodes[f.Status]; !ok && f.Status != 0 {
 		return nil, fmt.Errorf("the fault's Status %d is not one the contract declares for a transient failure; use 429, 500, 502, 503 or 504", f.Status)
 	}
 	switch {
@@ -86,7 +103,7 @@ func parse(f Fault, basePath string) (*pending, error) {
 	case f.Status == 0 && f.RetryAfter != 0:
 		return nil, fmt.Errorf("the fault's RetryAfter needs a Status to be sent with")
 	}
-	p := &pending{f: f, method: strings.ToUpper(f.Method), left: f.Times}
+	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: f.Times}
 	if p.left == 0 {
 		p.left = 1
 	}
@@ -117,7 +134,7 @@ func parse(f Fault, basePath string) (*pending, error) {
 }
 
 // matches reports whether p applies to method and path (base path removed).
-func (p *pending) matches(method, path string) bool {
+func (p *pendingFault) matches(method, path string) bool {
 	if p.method != "" && p.method != method {
 		return false
 	}
@@ -145,14 +162,14 @@ func (p *pending) matches(method, path string) bool {
 }
 
 // Clear removes every fault not yet used up.
-func (q *Queue) Clear() {
+func (q *Faults) Clear() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.pending = nil
 }
 
 // Take uses the first pending fault that matches r once, and records it.
-func (q *Queue) Take(r *http.Request, basePath string, now time.Time, requestID string) (Fault, bool) {
+func (q *Faults) Take(r *http.Request, basePath string, now time.Time, requestID string) (Fault, bool) {
 	path := r.URL.Path
 	if basePath != "" {
 		rel, ok := strings.CutPrefix(path, basePath)
@@ -172,15 +189,15 @@ func (q *Queue) Take(r *http.Request, basePath string, now time.Time, requestID 
 				q.pending = append(q.pending[:i], q.pending[i+1:]...)
 			}
 		}
-		q.fired.Push(Fired{Fault: p.f, Time: now, Method: index.Truncate(r.Method, index.MaxMethod),
-			Path: index.Truncate(r.URL.Path, index.MaxURLPart), RequestID: requestID})
+		q.fired.Push(FiredFault{Fault: p.f, Time: now, Method: state.Truncate(r.Method, state.MaxMethod),
+			Path: state.Truncate(r.URL.Path, state.MaxURLPart), RequestID: requestID})
 		return p.f, true
 	}
 	return Fault{}, false
 }
 
 // Fired returns the faults that fired, oldest first.
-func (q *Queue) Fired() []Fired {
+func (q *Faults) Fired() []FiredFault {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.fired.All()

@@ -1,8 +1,7 @@
 package state
 
-import scribe "github.com/scribehq/scribe-go"
-
-// The look-ups of Tx, for changes that depend on what is there.
+// The look-ups of a Tx, for changes that depend on what is there: a fixture
+// document is checked against them whole before anything is added.
 
 // UserTaken reports whether user id exists.
 func (tx *Tx) UserTaken(id int64) bool { return tx.st.users.Taken(id) }
@@ -35,25 +34,12 @@ func (tx *Tx) UUIDTaken(uuid string) bool {
 }
 
 // TranscriptTaken reports whether transcript id exists.
-func (tx *Tx) TranscriptTaken(id int64) bool {
-	_, ok := tx.st.tr.owner[id]
-	return ok
-}
-
-// WebhookByURI returns the plugin's first webhook of uri.
-func (tx *Tx) WebhookByURI(plugin int64, uri string) (scribe.Webhook, bool) {
-	for _, w := range tx.st.webhooks.OwnedBy(plugin) {
-		if w.URI == uri {
-			return w, true
-		}
-	}
-	return scribe.Webhook{}, false
-}
+func (tx *Tx) TranscriptTaken(id int64) bool { return tx.st.transcripts.Taken(id) }
 
 // WebhookTaken reports whether webhook id exists.
 func (tx *Tx) WebhookTaken(id int64) bool { return tx.st.webhooks.Taken(id) }
 
-// ActiveInstallation is Store.ActiveInstallation.
+// ActiveInstallation reports whether user has an active installation of plugin.
 func (tx *Tx) ActiveInstallation(plugin, user int64) bool {
 	_, ok := tx.st.ActiveInstallation(plugin, user)
 	return ok
@@ -66,9 +52,6 @@ func (tx *Tx) Reserve(users, plugins, secretKeys, installations, transcripts, we
 	st.plugins.Last = max(st.plugins.Last, plugins)
 	st.secretKeys.Last = max(st.secretKeys.Last, secretKeys)
 	st.installs.Last = max(st.installs.Last, installations)
-	st.tr.last = max(st.tr.last, transcripts)
+	st.transcripts.Last = max(st.transcripts.Last, transcripts)
 	st.webhooks.Last = max(st.webhooks.Last, webhooks)
 }
-
-// Snapshot returns the transcripts' arena as it is now.
-func (tx *Tx) Snapshot() Snapshot { return tx.st.tr.arena.Snapshot() }

@@ -1,0 +1,211 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+)
+
+// idempotent runs do once per Idempotency-Key, replaying the first answer for 24
+// hours; a 5xx is not kept, so a retry does the work.
+func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, *problem)) {
+	values := c.r.Header["Idempotency-Key"]
+	if len(values) == 0 {
+		body, p := do(c)
+		write(w, body, p)
+		return
+	}
+	key := values[0]
+	switch {
+	case len(values) > 1:
+		writeProblem(w, invalidParameter("Idempotency-Key: given more than once; send one"))
+		return
+	case !validKey(key):
+		writeProblem(w, invalidParameter(fmt.Sprintf(
+			"Idempotency-Key: must be 1 to %d visible ASCII characters (! to ~), got %d bytes", maxKeyLen, len(key))))
+		return
+	}
+	k := newIdemKey(c.caller.Scope, key)
+	kept, v, t := a.idem.begin(k, fingerprintOf(c.r.Method, c.r.URL.Path, c.body), c.info.at)
+	switch v {
+	case reused:
+		writeProblem(w, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
+			"this Idempotency-Key was used with another request body (or another operation); use a new key for a new operation"))
+		return
+	case inUse:
+		writeProblem(w, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyInUse,
+			"the first request with this Idempotency-Key is still running; retry later with the same key"))
+		return
+	case replay:
+		w.Header()["Idempotent-Replayed"] = []string{"true"}
+		write(w, kept.body, kept.problem)
+		return
+	}
+	var answer *keptAnswer
+	defer func() { // a panic in do abandons the key too
+		if answer == nil || (answer.problem != nil && answer.problem.status >= 500) {
+			a.idem.abandon(k, t)
+		} else {
+			a.idem.finish(k, t, *answer)
+		}
+	}()
+	body, p := do(c)
+	answer = &keptAnswer{body: body, problem: p}
+	write(w, body, p)
+}
+
+// validKey reports 1 to 255 visible ASCII characters (api/openapi.yaml).
+func validKey(k string) bool {
+	if k == "" || len(k) > maxKeyLen {
+		return false
+	}
+	for i := range len(k) {
+		if k[i] < '!' || k[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// keyTTL is how long a key's answer is kept.
+const keyTTL = 24 * time.Hour
+
+// maxKeyLen is the longest Idempotency-Key.
+const maxKeyLen = 255
+
+// idemKey is the SHA-256 of the holder's scope, a NUL and the key.
+type idemKey [32]byte
+
+// newIdemKey scopes key to holder.
+func newIdemKey(holder, key string) idemKey {
+	return sha256.Sum256([]byte(holder + "\x00" + key))
+}
+
+// fingerprint is the SHA-256 of a request's method, path and body.
+type fingerprint [32]byte
+
+// fingerprintOf returns the fingerprint of a request.
+func fingerprintOf(method, path string, body []byte) fingerprint {
+	h := sha256.New()
+	h.Write([]byte(method + " " + path + "\n"))
+	h.Write(body)
+	return fingerprint(h.Sum(nil))
+}
+
+// keptAnswer is an answer as kept and replayed: a body, or a problem.
+type keptAnswer struct {
+	body    reply
+	problem *problem
+}
+
+// verdict is what begin decided.
+type verdict int
+
+// The verdicts of begin.
+const (
+	proceed verdict = iota // do the work, then finish or abandon
+	replay                 // answer with the kept answer
+	reused                 // the key was used with another request: 409
+	inUse                  // the key's first request is still running: 409
+)
+
+// ticket identifies a claim, not a later one of the same key.
+type ticket uint64
+
+type claim struct {
+	k idemKey
+	t ticket
+}
+
+type idemEntry struct {
+	fp      fingerprint
+	created time.Time
+	ticket  ticket
+	done    bool
+	answer  keptAnswer
+}
+
+// idempotencyStore remembers the first answer to each Idempotency-Key,
+// scoped to its holder, for 24 hours of the server's clock (docs/contract.md,
+// "Rate limits and idempotency").
+type idempotencyStore struct {
+	mu      sync.Mutex
+	entries map[idemKey]*idemEntry
+	order   []claim // by claim time, for expiry from the front
+	last    ticket
+}
+
+func newIdempotencyStore() *idempotencyStore {
+	return &idempotencyStore{entries: map[idemKey]*idemEntry{}}
+}
+
+// begin claims k for a request with fingerprint fp at now.
+func (s *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (keptAnswer, verdict, ticket) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expire(now)
+	e, ok := s.entries[k]
+	if ok && now.Sub(e.created) >= keyTTL { // the clock went back, or the order is not by time
+		delete(s.entries, k)
+		ok = false
+	}
+	switch {
+	case !ok:
+		s.last++
+		s.entries[k] = &idemEntry{fp: fp, created: now, ticket: s.last}
+		s.order = append(s.order, claim{k, s.last})
+		return keptAnswer{}, proceed, s.last
+	case e.fp != fp:
+		return keptAnswer{}, reused, 0
+	case !e.done:
+		return keptAnswer{}, inUse, 0
+	}
+	return e.answer, replay, 0
+}
+
+// expire drops the claims TTL old from the front of the order.
+func (s *idempotencyStore) expire(now time.Time) {
+	n := 0
+	for _, c := range s.order {
+		e, ok := s.entries[c.k]
+		if ok && e.ticket == c.t {
+			if now.Sub(e.created) < keyTTL {
+				break
+			}
+			delete(s.entries, c.k)
+		}
+		n++
+	}
+	if n > 0 {
+		s.order = append(s.order[:0], s.order[n:]...)
+	}
+}
+
+// finish keeps a as the answer of the claim t of k.
+func (s *idempotencyStore) finish(k idemKey, t ticket, a keptAnswer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.entries[k]; ok && e.ticket == t {
+		e.done, e.answer = true, a
+	}
+}
+
+// abandon forgets the claim t of k, so that a retry does the work.
+func (s *idempotencyStore) abandon(k idemKey, t ticket) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.entries[k]; ok && e.ticket == t {
+		delete(s.entries, k)
+	}
+}
+
+// len returns how many keys are kept.
+func (s *idempotencyStore) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.entries)
+}

@@ -1,0 +1,158 @@
+package state
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Collection is one kind of resource: each owner's rows in ascending id
+// order, so that a page is a binary search and a slice of at most its limit,
+// and each row's owner, so that a row is found by its id alone. Its owner
+// (the Store) locks it.
+type Collection[T any] struct {
+	Last  int64 // the highest id assigned or taken so far
+	id    func(T) int64
+	owner map[int64]int64 // row id -> owner id
+	rows  map[int64][]T   // owner id -> rows by ascending id
+}
+
+// NewCollection returns an empty collection of rows whose id is id(row).
+func NewCollection[T any](id func(T) int64) *Collection[T] {
+	return &Collection[T]{id: id, owner: map[int64]int64{}, rows: map[int64][]T{}}
+}
+
+// NextID returns a fresh id, greater than every id seen so far.
+func (c *Collection[T]) NextID() int64 {
+	c.Last++
+	return c.Last
+}
+
+// find returns owner's rows and where id is, or would go, among them.
+func (c *Collection[T]) find(owner, id int64) (rows []T, i int, found bool) {
+	rows = c.rows[owner]
+	i, found = slices.BinarySearchFunc(rows, id, func(row T, id int64) int { return cmp.Compare(c.id(row), id) })
+	return rows, i, found
+}
+
+// Get returns row id.
+func (c *Collection[T]) Get(id int64) (T, bool) {
+	owner, ok := c.owner[id]
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	rows, i, _ := c.find(owner, id)
+	return rows[i], true
+}
+
+// Taken reports whether id names a row.
+func (c *Collection[T]) Taken(id int64) bool {
+	_, ok := c.owner[id]
+	return ok
+}
+
+// Owner returns the owner of row id.
+func (c *Collection[T]) Owner(id int64) (int64, bool) {
+	owner, ok := c.owner[id]
+	return owner, ok
+}
+
+// Add stores row, whose id is not taken, as owner's.
+func (c *Collection[T]) Add(owner int64, row T) {
+	id := c.id(row)
+	rows, i, _ := c.find(owner, id)
+	c.rows[owner] = slices.Insert(rows, i, row) // mostly an append: ids mostly grow
+	c.owner[id] = owner
+	c.Last = max(c.Last, id)
+}
+
+// Set replaces the row whose id row has, which exists.
+func (c *Collection[T]) Set(row T) {
+	id := c.id(row)
+	rows, i, _ := c.find(c.owner[id], id)
+	rows[i] = row
+}
+
+// Remove deletes row id, which exists.
+func (c *Collection[T]) Remove(id int64) {
+	owner := c.owner[id]
+	rows, i, _ := c.find(owner, id)
+	if rows = slices.Delete(rows, i, i+1); len(rows) == 0 {
+		delete(c.rows, owner)
+	} else {
+		c.rows[owner] = rows
+	}
+	delete(c.owner, id)
+}
+
+// Page returns a copy of up to limit of owner's rows after afterID, whether
+// more follow, and how many owner has.
+func (c *Collection[T]) Page(owner, afterID int64, limit int) (page []T, hasMore bool, total int) {
+	rows, i, found := c.find(owner, afterID)
+	if found {
+		i++
+	}
+	end := i + min(limit, len(rows)-i)
+	return slices.Clone(rows[i:end]), end < len(rows), len(rows)
+}
+
+// OwnedBy returns a copy of owner's rows in id order.
+func (c *Collection[T]) OwnedBy(owner int64) []T { return slices.Clone(c.rows[owner]) }
+
+// All returns every row in id order.
+func (c *Collection[T]) All() []T {
+	var all []T
+	for _, rows := range c.rows {
+		all = append(all, rows...)
+	}
+	slices.SortFunc(all, func(a, b T) int { return cmp.Compare(c.id(a), c.id(b)) })
+	return all
+}
+
+// MaxRecords bounds each record: requests, fired faults, delivery attempts.
+const MaxRecords = 10000
+
+// Ring keeps the last MaxRecords values pushed; its owner locks it.
+type Ring[T any] struct {
+	buf  []T
+	next int // where the next push goes once buf is full
+}
+
+// Push adds v, dropping the oldest value when the ring is full.
+func (r *Ring[T]) Push(v T) {
+	if len(r.buf) < MaxRecords {
+		r.buf = append(r.buf, v)
+		return
+	}
+	r.buf[r.next] = v
+	r.next = (r.next + 1) % MaxRecords
+}
+
+// All returns a copy of the values, oldest first.
+func (r *Ring[T]) All() []T {
+	out := make([]T, 0, len(r.buf))
+	out = append(out, r.buf[r.next:]...)
+	return append(out, r.buf[:r.next]...)
+}
+
+// Bounds of what the records keep of a request: a few megabytes in all.
+const (
+	MaxMethod  = 32
+	MaxURLPart = 512
+)
+
+// TruncatedMarker ends a value a record kept cut short.
+const TruncatedMarker = "…[truncated]"
+
+// Truncate returns a copy (not pinning the request) of s cut to n bytes, marked if cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + TruncatedMarker
+}
