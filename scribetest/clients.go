@@ -7,8 +7,6 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
-	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
-	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -42,11 +40,11 @@ func (s *Server) client(opts []scribe.Option) (*scribe.Client, error) {
 
 // retrySleep is how the server's clients wait between attempts.
 func (s *Server) retrySleep(ctx context.Context, d time.Duration) error {
-	if a, ok := s.clock.(state.Advancer); ok {
+	if a, ok := s.clock.(advancer); ok {
 		a.Advance(d)
 		return ctx.Err()
 	}
-	t := time.NewTimer(delivery.Scaled(d, s.retryScale))
+	t := time.NewTimer(scaled(d, s.retryScale))
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

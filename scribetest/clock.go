@@ -5,25 +5,40 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// Clock tells the server the time, for tokens, resources, idempotency keys
-// and webhooks (WithClock). Its Now must be safe for concurrent use. A Clock
-// that is also a TimerClock, such as a FakeClock, times the webhook retries
-// as well; on any other, they wait on the system clock.
-type Clock = state.Clock
+// Clock tells the server the time, for tokens, resources, idempotency keys and
+// webhooks; a TimerClock (FakeClock is one) also times the delivery retries.
+type Clock interface {
+	// Now returns the current time; it must be safe for concurrent use.
+	Now() time.Time
+}
 
-// TimerClock is a Clock that also runs functions after a delay: its
-// AfterFunc(d, f) calls f once the clock has advanced by d, as
-// time.AfterFunc does, and returns a Timer.
-type TimerClock = state.TimerClock
+// TimerClock is a Clock that also runs functions after a delay.
+type TimerClock interface {
+	Clock
+	// AfterFunc calls f once the clock has advanced by d, as time.AfterFunc does.
+	AfterFunc(d time.Duration, f func()) Timer
+}
 
-// Timer is a pending call of TimerClock.AfterFunc: its Stop prevents the
-// call, and reports false if the call already ran or was stopped.
-// *time.Timer is one.
-type Timer = state.Timer
+// Timer is a pending call of TimerClock.AfterFunc. *time.Timer is one.
+type Timer interface {
+	// Stop prevents the call; false if it already ran or was stopped.
+	Stop() bool
+}
+
+// realClock is the default Clock: the system's wall clock and its timers.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// advancer is a clock a test moves, such as a FakeClock: where the server
+// would wait on it, it moves it instead.
+type advancer interface {
+	Advance(d time.Duration)
+}
 
 // FakeClock is a TimerClock that stands still until moved, firing the timers due
 // (docs/testing.md, "One clock"). It is safe for concurrent use.

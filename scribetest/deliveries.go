@@ -1,50 +1,105 @@
 package scribetest
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
 // MaxResponseExcerpt bounds DeliveryAttempt.ResponseBody.
-const MaxResponseExcerpt = delivery.MaxExcerpt
+const MaxResponseExcerpt = 1 << 10
 
 // MaxEventBytes is the largest event the server sends, webhook.NewHandler's
 // default limit; a larger one is recorded as a final failed attempt.
-const MaxEventBytes = delivery.MaxEventBytes
+const MaxEventBytes = webhook.DefaultMaxBodyBytes
 
-// DeliveryAttempt is one attempt to deliver an event to a webhook: the
-// event's id and type, the webhook's id and URI, the attempt's number (from
-// 1), when it was signed by the server's clock, the receiver's status code
-// (0 when none), the start of its answer (ResponseBody: at most
-// MaxResponseExcerpt bytes, credentials and the signing secret redacted,
-// where webhook.NewHandler puts your function's redacted error), why it
-// failed (Error), how long it took, and whether it Delivered (a 2xx within
-// the timeout), is Final (no attempt follows) or Permanent (a 422, not
-// retried). Its String method formats it on one line, as RequireDelivered
-// prints it.
-type DeliveryAttempt = delivery.Attempt
+// MaxWebhookDelay is the longest wait between attempts, however scaled and
+// jittered.
+const MaxWebhookDelay = 7 * 24 * time.Hour
+
+// DeliveryAttempt is one attempt to deliver an event to a webhook.
+type DeliveryAttempt struct {
+	EventID    string            // the event's id, sent as webhook-id on every attempt
+	EventType  webhook.EventType // such as webhook.EventTranscriptCreated
+	WebhookID  int64             // the id of the webhook it was sent to
+	URI        string            // the webhook's URL, as registered
+	Attempt    int               // the attempt's number, from 1
+	Time       time.Time         // when it was signed, by the server's clock (webhook-timestamp)
+	StatusCode int               // the receiver's answer, 0 when there was none
+	// ResponseBody is the start of the answer: at most MaxResponseExcerpt
+	// bytes, credentials and the signing secret redacted, control
+	// characters but newlines and tabs replaced by spaces.
+	// webhook.NewHandler puts your function's (redacted) error there.
+	ResponseBody string
+	Error        string        // why the attempt failed; "" if it succeeded
+	Duration     time.Duration // how long it took, by the wall clock
+	Delivered    bool          // a 2xx answer within the timeout
+	Final        bool          // no attempt follows: delivered, refused or given up
+	Permanent    bool          // a webhook.StatusPermanentFailure (422): not retried
+}
+
+// String formats the attempt on one line, the receiver's answer included,
+// as RequireDelivered prints it.
+func (a DeliveryAttempt) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "attempt %d at %s: ", a.Attempt, a.Time.UTC().Format(time.RFC3339Nano))
+	switch {
+	case a.Delivered:
+		fmt.Fprintf(&b, "delivered, %d %s", a.StatusCode, http.StatusText(a.StatusCode))
+	case a.Error != "":
+		b.WriteString(a.Error)
+	default:
+		fmt.Fprintf(&b, "%d %s", a.StatusCode, http.StatusText(a.StatusCode))
+	}
+	fmt.Fprintf(&b, " (%v)", a.Duration.Round(time.Microsecond))
+	if a.ResponseBody != "" {
+		fmt.Fprintf(&b, "; answer: %q", a.ResponseBody)
+	}
+	switch {
+	case a.Permanent:
+		b.WriteString("; failed permanently, not retried")
+	case a.Final && !a.Delivered:
+		b.WriteString("; given up")
+	}
+	return b.String()
+}
 
 // PendingDelivery is a delivery not settled yet: due, in flight, or waiting
-// for its next attempt (NextAttempt, by the server's clock; zero if due now,
-// in flight or never); after Close, one never to be attempted again.
-type PendingDelivery = delivery.Pending
+// for its next attempt; after Close, one never to be attempted again.
+type PendingDelivery struct {
+	EventID        string            // the event's id (webhook-id)
+	EventType      webhook.EventType // such as webhook.EventTranscriptCreated
+	WebhookID      int64             // the id of the webhook
+	URI            string            // the webhook's URL, as registered
+	Attempts       int               // attempts made so far
+	LastStatusCode int               // the last attempt's StatusCode
+	LastError      string            // the last attempt's Error
+	NextAttempt    time.Time         // by the server's clock; zero if due now, in flight or never
+}
 
-// Deliveries returns the attempts finished so far, oldest first: the last 10,000.
-func (s *Server) Deliveries() []DeliveryAttempt { return s.deliveries.Attempts() }
+// Deliveries returns the attempts finished so far, oldest first (the last 10,000).
+func (s *Server) Deliveries() []DeliveryAttempt { return s.deliveries.attempts() }
 
 // PendingDeliveries returns the deliveries not settled, in the order emitted.
-func (s *Server) PendingDeliveries() []PendingDelivery { return s.deliveries.Pending() }
+func (s *Server) PendingDeliveries() []PendingDelivery { return s.deliveries.pending() }
 
 // WaitForDeliveries waits until every delivery is settled, or returns an
 // error wrapping ctx.Err() or ErrClosed. On a FakeClock it advances the
 // clock to each retry; on the system clock it waits in real time.
-func (s *Server) WaitForDeliveries(ctx context.Context) error { return s.deliveries.Wait(ctx) }
+func (s *Server) WaitForDeliveries(ctx context.Context) error { return s.deliveries.wait(ctx) }
 
 // ErrClosed is wrapped by WaitForDeliveries when the server closes first.
-var ErrClosed = delivery.ErrClosed
+var ErrClosed = errors.New("scribetest: the server is closed")
 
 // RequireTimeout bounds RequireDelivered's wait on the system clock.
 const RequireTimeout = 30 * time.Second
@@ -55,9 +110,315 @@ const RequireTimeout = 30 * time.Second
 // returns the events' attempts, oldest first.
 func (s *Server) RequireDelivered(t testing.TB, eventIDs ...string) []DeliveryAttempt {
 	t.Helper()
-	failure, attempts := s.deliveries.Require(eventIDs, RequireTimeout)
+	failure, attempts := s.deliveries.require(eventIDs, RequireTimeout)
 	if failure != "" {
 		t.Fatalf("scribetest: RequireDelivered: %s", failure)
 	}
 	return attempts
+}
+
+// changedLocked returns a channel closed at the next change.
+func (e *engine) changedLocked() <-chan struct{} {
+	if e.changed == nil {
+		e.changed = make(chan struct{})
+	}
+	return e.changed
+}
+
+// notifyLocked wakes whoever waits for a change of state.
+func (e *engine) notifyLocked() {
+	if e.changed != nil {
+		close(e.changed)
+		e.changed = nil
+	}
+}
+
+// attempts returns the attempts made so far, oldest first.
+func (e *engine) attempts() []DeliveryAttempt {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.record.All()
+}
+
+// pending returns the deliveries not settled, in publishing order.
+func (e *engine) pending() []PendingDelivery {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]PendingDelivery, 0, len(e.unsettled))
+	for _, dl := range e.sortedLocked(nil) {
+		p := PendingDelivery{EventID: dl.ev.id, EventType: dl.ev.typ, WebhookID: dl.hook, URI: dl.uri,
+			Attempts: dl.attempts, LastStatusCode: dl.lastStatus, LastError: dl.lastErr}
+		if dl.timer != nil {
+			p.NextAttempt = dl.due
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// sortedLocked returns the pending deliveries want selects (all if nil), in order.
+func (e *engine) sortedLocked(want func(*delivery) bool) []*delivery {
+	dls := slices.SortedFunc(maps.Keys(e.unsettled), func(a, b *delivery) int { return cmp.Compare(a.seq, b.seq) })
+	if want != nil {
+		dls = slices.DeleteFunc(dls, func(dl *delivery) bool { return !want(dl) })
+	}
+	return dls
+}
+
+// wait waits until every delivery is settled, ctx ends or the engine closes.
+func (e *engine) wait(ctx context.Context) error {
+	n, cause := e.settled(ctx, nil)
+	switch {
+	case n == 0:
+		return nil
+	case errors.Is(cause, ErrClosed):
+		return fmt.Errorf("scribetest: %s will not be delivered (see PendingDeliveries): %w", count(n), cause)
+	}
+	return fmt.Errorf("scribetest: %s still pending (see PendingDeliveries): %w", count(n), cause)
+}
+
+// settled waits until no delivery want selects is pending, or says how many are and
+// why it ended; when nothing is due or in flight it moves a test's clock on.
+func (e *engine) settled(ctx context.Context, want func(*delivery) bool) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		n := len(e.sortedLocked(want))
+		switch {
+		case n == 0:
+			return 0, nil
+		case e.closed:
+			return n, ErrClosed
+		case ctx.Err() != nil:
+			return n, ctx.Err()
+		}
+		if e.advancer != nil && len(e.ready) == 0 && len(e.inflight) == 0 {
+			if next, ok := e.nextDueLocked(); ok {
+				// Advance runs the timer, which takes e.mu.
+				e.mu.Unlock()
+				e.advancer.Advance(max(next.Sub(e.clock.Now()), 0))
+				e.mu.Lock()
+				continue
+			}
+		}
+		changed := e.changedLocked()
+		e.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+		case <-e.done:
+		}
+		e.mu.Lock()
+	}
+}
+
+// nextDueLocked returns when the earliest timer of a pending delivery fires.
+func (e *engine) nextDueLocked() (time.Time, bool) {
+	var next time.Time
+	found := false
+	for dl := range e.unsettled {
+		if dl.timer != nil && (!found || dl.due.Before(next)) {
+			next, found = dl.due, true
+		}
+	}
+	return next, found
+}
+
+// close aborts attempts in flight, waits for the senders and returns how many are left.
+func (e *engine) close() int {
+	e.mu.Lock()
+	first := !e.closed
+	if first {
+		e.closed = true
+		close(e.done)
+		e.cancel()
+		for dl := range e.unsettled {
+			if dl.timer != nil && dl.timer.Stop() {
+				dl.timer = nil
+				e.wg.Done()
+			}
+		}
+	}
+	e.mu.Unlock()
+	e.wg.Wait()
+	if e.own != nil {
+		e.own.CloseIdleConnections()
+	}
+	e.mu.Lock()
+	n := len(e.unsettled)
+	e.mu.Unlock()
+	if first && n > 0 {
+		e.logger.Warn("scribetest: webhook deliveries left undelivered at close (see PendingDeliveries)", "count", n)
+	}
+	return n
+}
+
+// shutdown waits, until ctx ends, for every delivery to settle, then closes.
+func (e *engine) shutdown(ctx context.Context) error {
+	_, cause := e.settled(ctx, nil)
+	n := e.close()
+	if n == 0 {
+		return nil
+	}
+	if cause == nil {
+		cause = ErrClosed // published after the wait, while closing
+	}
+	return fmt.Errorf("scribetest: Shutdown: %s undelivered (see PendingDeliveries): %w", count(n), cause)
+}
+
+// count says "1 webhook delivery" or "n webhook deliveries".
+func count(n int) string {
+	if n == 1 {
+		return "1 webhook delivery"
+	}
+	return fmt.Sprintf("%d webhook deliveries", n)
+}
+
+// deliveryKey names one delivery: an event to a webhook.
+type deliveryKey struct {
+	event string
+	hook  int64
+}
+
+// require waits for the deliveries of the events named (all, if none) to settle and
+// returns their attempts and, if one did not end with a 2xx, the failure to report.
+func (e *engine) require(eventIDs []string, timeout time.Duration) (failure string, attempts []DeliveryAttempt) {
+	named := make(map[string]bool, len(eventIDs))
+	for _, id := range eventIDs {
+		named[id] = true
+	}
+	var want func(*delivery) bool
+	if len(named) > 0 {
+		want = func(dl *delivery) bool { return named[dl.ev.id] }
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if e.advancer == nil {
+		go e.stopBeforeLateRetry(ctx, cancel, want) // on the system clock, do not wait for a retry due after the bound
+	}
+	_, cause := e.settled(ctx, want)
+
+	e.mu.Lock()
+	all := e.record.All()
+	waiting := e.waitingLocked(want)
+	e.mu.Unlock()
+	byDelivery := map[deliveryKey][]DeliveryAttempt{}
+	var order []deliveryKey
+	for _, a := range all {
+		if len(named) > 0 && !named[a.EventID] {
+			continue
+		}
+		attempts = append(attempts, a)
+		k := deliveryKey{a.EventID, a.WebhookID}
+		if _, ok := byDelivery[k]; !ok {
+			order = append(order, k)
+		}
+		byDelivery[k] = append(byDelivery[k], a)
+	}
+	for _, w := range waiting {
+		if _, ok := byDelivery[w.deliveryKey]; !ok {
+			order = append(order, w.deliveryKey)
+			byDelivery[w.deliveryKey] = nil
+		}
+	}
+	report := describeFailures(order, byDelivery, waiting)
+	seen := map[string]bool{}
+	for _, k := range order {
+		seen[k.event] = true
+	}
+	for _, id := range eventIDs {
+		if !seen[id] {
+			report += fmt.Sprintf("\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, state.MaxRecords)
+		}
+	}
+	if len(named) == 0 && len(order) == 0 {
+		report = "\n  no webhook event was emitted: does the plugin have a webhook (CreateWebhook), and did something install it or create a transcript?"
+	}
+	if report == "" {
+		return "", attempts
+	}
+	why := ""
+	if cause != nil {
+		why = fmt.Sprintf(" (the wait ended: %v)", cause)
+	}
+	return "not every delivery got a 2xx answer" + why + ":" + report, attempts
+}
+
+// waiting is a pending delivery and what it waits for.
+type waiting struct {
+	deliveryKey
+	typ, uri, state string
+}
+
+func (e *engine) waitingLocked(want func(*delivery) bool) map[deliveryKey]waiting {
+	out := map[deliveryKey]waiting{}
+	for _, dl := range e.sortedLocked(want) {
+		w := waiting{deliveryKey: deliveryKey{dl.ev.id, dl.hook}, typ: string(dl.ev.typ), uri: dl.uri}
+		switch {
+		case dl.timer != nil:
+			w.state = fmt.Sprintf("still pending: next attempt due at %s, %v from now by the server's clock",
+				dl.due.UTC().Format(time.RFC3339Nano), dl.due.Sub(e.clock.Now()).Round(time.Millisecond))
+		case e.closed:
+			w.state = "never delivered: the server was closed"
+		default:
+			w.state = "still pending: an attempt is due or in flight"
+		}
+		out[w.deliveryKey] = w
+	}
+	return out
+}
+
+// describeFailures lists each delivery that did not get through.
+func describeFailures(order []deliveryKey, byDelivery map[deliveryKey][]DeliveryAttempt, pending map[deliveryKey]waiting) string {
+	var b strings.Builder
+	for _, k := range order {
+		as := byDelivery[k]
+		if len(as) > 0 && as[len(as)-1].Delivered {
+			continue
+		}
+		w, isPending := pending[k]
+		typ, uri := w.typ, w.uri
+		if len(as) > 0 {
+			typ, uri = string(as[0].EventType), as[0].URI
+		}
+		fmt.Fprintf(&b, "\n  event %s (%s) to webhook %d (%s):", k.event, typ, k.hook, uri)
+		for _, a := range as {
+			fmt.Fprintf(&b, "\n    %s", a)
+		}
+		if isPending {
+			fmt.Fprintf(&b, "\n    %s", w.state)
+		} else if len(as) == 0 {
+			b.WriteString("\n    no attempt recorded")
+		}
+	}
+	return b.String()
+}
+
+// stopBeforeLateRetry cancels the wait once every delivery waits past ctx's deadline.
+func (e *engine) stopBeforeLateRetry(ctx context.Context, cancel context.CancelFunc, want func(*delivery) bool) {
+	deadline, _ := ctx.Deadline()
+	for {
+		e.mu.Lock()
+		dls := e.sortedLocked(want)
+		late := len(dls) > 0
+		for _, dl := range dls {
+			if dl.timer == nil || !dl.due.After(e.clock.Now().Add(time.Until(deadline))) {
+				late = false
+			}
+		}
+		if late {
+			e.mu.Unlock()
+			cancel()
+			return
+		}
+		changed := e.changedLocked()
+		e.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		case <-e.done:
+			return
+		}
+	}
 }

@@ -2,27 +2,46 @@ package scribetest
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
 // Fault is a failure injected into the requests that match it
-// (docs/server.md, "Faults"): Method and Path filter them, Times says how
-// many it applies to (0 is once, negative until ClearFaults), and Status,
-// RetryAfter, Drop and Delay say what the server does instead of serving
-// them. It fires before authentication, rate limiting and the operation: a
-// faulted request does no work.
-type Fault = httpapi.Fault
+// (docs/server.md, "Faults"). It fires before authentication, rate limiting
+// and the operation: a faulted request does no work, so a POST retried with
+// its Idempotency-Key creates exactly one resource.
+type Fault struct {
+	Method string // such as "POST"; empty matches every method
+	// Path, relative to the base path, is exact ("/plugins/42") or a
+	// pattern ("/plugins/{id}", "/plugins/{rest...}"); empty matches all.
+	Path   string
+	Times  int // how many requests it applies to: 0 is 1, < 0 until ClearFaults
+	Status int // 429, 500, 502, 503 or 504, as a problem document; 0 answers nothing
+	// RetryAfter, rounded up to whole seconds, is sent as Retry-After with
+	// Status; a 429 always carries one ("0" when RetryAfter is 0).
+	RetryAfter time.Duration
+	Drop       bool          // close the connection without answering; excludes Status
+	Delay      time.Duration // a real wait before the answer, the drop or the request
+}
 
-// FiredFault is one use of an injected Fault: the Fault, when it fired by
-// the server's clock, and the request's method, path and Request-Id.
-type FiredFault = httpapi.FiredFault
+// FiredFault is one use of an injected Fault.
+type FiredFault struct {
+	Fault     Fault     // as injected
+	Time      time.Time // by the server's clock
+	Method    string    // the request's, bounded as in Request
+	Path      string    // the request's URL path, base path included
+	RequestID string    // the request's Request-Id
+}
 
 // InjectFault makes the server fail the next f.Times requests that match f;
-// a request fires the first fault that matches it, in the order injected. A
-// fault the server cannot play is an error saying why. Admin API requests
-// (WithAdminAPI) are never faulted.
-func (s *Server) InjectFault(f Fault) error { return s.faults.Add(f, s.basePath) }
+// a request fires the first that matches. A fault the server cannot play is
+// an error saying why.
+func (s *Server) InjectFault(f Fault) error { return s.faults.add(f, s.basePath) }
 
 // FailNext is InjectFault(Fault{Times: n, Status: status}), n at least 1.
 func (s *Server) FailNext(n, status int) error {
@@ -33,7 +52,152 @@ func (s *Server) FailNext(n, status int) error {
 }
 
 // ClearFaults removes every fault not yet used up.
-func (s *Server) ClearFaults() { s.faults.Clear() }
+func (s *Server) ClearFaults() { s.faults.clear() }
 
-// FiredFaults returns the faults fired, oldest first: the last 10,000.
-func (s *Server) FiredFaults() []FiredFault { return s.faults.Fired() }
+// FiredFaults returns the faults fired, oldest first (the last 10,000).
+func (s *Server) FiredFaults() []FiredFault { return s.faults.all() }
+
+// pendingFault is an injected fault, parsed, with what is left of its Times.
+type pendingFault struct {
+	f       Fault
+	method  string
+	pattern []string // path segments; nil matches every path
+	left    int      // < 0: unlimited
+}
+
+// faults holds the injected faults in order and the record of those that
+// fired; the zero value is ready.
+type faults struct {
+	mu      sync.Mutex
+	pending []*pendingFault
+	fired   state.Ring[FiredFault]
+}
+
+// add injects f, or says why the server cannot play it.
+func (q *faults) add(f Fault, basePath string) error {
+	p, err := parse(f, basePath)
+	if err != nil {
+		return fmt.Errorf("scribetest: InjectFault: %w", err)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = append(q.pending, p)
+	return nil
+}
+
+func parse(f Fault, basePath string) (*pendingFault, error) {
+	if _, ok := httpapi.FailureCodes[f.Status]; !ok && f.Status != 0 {
+		return nil, fmt.Errorf("the fault's Status %d is not one the contract declares for a transient failure; use 429, 500, 502, 503 or 504", f.Status)
+	}
+	switch {
+	case f.Drop && f.Status != 0:
+		return nil, fmt.Errorf("the fault's Drop and Status %d exclude each other: a dropped connection answers nothing", f.Status)
+	case f.Drop && f.RetryAfter != 0:
+		return nil, fmt.Errorf("the fault's Drop and RetryAfter exclude each other: a dropped connection answers nothing")
+	case f.RetryAfter < 0 || f.Delay < 0:
+		return nil, fmt.Errorf("the fault's RetryAfter (%s) and Delay (%s) must not be negative", f.RetryAfter, f.Delay)
+	case f.Status == 0 && !f.Drop && f.Delay == 0:
+		return nil, fmt.Errorf("the fault does nothing; give a Status, Drop or a Delay")
+	case f.Status == 0 && f.RetryAfter != 0:
+		return nil, fmt.Errorf("the fault's RetryAfter needs a Status to be sent with")
+	}
+	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: f.Times}
+	if p.left == 0 {
+		p.left = 1
+	}
+	if strings.ContainsAny(p.method, " \t/") {
+		return nil, fmt.Errorf("the fault's Method %q is not an HTTP method; write it alone, such as POST, and the path in Path", f.Method)
+	}
+	if f.Path == "" {
+		return p, nil
+	}
+	switch {
+	case !strings.HasPrefix(f.Path, "/") || strings.ContainsAny(f.Path, "?# \t"):
+		return nil, fmt.Errorf("the fault's Path %q must be a path beginning with /, without query or spaces, such as /plugins/{id}", f.Path)
+	case basePath != "" && (f.Path == basePath || strings.HasPrefix(f.Path, basePath+"/")):
+		return nil, fmt.Errorf("the fault's Path %q includes the base path %s; write it relative to the base path, as %q", f.Path, basePath, strings.TrimPrefix(f.Path, basePath))
+	}
+	p.pattern = strings.Split(f.Path[1:], "/")
+	for i, seg := range p.pattern {
+		if !strings.ContainsAny(seg, "{}") {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}")
+		if len(name) != len(seg)-2 || strings.TrimSuffix(name, "...") == "" || strings.ContainsAny(name, "{}") ||
+			(strings.HasSuffix(name, "...") && i != len(p.pattern)-1) {
+			return nil, fmt.Errorf("the fault's Path %q: segment %q must be a whole {name} wildcard, or {name...} as the last segment", f.Path, seg)
+		}
+	}
+	return p, nil
+}
+
+// matches reports whether p applies to method and path (base path removed).
+func (p *pendingFault) matches(method, path string) bool {
+	if p.method != "" && p.method != method {
+		return false
+	}
+	if p.pattern == nil {
+		return true
+	}
+	rest, ok := strings.CutPrefix(path, "/")
+	if !ok {
+		return false
+	}
+	for i, seg := range p.pattern {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "...}") {
+			return true // the rest of the path, even empty
+		}
+		part, tail, more := strings.Cut(rest, "/")
+		if (strings.HasPrefix(seg, "{") && part == "") || (!strings.HasPrefix(seg, "{") && part != seg) {
+			return false
+		}
+		if i == len(p.pattern)-1 || !more {
+			return i == len(p.pattern)-1 && !more
+		}
+		rest = tail
+	}
+	return false
+}
+
+// clear removes every fault not yet used up.
+func (q *faults) clear() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = nil
+}
+
+// take uses the first pending fault that matches r once, records it, and
+// says how r is to fail.
+func (q *faults) take(r *http.Request, basePath string, now time.Time, requestID string) (httpapi.Failure, bool) {
+	path := r.URL.Path
+	if basePath != "" {
+		rel, ok := strings.CutPrefix(path, basePath)
+		if !ok || (rel != "" && rel[0] != '/') {
+			rel = "" // outside the base path: only a fault without Path matches
+		}
+		path = rel
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, p := range q.pending {
+		if !p.matches(r.Method, path) {
+			continue
+		}
+		if p.left > 0 {
+			if p.left--; p.left == 0 {
+				q.pending = append(q.pending[:i], q.pending[i+1:]...)
+			}
+		}
+		q.fired.Push(FiredFault{Fault: p.f, Time: now, Method: state.Truncate(r.Method, state.MaxMethod),
+			Path: state.Truncate(r.URL.Path, state.MaxURLPart), RequestID: requestID})
+		return httpapi.Failure{Status: p.f.Status, RetryAfter: p.f.RetryAfter, Drop: p.f.Drop, Delay: p.f.Delay}, true
+	}
+	return httpapi.Failure{}, false
+}
+
+// all returns the faults that fired, oldest first.
+func (q *faults) all() []FiredFault {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.fired.All()
+}

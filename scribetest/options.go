@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 )
 
@@ -25,7 +24,7 @@ type config struct {
 	logger   *slog.Logger
 	fixtures []io.Reader
 	limiter  *httpapi.Limiter // WithRateLimit
-	delivery delivery.Config  // the WithWebhook... options
+	delivery deliveryConfig   // the WithWebhook... options
 	admin    bool             // WithAdminAPI
 }
 
@@ -135,16 +134,13 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 // at most MaxWebhookDelay, and the server's clients' retry waits: 0.001 makes 10 h 36 s.
 func WithWebhookScheduleScale(f float64) Option {
 	return func(cfg *config) error {
-		if err := delivery.CheckScale(f); err != nil {
+		if err := checkScale(f); err != nil {
 			return fmt.Errorf("scribetest: WithWebhookScheduleScale: %w", err)
 		}
 		cfg.delivery.Scale = f
 		return nil
 	}
 }
-
-// MaxWebhookDelay is the longest wait between attempts, however scaled.
-const MaxWebhookDelay = delivery.MaxDelay
 
 // WithWebhookWorkers bounds the attempts in flight (8); a webhook has half at most.
 func WithWebhookWorkers(n int) Option {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
@@ -27,9 +26,9 @@ type Server struct {
 	addr       string
 	retryScale float64 // how the waits of the clients it hands out are scaled on the real clock
 	st         *state.Store
-	log        httpapi.RequestLog
-	faults     httpapi.Faults
-	deliveries *delivery.Engine
+	log        requestLog
+	faults     faults
+	deliveries *engine
 	handler    http.Handler
 
 	mu     sync.Mutex // guards the fields below
@@ -49,7 +48,7 @@ const defaultRetryScale = 0.001
 
 // NewUnstartedServer returns a Server that does not listen until Start.
 func NewUnstartedServer(opts ...Option) (*Server, error) {
-	cfg := config{clock: state.Real{}, addr: "127.0.0.1:0", logger: slog.Default()}
+	cfg := config{clock: realClock{}, addr: "127.0.0.1:0", logger: slog.Default()}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -60,17 +59,20 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	}
 	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr,
 		retryScale: cmp.Or(cfg.delivery.Scale, defaultRetryScale)}
-	var timers TimerClock = state.Real{} // on a Clock without timers, the retries wait on the system's
+	var timers TimerClock = realClock{} // on a Clock without timers, the retries wait on the system's
 	if tc, ok := cfg.clock.(TimerClock); ok {
 		timers = tc
 	}
-	advancer, _ := cfg.clock.(state.Advancer)
-	s.deliveries = delivery.New(cfg.delivery, cfg.clock, timers, advancer, cfg.logger)
-	s.st = state.New(cfg.clock, func(e webhook.Event) {
-		s.deliveries.Publish(e, s.st.WebhooksOf(e.PluginID))
+	moved, _ := cfg.clock.(advancer)
+	s.deliveries = newEngine(cfg.delivery, cfg.clock, timers, moved, cfg.logger)
+	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
+		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
-	s.handler = httpapi.New(httpapi.Config{State: s.st, Clock: cfg.clock, Limiter: cfg.limiter, Faults: &s.faults, Log: &s.log,
-		BasePath: cfg.basePath, Logger: cfg.logger})
+	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: cfg.limiter, BasePath: cfg.basePath,
+		Logger: cfg.logger, Log: s.log.add,
+		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
+			return s.faults.take(r, s.basePath, at, requestID)
+		}})
 	if cfg.admin {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}
@@ -149,7 +151,7 @@ func (s *Server) Close() {
 		_ = s.hs.Close()
 	}
 	s.mu.Unlock()
-	s.deliveries.Close()
+	s.deliveries.close()
 }
 
 // Shutdown stops the server gracefully: it waits for requests in flight,
@@ -164,5 +166,5 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if hs != nil {
 		err = hs.Shutdown(ctx)
 	}
-	return errors.Join(err, s.deliveries.Shutdown(ctx))
+	return errors.Join(err, s.deliveries.shutdown(ctx))
 }

@@ -29,7 +29,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	clock := &fakeClock{time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)}
-	st := state.New(clock, nil)
+	st := state.New(clock.Now, nil)
 	w := &world{st: st, a: authenticator{st: st, verifier: auth.NewVerifier(auth.WithClock(clock.Now))}, clock: clock, ada: "dk_live_ada", bob: "dk_live_bob"}
 	ada, _ := addUser(st, scribe.User{FirstName: "Ada"}, w.ada)
 	if _, err := addUser(st, scribe.User{FirstName: "Bob"}, w.bob); err != nil {

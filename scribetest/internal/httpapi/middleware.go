@@ -94,9 +94,9 @@ func CheckHead(r *http.Request) (status int, code, detail string) {
 // requestID sets the Request-Id, refuses an oversized head and logs the request.
 func (a *API) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Clock.Now()}}
+		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Now()}}
 		w.Header()["Request-Id"] = []string{sw.info.id}
-		defer func() { a.cfg.Log.Add(r, sw.info.at, sw.info.id, sw.status, sw.info.code) }()
+		defer func() { a.cfg.Log(r, sw.info.at, sw.info.id, sw.status, sw.info.code) }()
 		if status, code, detail := CheckHead(r); status != 0 {
 			writeProblem(sw, newProblem(status, code, detail))
 			return
@@ -127,11 +127,29 @@ func (a *API) recoverer(next http.Handler) http.Handler {
 	})
 }
 
-// faults plays the first injected fault that matches the request.
+// Failure is how a request fails instead of being served (scribetest.Fault).
+type Failure struct {
+	Status     int           // one of FailureCodes, answered as its problem document; 0: none
+	RetryAfter time.Duration // sent, rounded up to whole seconds, as Retry-After with Status
+	Drop       bool          // close the connection without an answer
+	Delay      time.Duration // a real wait before the answer, the drop or the request served
+}
+
+// FailureCodes are the problem codes of the transient failures the contract
+// declares on every operation, by status: those a Failure may answer.
+var FailureCodes = map[int]string{
+	http.StatusTooManyRequests:     scribe.CodeRateLimited,
+	http.StatusInternalServerError: scribe.CodeInternalError,
+	http.StatusBadGateway:          scribe.CodeBadGateway,
+	http.StatusServiceUnavailable:  scribe.CodeServiceUnavailable,
+	http.StatusGatewayTimeout:      scribe.CodeGatewayTimeout,
+}
+
+// faults makes the request fail as Config.Fail says, if it says so.
 func (a *API) faults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(w)
-		f, ok := a.cfg.Faults.Take(r, a.cfg.BasePath, info.at, info.id)
+		f, ok := a.cfg.Fail(r, info.at, info.id)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -160,9 +178,9 @@ func (a *API) faults(next http.Handler) http.Handler {
 	})
 }
 
-// faultProblem is the answer of an injected fault with a Status.
-func (a *API) faultProblem(f Fault) *problem {
-	p := newProblem(f.Status, faultCodes[f.Status],
+// faultProblem is the answer of a Failure with a Status.
+func (a *API) faultProblem(f Failure) *problem {
+	p := newProblem(f.Status, FailureCodes[f.Status],
 		fmt.Sprintf("scribetest: injected fault: the test asked this request to fail with %d %s (InjectFault); retry it",
 			f.Status, http.StatusText(f.Status)))
 	if f.RetryAfter > 0 || f.Status == http.StatusTooManyRequests {

@@ -12,6 +12,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
@@ -21,12 +22,15 @@ import (
 // Config is what the API is built from.
 type Config struct {
 	State    *state.Store
-	Clock    state.Clock
-	Limiter  *Limiter    // nil: rate limiting is off
-	Faults   *Faults     // the faults a test injects
-	Log      *RequestLog // where every request answered is recorded
+	Now      func() time.Time // the server's clock
+	Limiter  *Limiter         // nil: rate limiting is off
 	BasePath string
 	Logger   *slog.Logger
+	// Fail says how a request is to fail instead of being served, if it
+	// is to (a fault a test injected).
+	Fail func(r *http.Request, at time.Time, requestID string) (Failure, bool)
+	// Log is told of every request answered.
+	Log func(r *http.Request, at time.Time, requestID string, status int, code string)
 }
 
 // API serves the operations.
@@ -41,7 +45,7 @@ type API struct {
 // counted nor performed.
 func New(cfg Config) http.Handler {
 	a := &API{cfg: cfg, idem: newIdempotencyStore(),
-		auth: authenticator{st: cfg.State, verifier: auth.NewVerifier(auth.WithClock(cfg.Clock.Now))}}
+		auth: authenticator{st: cfg.State, verifier: auth.NewVerifier(auth.WithClock(cfg.Now))}}
 	return a.requestID(a.recoverer(a.faults(a.rateLimit(a.canonical(a.routes())))))
 }
 

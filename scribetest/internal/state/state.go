@@ -1,7 +1,7 @@
 // Package state is the reference server's domain: the resources, under one
 // lock, the contract's rules that do not depend on HTTP, and the events every
-// change emits. It also holds what the packages above share: the clock, the
-// collections and the bounded records of a long-running server.
+// change emits. It also holds what the packages above share: the collections
+// and the bounded records of a long-running server.
 //
 // The scribetest tree is layered: state imports no other package of the
 // tree; httpapi and delivery import only state; nothing under internal/
@@ -37,7 +37,7 @@ type user struct {
 // published after the lock is released.
 type Store struct {
 	mu    sync.RWMutex
-	clock Clock
+	clock func() time.Time // the server's clock
 	emit  func(webhook.Event)
 
 	users       *Collection[user]                      // all of owner 0
@@ -53,10 +53,11 @@ type Store struct {
 	lastAudio   int64                                  // the largest transcript audio id so far
 }
 
-// New returns an empty store on clock c that hands every event to emit.
-func New(c Clock, emit func(webhook.Event)) *Store {
+// New returns an empty store that reads the time from now and hands every
+// event to emit.
+func New(now func() time.Time, emit func(webhook.Event)) *Store {
 	return &Store{
-		clock: c, emit: emit,
+		clock: now, emit: emit,
 		users:       NewCollection(func(u user) int64 { return u.ID }),
 		devKeys:     map[[32]byte]int64{},
 		plugins:     NewCollection(func(p scribe.Plugin) int64 { return p.ID }),
@@ -70,7 +71,7 @@ func New(c Clock, emit func(webhook.Event)) *Store {
 }
 
 // now is the time stamped on resources: UTC, to the second.
-func (st *Store) now() time.Time { return st.clock.Now().UTC().Truncate(time.Second) }
+func (st *Store) now() time.Time { return st.clock().UTC().Truncate(time.Second) }
 
 // Tx is the store with its write lock held (Write, Update).
 type Tx struct {

@@ -28,7 +28,7 @@ func TestEventsFunnel(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	var st *Store
-	st = New(fixedClock{}, func(e webhook.Event) {
+	st = New(fixedClock{}.Now, func(e webhook.Event) {
 		st.Users() // the lock is released: reading the store from the hook does not deadlock
 		mu.Lock()
 		defer mu.Unlock()
@@ -67,7 +67,7 @@ func TestEventsFunnel(t *testing.T) {
 // what the library cannot encode is refused.
 func TestTranscriptsRoundTrip(t *testing.T) {
 	t.Parallel()
-	st := New(fixedClock{}, nil)
+	st := New(fixedClock{}.Now, nil)
 	u, _ := addUser(st, scribe.User{FirstName: "Grace", LastName: "Hopper"}, "")
 	meta := map[string]json.RawMessage{"b": json.RawMessage(`[1, 2]`), "a": json.RawMessage(`"x"`)}
 	tr, err := addTranscript(st, scribe.Transcript{User: scribe.TranscriptUser{ID: u.ID}, Headline: "h", Text: "a \"quoted\" <text> é", Metadata: meta})
@@ -109,7 +109,7 @@ func TestTranscriptsRoundTrip(t *testing.T) {
 // metadata changed changes nothing on the server.
 func TestReadBackSharesNothing(t *testing.T) {
 	t.Parallel()
-	st := New(fixedClock{}, nil)
+	st := New(fixedClock{}.Now, nil)
 	u, _ := addUser(st, scribe.User{}, "")
 	if _, err := addTranscript(st, scribe.Transcript{User: scribe.TranscriptUser{ID: u.ID}, Metadata: map[string]json.RawMessage{"a": json.RawMessage("1")}}); err != nil {
 		t.Fatal(err)

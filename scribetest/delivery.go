@@ -1,8 +1,4 @@
-// Package delivery delivers the reference server's events to webhooks
-// (docs/contract.md, "Events and webhooks"): one signed delivery per webhook,
-// attempted by a bounded pool of short-lived senders and retried on the
-// schedule, waiting on timers of the server's clock, not on goroutines.
-package delivery
+package scribetest
 
 import (
 	"bytes"
@@ -29,29 +25,26 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
+// The webhook delivery engine (docs/contract.md, "Events and webhooks"): one
+// signed delivery per webhook, attempted by a bounded pool of short-lived
+// senders and retried on the schedule, waiting on timers of the server's
+// clock, not on goroutines.
+
 // Defaults and bounds of delivery.
 const (
-	DefaultTimeout = 15 * time.Second   // bounds one attempt: any 2xx within it is success
-	DefaultWorkers = 8                  // bounds the attempts in flight at once
-	MaxDelay       = 7 * 24 * time.Hour // the longest wait, scaled and jittered: no overflow to 0
-	MaxExcerpt     = 1 << 10            // bounds Attempt.ResponseBody
-	jitterFraction = 0.2                // each wait is spread uniformly over ±20 %
+	defaultTimeout = 15 * time.Second // bounds one attempt: any 2xx within it is success
+	defaultWorkers = 8                // bounds the attempts in flight at once
+	jitterFraction = 0.2              // each wait is spread uniformly over ±20 %
 	maxDrained     = 64 << 10
 	userAgent      = "scribe-webhooks/1.0 (scribetest)"
 )
 
-// MaxEventBytes is the largest event delivered: webhook.NewHandler's limit.
-const MaxEventBytes = webhook.DefaultMaxBodyBytes
-
-// DefaultSchedule is Svix's: the wait before each of eight attempts.
-var DefaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+// defaultSchedule is Svix's: the wait before each of eight attempts.
+var defaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 
-// ErrClosed is wrapped by the waits that end because the server closed.
-var ErrClosed = errors.New("scribetest: the server is closed")
-
-// Config is what the WithWebhook... options set; zero is the default.
-type Config struct {
+// deliveryConfig is what the WithWebhook... options set; zero is the default.
+type deliveryConfig struct {
 	Schedule  []time.Duration
 	Scale     float64
 	Workers   int
@@ -59,55 +52,21 @@ type Config struct {
 	Transport http.RoundTripper
 }
 
-// Scaled returns d times f, clamped to [0, MaxDelay] in float64 (past 2^63 it would wrap).
-func Scaled(d time.Duration, f float64) time.Duration {
+// scaled returns d times f, clamped to [0, MaxWebhookDelay] in float64 (past 2^63 it would wrap).
+func scaled(d time.Duration, f float64) time.Duration {
 	x := float64(d) * f
 	if !(x > 0) {
 		return 0
 	}
-	return time.Duration(math.Min(x, float64(MaxDelay)))
+	return time.Duration(math.Min(x, float64(MaxWebhookDelay)))
 }
 
-// CheckScale refuses a factor that is not positive and finite.
-func CheckScale(f float64) error {
+// checkScale refuses a factor that is not positive and finite.
+func checkScale(f float64) error {
 	if !(f > 0) || math.IsInf(f, 0) {
 		return fmt.Errorf("%v must be a positive finite factor, such as 0.001", f)
 	}
 	return nil
-}
-
-// Attempt is one attempt to deliver an event to a webhook.
-type Attempt struct {
-	EventID    string            // the event's id, sent as webhook-id on every attempt
-	EventType  webhook.EventType // such as webhook.EventTranscriptCreated
-	WebhookID  int64             // the id of the webhook it was sent to
-	URI        string            // the webhook's URL, as registered
-	Attempt    int               // the attempt's number, from 1
-	Time       time.Time         // when it was signed, by the server's clock (webhook-timestamp)
-	StatusCode int               // the receiver's answer, 0 when there was none
-	// ResponseBody is the start of the answer: at most MaxExcerpt bytes,
-	// credentials and the signing secret redacted, control characters but
-	// newlines and tabs replaced by spaces. webhook.NewHandler puts your
-	// function's (redacted) error there.
-	ResponseBody string
-	Error        string        // why the attempt failed; "" if it succeeded
-	Duration     time.Duration // how long it took, by the wall clock
-	Delivered    bool          // a 2xx answer within the timeout
-	Final        bool          // no attempt follows: delivered, refused or given up
-	Permanent    bool          // a webhook.StatusPermanentFailure (422): not retried
-}
-
-// Pending is a delivery not settled yet: due, in flight, or waiting for its
-// next attempt; after Close, one never to be attempted again.
-type Pending struct {
-	EventID        string            // the event's id (webhook-id)
-	EventType      webhook.EventType // such as webhook.EventTranscriptCreated
-	WebhookID      int64             // the id of the webhook
-	URI            string            // the webhook's URL, as registered
-	Attempts       int               // attempts made so far
-	LastStatusCode int               // the last attempt's StatusCode
-	LastError      string            // the last attempt's Error
-	NextAttempt    time.Time         // by the server's clock; zero if due now, in flight or never
 }
 
 // outEvent is an event encoded, as every attempt sends it.
@@ -124,19 +83,19 @@ type delivery struct {
 	hook   int64
 	uri    string
 	secret webhook.Secret
-	// Guarded by Engine.mu.
+	// Guarded by engine.mu.
 	attempts   int
 	lastStatus int
 	lastErr    string
-	timer      state.Timer // set while waiting for the next attempt
-	due        time.Time   // when timer fires, by the clock
+	timer      Timer     // set while waiting for the next attempt
+	due        time.Time // when timer fires, by the clock
 }
 
-// Engine is the server's delivery engine.
-type Engine struct {
-	clock    state.Clock
-	timers   state.TimerClock
-	advancer state.Advancer // the clock, when a test moves it
+// engine is the server's delivery engine.
+type engine struct {
+	clock    Clock
+	timers   TimerClock
+	advancer advancer // the clock, when a test moves it
 	logger   *slog.Logger
 	client   *http.Client
 	own      *http.Transport // closed at Close, if the engine made it
@@ -147,33 +106,33 @@ type Engine struct {
 	ctx      context.Context // canceled by Close: aborts attempts in flight
 	cancel   context.CancelFunc
 
-	mu       sync.Mutex
-	seq      uint64
-	pending  map[*delivery]struct{} // every delivery not settled
-	ready    []*delivery            // due now, oldest first
-	inflight map[int64]int          // attempts in flight by webhook id
-	active   int                    // sender goroutines running
-	attempts state.Ring[Attempt]
-	changed  chan struct{} // closed at the next change of state; nil if nobody waits
-	closed   bool
-	done     chan struct{} // closed by Close
-	wg       sync.WaitGroup
+	mu        sync.Mutex
+	seq       uint64
+	unsettled map[*delivery]struct{}      // every delivery not settled
+	ready     []*delivery                 // due now, oldest first
+	inflight  map[int64]int               // attempts in flight by webhook id
+	active    int                         // sender goroutines running
+	record    state.Ring[DeliveryAttempt] // the attempts finished
+	changed   chan struct{}               // closed at the next change of state; nil if nobody waits
+	closed    bool
+	done      chan struct{} // closed by Close
+	wg        sync.WaitGroup
 }
 
-// New returns an engine on clock c; advancer is the clock a test moves, if any.
-func New(cfg Config, c state.Clock, timers state.TimerClock, advancer state.Advancer, logger *slog.Logger) *Engine {
-	e := &Engine{clock: c, timers: timers, advancer: advancer, logger: logger,
-		schedule: DefaultSchedule, workers: DefaultWorkers, timeout: DefaultTimeout,
-		pending: map[*delivery]struct{}{}, inflight: map[int64]int{}, done: make(chan struct{})}
+// newEngine returns an engine on clock c; advancer is the clock a test moves, if any.
+func newEngine(cfg deliveryConfig, c Clock, timers TimerClock, advancer advancer, logger *slog.Logger) *engine {
+	e := &engine{clock: c, timers: timers, advancer: advancer, logger: logger,
+		schedule: defaultSchedule, workers: defaultWorkers, timeout: defaultTimeout,
+		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}, done: make(chan struct{})}
 	if cfg.Schedule != nil {
 		e.schedule = cfg.Schedule
 	}
 	if cfg.Scale > 0 {
-		scaled := make([]time.Duration, len(e.schedule))
+		s := make([]time.Duration, len(e.schedule))
 		for i, d := range e.schedule {
-			scaled[i] = Scaled(d, cfg.Scale)
+			s[i] = scaled(d, cfg.Scale)
 		}
-		e.schedule = scaled
+		e.schedule = s
 	}
 	e.workers = cmp.Or(cfg.Workers, e.workers)
 	e.perHook = max(1, e.workers/2) // a slow receiver cannot hold every sender
@@ -190,8 +149,8 @@ func New(cfg Config, c state.Clock, timers state.TimerClock, advancer state.Adva
 	return e
 }
 
-// Publish turns ev into one delivery per hook, queued or timed.
-func (e *Engine) Publish(ev webhook.Event, hooks []scribe.Webhook) {
+// publish turns ev into one delivery per hook, queued or timed.
+func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 	if len(hooks) == 0 {
 		return
 	}
@@ -206,7 +165,7 @@ func (e *Engine) Publish(ev webhook.Event, hooks []scribe.Webhook) {
 	defer e.notifyLocked()
 	for _, h := range hooks {
 		e.seq++
-		rec := Attempt{EventID: out.id, EventType: out.typ, WebhookID: h.ID, URI: h.URI, Time: e.clock.Now(), Final: true}
+		rec := DeliveryAttempt{EventID: out.id, EventType: out.typ, WebhookID: h.ID, URI: h.URI, Time: e.clock.Now(), Final: true}
 		switch {
 		case len(out.body) > MaxEventBytes:
 			rec.Error = fmt.Sprintf("not sent: the event is %d bytes, more than MaxEventBytes (%d), the most a receiver admits by default", len(out.body), MaxEventBytes)
@@ -215,23 +174,23 @@ func (e *Engine) Publish(ev webhook.Event, hooks []scribe.Webhook) {
 			rec.Error = "the webhook has no signing secret; nothing was sent"
 		default:
 			dl := &delivery{seq: e.seq, ev: out, hook: h.ID, uri: h.URI, secret: h.SigningSecret}
-			e.pending[dl] = struct{}{}
+			e.unsettled[dl] = struct{}{}
 			if !e.closed {
 				e.waitLocked(dl, e.schedule[0])
 			}
 			continue
 		}
-		e.attempts.Push(rec)
+		e.record.Push(rec)
 	}
 }
 
-// jitter spreads a delay over ±jitterFraction, within MaxDelay.
+// jitter spreads a delay over ±jitterFraction, within MaxWebhookDelay.
 func jitter(d time.Duration) time.Duration {
-	return Scaled(d, 1+jitterFraction*(2*mrand.Float64()-1))
+	return scaled(d, 1+jitterFraction*(2*mrand.Float64()-1))
 }
 
 // waitLocked makes dl due after delay: at once, or when a timer fires.
-func (e *Engine) waitLocked(dl *delivery, delay time.Duration) {
+func (e *engine) waitLocked(dl *delivery, delay time.Duration) {
 	if delay = jitter(delay); delay <= 0 {
 		e.readyLocked(dl)
 		return
@@ -252,7 +211,7 @@ func (e *Engine) waitLocked(dl *delivery, delay time.Duration) {
 }
 
 // readyLocked queues dl and starts a sender if fewer than workers run.
-func (e *Engine) readyLocked(dl *delivery) {
+func (e *engine) readyLocked(dl *delivery) {
 	e.ready = append(e.ready, dl)
 	if e.active < e.workers {
 		e.active++
@@ -262,7 +221,7 @@ func (e *Engine) readyLocked(dl *delivery) {
 }
 
 // send attempts due deliveries whose webhook has fewer than perHook in flight, then exits.
-func (e *Engine) send() {
+func (e *engine) send() {
 	defer e.wg.Done()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -286,9 +245,9 @@ func (e *Engine) send() {
 }
 
 // attempt sends dl once, signed now, and says how it went.
-func (e *Engine) attempt(dl *delivery, n int) Attempt {
+func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 	at := e.clock.Now()
-	rec := Attempt{EventID: dl.ev.id, EventType: dl.ev.typ, WebhookID: dl.hook, URI: dl.uri, Attempt: n, Time: at}
+	rec := DeliveryAttempt{EventID: dl.ev.id, EventType: dl.ev.typ, WebhookID: dl.hook, URI: dl.uri, Attempt: n, Time: at}
 	ctx, cancel := context.WithTimeout(e.ctx, e.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, dl.uri, bytes.NewReader(dl.ev.body))
@@ -302,7 +261,7 @@ func (e *Engine) attempt(dl *delivery, n int) Attempt {
 	start := time.Now()
 	resp, err := e.client.Do(req)
 	if err == nil {
-		head := make([]byte, MaxExcerpt+utf8.UTFMax)
+		head := make([]byte, MaxResponseExcerpt+utf8.UTFMax)
 		n, _ := io.ReadFull(resp.Body, head)
 		more, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrained))
 		_ = resp.Body.Close()
@@ -339,7 +298,7 @@ func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
 		}
 		return r
 	}, s)
-	s, cut := redact.Cut(s, MaxExcerpt)
+	s, cut := redact.Cut(s, MaxResponseExcerpt)
 	if truncated || cut {
 		s += "…"
 	}
@@ -347,12 +306,12 @@ func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
 }
 
 // settleLocked records an attempt and decides what follows.
-func (e *Engine) settleLocked(dl *delivery, rec Attempt) {
+func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	dl.attempts, dl.lastStatus, dl.lastErr = rec.Attempt, rec.StatusCode, rec.Error
 	defer e.notifyLocked()
 	giveUp := !rec.Delivered && !e.closed && dl.attempts >= len(e.schedule)
 	rec.Final = rec.Delivered || giveUp || rec.Permanent
-	e.attempts.Push(rec)
+	e.record.Push(rec)
 	switch {
 	case rec.Permanent:
 		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",
@@ -363,7 +322,7 @@ func (e *Engine) settleLocked(dl *delivery, rec Attempt) {
 	}
 	switch {
 	case rec.Final:
-		delete(e.pending, dl)
+		delete(e.unsettled, dl)
 	case !e.closed:
 		e.waitLocked(dl, e.schedule[dl.attempts])
 	}
