@@ -43,15 +43,6 @@ const (
 var defaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 
-// deliveryConfig is what the WithWebhook... options set; zero is the default.
-type deliveryConfig struct {
-	Schedule  []time.Duration
-	Scale     float64
-	Workers   int
-	Timeout   time.Duration
-	Transport http.RoundTripper
-}
-
 // scaled returns d times f, clamped to [0, MaxWebhookDelay] in float64 (past 2^63 it would wrap).
 func scaled(d time.Duration, f float64) time.Duration {
 	x := float64(d) * f
@@ -120,24 +111,24 @@ type engine struct {
 }
 
 // newEngine returns an engine on clock c; advancer is the clock a test moves, if any.
-func newEngine(cfg deliveryConfig, c Clock, timers TimerClock, advancer advancer, logger *slog.Logger) *engine {
+func newEngine(cfg *config, c Clock, timers TimerClock, advancer advancer, logger *slog.Logger) *engine {
 	e := &engine{clock: c, timers: timers, advancer: advancer, logger: logger,
 		schedule: defaultSchedule, workers: defaultWorkers, timeout: defaultTimeout,
 		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}, done: make(chan struct{})}
-	if cfg.Schedule != nil {
-		e.schedule = cfg.Schedule
+	if cfg.schedule != nil {
+		e.schedule = cfg.schedule
 	}
-	if cfg.Scale > 0 {
+	if cfg.scale > 0 {
 		s := make([]time.Duration, len(e.schedule))
 		for i, d := range e.schedule {
-			s[i] = scaled(d, cfg.Scale)
+			s[i] = scaled(d, cfg.scale)
 		}
 		e.schedule = s
 	}
-	e.workers = cmp.Or(cfg.Workers, e.workers)
+	e.workers = cmp.Or(cfg.workers, e.workers)
 	e.perHook = max(1, e.workers/2) // a slow receiver cannot hold every sender
-	e.timeout = cmp.Or(cfg.Timeout, e.timeout)
-	rt := cfg.Transport
+	e.timeout = cmp.Or(cfg.timeout, e.timeout)
+	rt := cfg.transport
 	if rt == nil {
 		e.own = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true,
 			MaxIdleConns: 100, IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second}

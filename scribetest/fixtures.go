@@ -69,25 +69,24 @@ func DemoFixtures() io.Reader { return bytes.NewReader(demoJSON) }
 
 // LoadFixtures adds the fixture document read from r (docs/server.md,
 // "Fixtures") and returns what it created. The document is decoded as it is
-// read, then checked whole, against itself and the server, before anything
-// is added: an error names the member, such as "fixtures: plugins[0].user_id:
-// no user with id 9", and changes nothing. Loading emits no events.
+// read, then each resource is checked, against the server and the document,
+// and added. A document refused anywhere changes nothing, and the error
+// names the member, such as "fixtures: plugins[0].user_id: no user with id
+// 9". Loading emits no events.
 func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
 	var d fixtureDoc
 	if err := d.read(r); err != nil {
 		return Fixtures{}, err
 	}
-	var out Fixtures
+	l := &loader{}
 	err := s.st.Update(func(tx *state.Tx) error {
-		l := &loader{d: &d, tx: tx}
-		if err := l.check(); err != nil {
-			return err
-		}
-		var err error
-		out, err = l.apply()
-		return err
+		l.tx = tx
+		return l.load(&d)
 	})
-	return out, err
+	if err != nil {
+		return Fixtures{}, err
+	}
+	return l.out, nil
 }
 
 // The members of a fixture document. Ids are pointers, so that an explicit 0

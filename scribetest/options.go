@@ -24,8 +24,14 @@ type config struct {
 	logger   *slog.Logger
 	fixtures []io.Reader
 	limiter  *httpapi.Limiter // WithRateLimit
-	delivery deliveryConfig   // the WithWebhook... options
 	admin    bool             // WithAdminAPI
+
+	// The WithWebhook... options; zero is the default.
+	schedule  []time.Duration
+	scale     float64
+	workers   int
+	timeout   time.Duration
+	transport http.RoundTripper
 }
 
 // WithClock makes the server read time from c (see Clock), such as a FakeClock.
@@ -125,7 +131,7 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 				return fmt.Errorf("scribetest: WithWebhookSchedule: delay %d is %v; delays must be 0 or more", i, d)
 			}
 		}
-		cfg.delivery.Schedule = slices.Clone(delays)
+		cfg.schedule = slices.Clone(delays)
 		return nil
 	}
 }
@@ -137,7 +143,7 @@ func WithWebhookScheduleScale(f float64) Option {
 		if err := checkScale(f); err != nil {
 			return fmt.Errorf("scribetest: WithWebhookScheduleScale: %w", err)
 		}
-		cfg.delivery.Scale = f
+		cfg.scale = f
 		return nil
 	}
 }
@@ -148,7 +154,7 @@ func WithWebhookWorkers(n int) Option {
 		if n < 1 {
 			return fmt.Errorf("scribetest: WithWebhookWorkers: %d must be at least 1", n)
 		}
-		cfg.delivery.Workers = n
+		cfg.workers = n
 		return nil
 	}
 }
@@ -159,7 +165,7 @@ func WithWebhookTimeout(d time.Duration) Option {
 		if d <= 0 {
 			return fmt.Errorf("scribetest: WithWebhookTimeout: %v must be positive", d)
 		}
-		cfg.delivery.Timeout = d
+		cfg.timeout = d
 		return nil
 	}
 }
@@ -171,7 +177,7 @@ func WithWebhookTransport(rt http.RoundTripper) Option {
 		if rt == nil {
 			return errors.New("scribetest: WithWebhookTransport: transport is nil")
 		}
-		cfg.delivery.Transport = rt
+		cfg.transport = rt
 		return nil
 	}
 }

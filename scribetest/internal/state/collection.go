@@ -14,13 +14,19 @@ import (
 type Collection[T any] struct {
 	Last  int64 // the highest id assigned or taken so far
 	id    func(T) int64
+	clone func(T) T       // copies what a row points to, going in and out
 	owner map[int64]int64 // row id -> owner id
 	rows  map[int64][]T   // owner id -> rows by ascending id
 }
 
-// NewCollection returns an empty collection of rows whose id is id(row).
-func NewCollection[T any](id func(T) int64) *Collection[T] {
-	return &Collection[T]{id: id, owner: map[int64]int64{}, rows: map[int64][]T{}}
+// NewCollection returns an empty collection of rows whose id is id(row);
+// clone, if not nil, copies what a row points to, so that the collection
+// and its callers share nothing.
+func NewCollection[T any](id func(T) int64, clone func(T) T) *Collection[T] {
+	if clone == nil {
+		clone = func(row T) T { return row }
+	}
+	return &Collection[T]{id: id, clone: clone, owner: map[int64]int64{}, rows: map[int64][]T{}}
 }
 
 // NextID returns a fresh id, greater than every id seen so far.
@@ -44,7 +50,7 @@ func (c *Collection[T]) Get(id int64) (T, bool) {
 		return zero, false
 	}
 	rows, i, _ := c.find(owner, id)
-	return rows[i], true
+	return c.clone(rows[i]), true
 }
 
 // Taken reports whether id names a row.
@@ -52,6 +58,9 @@ func (c *Collection[T]) Taken(id int64) bool {
 	_, ok := c.owner[id]
 	return ok
 }
+
+// Reserve makes the ids NextID assigns follow id.
+func (c *Collection[T]) Reserve(id int64) { c.Last = max(c.Last, id) }
 
 // Owner returns the owner of row id.
 func (c *Collection[T]) Owner(id int64) (int64, bool) {
@@ -63,7 +72,7 @@ func (c *Collection[T]) Owner(id int64) (int64, bool) {
 func (c *Collection[T]) Add(owner int64, row T) {
 	id := c.id(row)
 	rows, i, _ := c.find(owner, id)
-	c.rows[owner] = slices.Insert(rows, i, row) // mostly an append: ids mostly grow
+	c.rows[owner] = slices.Insert(rows, i, c.clone(row)) // mostly an append: ids mostly grow
 	c.owner[id] = owner
 	c.Last = max(c.Last, id)
 }
@@ -72,7 +81,7 @@ func (c *Collection[T]) Add(owner int64, row T) {
 func (c *Collection[T]) Set(row T) {
 	id := c.id(row)
 	rows, i, _ := c.find(c.owner[id], id)
-	rows[i] = row
+	rows[i] = c.clone(row)
 }
 
 // Remove deletes row id, which exists.
@@ -95,20 +104,29 @@ func (c *Collection[T]) Page(owner, afterID int64, limit int) (page []T, hasMore
 		i++
 	}
 	end := i + min(limit, len(rows)-i)
-	return slices.Clone(rows[i:end]), end < len(rows), len(rows)
+	return c.copies(rows[i:end]), end < len(rows), len(rows)
 }
 
-// OwnedBy returns a copy of owner's rows in id order.
-func (c *Collection[T]) OwnedBy(owner int64) []T { return slices.Clone(c.rows[owner]) }
+// OwnedBy returns copies of owner's rows in id order.
+func (c *Collection[T]) OwnedBy(owner int64) []T { return c.copies(c.rows[owner]) }
 
-// All returns every row in id order.
+// All returns copies of every row in id order.
 func (c *Collection[T]) All() []T {
 	var all []T
 	for _, rows := range c.rows {
-		all = append(all, rows...)
+		all = append(all, c.copies(rows)...)
 	}
 	slices.SortFunc(all, func(a, b T) int { return cmp.Compare(c.id(a), c.id(b)) })
 	return all
+}
+
+// copies returns a copy of rows, each cloned.
+func (c *Collection[T]) copies(rows []T) []T {
+	out := make([]T, len(rows))
+	for i, row := range rows {
+		out[i] = c.clone(row)
+	}
+	return out
 }
 
 // MaxRecords bounds each record: requests, fired faults, delivery attempts.

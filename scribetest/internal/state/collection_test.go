@@ -12,7 +12,7 @@ import (
 // and holds only the owner's rows, whatever order they were added in.
 func TestPage(t *testing.T) {
 	t.Parallel()
-	c := NewCollection(func(id int64) int64 { return id })
+	c := NewCollection(func(id int64) int64 { return id }, nil)
 	for _, id := range []int64{5, 1, 3, 9, 7} { // out of order
 		c.Add(1, id)
 	}

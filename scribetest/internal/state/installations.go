@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
@@ -25,13 +26,14 @@ func (st *Store) CredentialsFor(uuid string) (Credentials, bool) {
 	}
 	in, _ := st.installs.Get(id)
 	p, _ := st.plugins.Get(in.PluginID)
-	c := Credentials{Installation: cloneInstallation(in), Plugin: clonePlugin(p)}
+	c := Credentials{Installation: in, Plugin: p}
 	for _, k := range st.secretKeys.rows[p.ID] {
 		c.Keys = append(c.Keys, k.Value)
 	}
 	return c, true
 }
 
+// cloneInstallation copies what in points to.
 func cloneInstallation(in scribe.PluginInstallation) scribe.PluginInstallation {
 	if in.DeletedOn != nil {
 		v := *in.DeletedOn
@@ -76,11 +78,16 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 			return scribe.PluginInstallation{}, err
 		}
 	}
-	st.installs.Add(in.PluginID, cloneInstallation(in))
+	st.installs.Add(in.PluginID, in)
 	st.installsBy[in.UserID] = append(st.installsBy[in.UserID], in.ID)
 	st.uuids[in.UUID] = in.ID
+	tx.onUndo(func() {
+		st.installs.Remove(in.ID)
+		st.installsBy[in.UserID] = slices.DeleteFunc(st.installsBy[in.UserID], func(id int64) bool { return id == in.ID })
+		delete(st.uuids, in.UUID)
+	})
 	tx.emit(webhook.EventInstallationCreated, in.PluginID, in.UUID, in.CreatedOn, data)
-	return cloneInstallation(in), nil
+	return in, nil
 }
 
 // ActiveInstallation returns user's active installation of plugin, under the lock.
@@ -112,29 +119,19 @@ func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	}
 	st.installs.Set(in)
 	tx.emit(webhook.EventInstallationDeleted, in.PluginID, uuid, now, data)
-	return cloneInstallation(in), nil
+	return in, nil
 }
 
 // PageInstallations is PagePlugins for plugin's installations.
 func (st *Store) PageInstallations(plugin, afterID int64, limit int) ([]scribe.PluginInstallation, bool, int) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	rows, more, total := st.installs.Page(plugin, afterID, limit)
-	for i := range rows {
-		rows[i] = cloneInstallation(rows[i])
-	}
-	return rows, more, total
+	return st.installs.Page(plugin, afterID, limit)
 }
 
 // InstallationsOf returns plugin's installations by ascending id.
 func (st *Store) InstallationsOf(plugin int64) []scribe.PluginInstallation {
-	return read(st, func() []scribe.PluginInstallation {
-		rows := st.installs.OwnedBy(plugin)
-		for i := range rows {
-			rows[i] = cloneInstallation(rows[i])
-		}
-		return rows
-	})
+	return read(st, func() []scribe.PluginInstallation { return st.installs.OwnedBy(plugin) })
 }
 
 // activeReaders returns userID's active installations that read transcripts.

@@ -22,10 +22,17 @@ func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
 	if u.EmailAddress == "" {
 		u.EmailAddress = GeneratedEmail(u.ID)
 	}
-	st.users.Add(0, user{User: u, developer: devKey != ""})
+	st.users.Add(0, u)
 	if devKey != "" {
-		st.devKeys[h] = u.ID
+		st.devKeys[h], st.developers[u.ID] = u.ID, true
 	}
+	tx.onUndo(func() {
+		st.users.Remove(u.ID)
+		if devKey != "" {
+			delete(st.devKeys, h)
+			delete(st.developers, u.ID)
+		}
+	})
 	return u, nil
 }
 
@@ -38,38 +45,28 @@ func (st *Store) DeveloperByKey(key string) (scribe.User, bool) {
 	if !ok {
 		return scribe.User{}, false
 	}
-	u, _ := st.users.Get(id)
-	return u.User, true
+	return st.users.Get(id)
 }
 
 // User returns user id.
 func (st *Store) User(id int64) (scribe.User, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	u, ok := st.users.Get(id)
-	return u.User, ok
+	return st.users.Get(id)
 }
 
 // Users returns every user by ascending id.
 func (st *Store) Users() []scribe.User {
-	return read(st, func() []scribe.User {
-		all := st.users.OwnedBy(0)
-		out := make([]scribe.User, len(all))
-		for i, u := range all {
-			out[i] = u.User
-		}
-		return out
-	})
+	return read(st, func() []scribe.User { return st.users.OwnedBy(0) })
 }
 
 // AddPlugin adds p after ValidatePlugin; its owner must be a developer.
 func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
 	st := tx.st
-	owner, ok := st.users.Get(p.UserID)
 	switch {
-	case !ok:
+	case !st.users.Taken(p.UserID):
 		return scribe.Plugin{}, fmt.Errorf("developer %d: %w", p.UserID, ErrNotFound)
-	case !owner.developer:
+	case !st.developers[p.UserID]:
 		return scribe.Plugin{}, fmt.Errorf("user %d is not a developer (has no developer key): %w", p.UserID, ErrNotFound)
 	}
 	if err := checkNewID(st.plugins, "plugin", p.ID); err != nil {
@@ -82,10 +79,12 @@ func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
 		p.ID = st.plugins.NextID()
 	}
 	stamp(&p.CreatedOn, &p.UpdatedOn, st.now())
-	st.plugins.Add(p.UserID, clonePlugin(p))
-	return clonePlugin(p), nil
+	st.plugins.Add(p.UserID, p)
+	tx.onUndo(func() { st.plugins.Remove(p.ID) })
+	return p, nil
 }
 
+// clonePlugin copies what p points to.
 func clonePlugin(p scribe.Plugin) scribe.Plugin {
 	if p.CRMIntegrationID != nil {
 		v := *p.CRMIntegrationID
@@ -98,8 +97,7 @@ func clonePlugin(p scribe.Plugin) scribe.Plugin {
 func (st *Store) Plugin(id int64) (scribe.Plugin, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	p, ok := st.plugins.Get(id)
-	return clonePlugin(p), ok
+	return st.plugins.Get(id)
 }
 
 // SetPluginDisabled disables or enables plugin id.
@@ -112,29 +110,19 @@ func (tx *Tx) SetPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) 
 		p.Disabled, p.UpdatedOn = disabled, tx.st.now()
 		tx.st.plugins.Set(p)
 	}
-	return clonePlugin(p), nil
+	return p, nil
 }
 
 // PagePlugins returns developer's plugins after afterID, whether more follow, and the total.
 func (st *Store) PagePlugins(developer, afterID int64, limit int) ([]scribe.Plugin, bool, int) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	rows, more, total := st.plugins.Page(developer, afterID, limit)
-	for i := range rows {
-		rows[i] = clonePlugin(rows[i])
-	}
-	return rows, more, total
+	return st.plugins.Page(developer, afterID, limit)
 }
 
 // Plugins returns every plugin by ascending id.
 func (st *Store) Plugins() []scribe.Plugin {
-	return read(st, func() []scribe.Plugin {
-		all := st.plugins.All()
-		for i := range all {
-			all[i] = clonePlugin(all[i])
-		}
-		return all
-	})
+	return read(st, st.plugins.All)
 }
 
 // AddSecretKey adds k to its plugin.
@@ -151,6 +139,7 @@ func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, er
 	}
 	stamp(&k.CreatedOn, &k.UpdatedOn, st.now())
 	st.secretKeys.Add(k.PluginID, k)
+	tx.onUndo(func() { st.secretKeys.Remove(k.ID) })
 	return k, nil
 }
 
@@ -185,6 +174,7 @@ func (tx *Tx) AddWebhook(w scribe.Webhook) (scribe.Webhook, error) {
 	}
 	stamp(&w.CreatedOn, &w.UpdatedOn, st.now())
 	st.webhooks.Add(w.PluginID, w)
+	tx.onUndo(func() { st.webhooks.Remove(w.ID) })
 	return w, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,12 +28,6 @@ var ErrNotFound = errors.New("not found")
 // ErrConflict is wrapped by every error about a clash, such as an id taken.
 var ErrConflict = errors.New("conflict")
 
-// user is a user and whether it is a developer (has a developer key).
-type user struct {
-	scribe.User
-	developer bool
-}
-
 // Store is the server's state under one RWMutex; the events of a change are
 // published after the lock is released.
 type Store struct {
@@ -40,8 +35,9 @@ type Store struct {
 	clock func() time.Time // the server's clock
 	emit  func(webhook.Event)
 
-	users       *Collection[user]                      // all of owner 0
+	users       *Collection[scribe.User]               // all of owner 0
 	devKeys     map[[32]byte]int64                     // sha256(developer key) -> user id
+	developers  map[int64]bool                         // the ids of the users with a developer key
 	plugins     *Collection[scribe.Plugin]             // by developer
 	secretKeys  *Collection[scribe.PluginSecretKey]    // by plugin
 	installs    *Collection[scribe.PluginInstallation] // by plugin
@@ -58,15 +54,16 @@ type Store struct {
 func New(now func() time.Time, emit func(webhook.Event)) *Store {
 	return &Store{
 		clock: now, emit: emit,
-		users:       NewCollection(func(u user) int64 { return u.ID }),
+		users:       NewCollection(func(u scribe.User) int64 { return u.ID }, nil),
 		devKeys:     map[[32]byte]int64{},
-		plugins:     NewCollection(func(p scribe.Plugin) int64 { return p.ID }),
-		secretKeys:  NewCollection(func(k scribe.PluginSecretKey) int64 { return k.ID }),
-		installs:    NewCollection(func(in scribe.PluginInstallation) int64 { return in.ID }),
+		developers:  map[int64]bool{},
+		plugins:     NewCollection(func(p scribe.Plugin) int64 { return p.ID }, clonePlugin),
+		secretKeys:  NewCollection(func(k scribe.PluginSecretKey) int64 { return k.ID }, nil),
+		installs:    NewCollection(func(in scribe.PluginInstallation) int64 { return in.ID }, cloneInstallation),
 		installsBy:  map[int64][]int64{},
 		uuids:       map[string]int64{},
-		webhooks:    NewCollection(func(w scribe.Webhook) int64 { return w.ID }),
-		transcripts: NewCollection(func(t scribe.Transcript) int64 { return t.ID }),
+		webhooks:    NewCollection(func(w scribe.Webhook) int64 { return w.ID }, nil),
+		transcripts: NewCollection(func(t scribe.Transcript) int64 { return t.ID }, nil),
 	}
 }
 
@@ -78,6 +75,14 @@ type Tx struct {
 	st     *Store
 	quiet  bool // fixtures: the state a server starts from emits nothing
 	events []webhook.Event
+	undo   []func() // an Update's: what undoes each of its changes
+}
+
+// onUndo records how to undo a change of an Update.
+func (tx *Tx) onUndo(f func()) {
+	if tx.quiet {
+		tx.undo = append(tx.undo, f)
+	}
 }
 
 // emit records an event of the change about installation uuid of plugin,
@@ -92,13 +97,29 @@ func (tx *Tx) emit(typ webhook.EventType, plugin int64, uuid string, at time.Tim
 // Events returns the events the change has emitted so far, in order.
 func (tx *Tx) Events() []webhook.Event { return tx.events }
 
-// Update runs fn in a Tx whose changes emit no events: a fixture load, whose
-// documents the JSON decoder has already checked to be what the wire can
-// carry, so that nothing it adds is encoded until it is asked for.
+// Update runs fn in a Tx whose changes emit no events and are all undone if
+// fn fails: a fixture load, whose documents the JSON decoder has already
+// checked to be what the wire can carry, so that nothing it adds is encoded
+// until it is asked for. Only adding is undone: fn adds, and reads.
 func (st *Store) Update(fn func(tx *Tx) error) error {
 	_, err := Write(st, func(tx *Tx) (struct{}, error) {
 		tx.quiet = true
-		return struct{}{}, fn(tx)
+		last := []*int64{&st.users.Last, &st.plugins.Last, &st.secretKeys.Last, &st.installs.Last,
+			&st.transcripts.Last, &st.webhooks.Last, &st.lastJob, &st.lastAudio}
+		saved := make([]int64, len(last))
+		for i, p := range last {
+			saved[i] = *p
+		}
+		err := fn(tx)
+		if err != nil {
+			for _, undo := range slices.Backward(tx.undo) {
+				undo()
+			}
+			for i, p := range last {
+				*p = saved[i]
+			}
+		}
+		return struct{}{}, err
 	})
 	return err
 }

@@ -47,6 +47,7 @@ func (tx *Tx) AddTranscript(t scribe.Transcript) (scribe.Transcript, error) {
 	}
 	st.transcripts.Add(u.ID, t)
 	st.lastJob, st.lastAudio = max(st.lastJob, t.Job.ID), max(st.lastAudio, t.Audio.ID)
+	tx.onUndo(func() { st.transcripts.Remove(t.ID) })
 	tx.emitTranscript(webhook.EventTranscriptCreated, t, data)
 	return t, nil
 }
