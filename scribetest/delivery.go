@@ -110,14 +110,20 @@ type engine struct {
 	wg        sync.WaitGroup
 }
 
-// newEngine returns an engine on clock c; advancer is the clock a test moves, if any.
-func newEngine(cfg *config, c Clock, timers TimerClock, advancer advancer, logger *slog.Logger) *engine {
-	e := &engine{clock: c, timers: timers, advancer: advancer, logger: logger,
-		schedule: defaultSchedule, workers: defaultWorkers, timeout: defaultTimeout,
+// newEngine returns the engine the options of cfg describe. Its retries wait
+// on timers of the server's clock if it has them (a TimerClock), otherwise
+// on the system's; a test's FakeClock is moved where they would wait.
+func newEngine(cfg *config) *engine {
+	e := &engine{clock: cfg.clock, timers: realClock{}, logger: cfg.logger,
+		schedule: defaultSchedule, workers: cmp.Or(cfg.workers, defaultWorkers), timeout: cmp.Or(cfg.timeout, defaultTimeout),
 		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}, done: make(chan struct{})}
 	if cfg.schedule != nil {
 		e.schedule = cfg.schedule
 	}
+	if tc, ok := cfg.clock.(TimerClock); ok {
+		e.timers = tc
+	}
+	e.advancer, _ = cfg.clock.(advancer)
 	if cfg.scale > 0 {
 		s := make([]time.Duration, len(e.schedule))
 		for i, d := range e.schedule {
@@ -125,9 +131,7 @@ func newEngine(cfg *config, c Clock, timers TimerClock, advancer advancer, logge
 		}
 		e.schedule = s
 	}
-	e.workers = cmp.Or(cfg.workers, e.workers)
 	e.perHook = max(1, e.workers/2) // a slow receiver cannot hold every sender
-	e.timeout = cmp.Or(cfg.timeout, e.timeout)
 	rt := cfg.transport
 	if rt == nil {
 		e.own = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true,

@@ -78,15 +78,15 @@ func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
 	if err := d.read(r); err != nil {
 		return Fixtures{}, err
 	}
-	l := &loader{}
-	err := s.st.Update(func(tx *state.Tx) error {
-		l.tx = tx
-		return l.load(&d)
+	var out Fixtures
+	err := s.st.Update(func(tx *state.Tx) (err error) {
+		out, err = load(tx, &d)
+		return err
 	})
 	if err != nil {
 		return Fixtures{}, err
 	}
-	return l.out, nil
+	return out, nil
 }
 
 // The members of a fixture document. Ids are pointers, so that an explicit 0

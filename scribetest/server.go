@@ -59,12 +59,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	}
 	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr,
 		retryScale: cmp.Or(cfg.scale, defaultRetryScale)}
-	var timers TimerClock = realClock{} // on a Clock without timers, the retries wait on the system's
-	if tc, ok := cfg.clock.(TimerClock); ok {
-		timers = tc
-	}
-	moved, _ := cfg.clock.(advancer)
-	s.deliveries = newEngine(&cfg, cfg.clock, timers, moved, cfg.logger)
+	s.deliveries = newEngine(&cfg)
 	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})

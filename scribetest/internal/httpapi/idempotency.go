@@ -29,8 +29,7 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, 
 			"Idempotency-Key: must be 1 to %d visible ASCII characters (! to ~), got %d bytes", maxKeyLen, len(key))))
 		return
 	}
-	k := newIdemKey(c.caller.Scope, key)
-	kept, v, t := a.idem.begin(k, fingerprintOf(c.r.Method, c.r.URL.Path, c.body), c.info.at)
+	claim, v := a.idem.begin(newIdemKey(c.caller.Scope, key), fingerprintOf(c.r.Method, c.r.URL.Path, c.body), c.info.at)
 	switch v {
 	case reused:
 		writeProblem(w, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
@@ -42,15 +41,15 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, 
 		return
 	case replay:
 		w.Header()["Idempotent-Replayed"] = []string{"true"}
-		write(w, kept.body, kept.problem)
+		write(w, claim.answer.body, claim.answer.problem)
 		return
 	}
 	var answer *keptAnswer
 	defer func() { // a panic in do abandons the key too
 		if answer == nil || (answer.problem != nil && answer.problem.status >= 500) {
-			a.idem.abandon(k, t)
+			a.idem.abandon(claim)
 		} else {
-			a.idem.finish(k, t, *answer)
+			a.idem.finish(claim, *answer)
 		}
 	}()
 	body, p := do(c)
@@ -113,18 +112,13 @@ const (
 	inUse                  // the key's first request is still running: 409
 )
 
-// ticket identifies a claim, not a later one of the same key.
-type ticket uint64
-
+// claim is a key claimed by a request; its answer, once finished. The
+// claim itself, not its key, is what finish and abandon name, so that a
+// claim abandoned and then made anew is not finished by the first request.
 type claim struct {
-	k idemKey
-	t ticket
-}
-
-type idemEntry struct {
+	key     idemKey
 	fp      fingerprint
 	created time.Time
-	ticket  ticket
 	done    bool
 	answer  keptAnswer
 }
@@ -133,73 +127,64 @@ type idemEntry struct {
 // scoped to its holder, for 24 hours of the server's clock (docs/contract.md,
 // "Rate limits and idempotency").
 type idempotencyStore struct {
-	mu      sync.Mutex
-	entries map[idemKey]*idemEntry
-	order   []claim // by claim time, for expiry from the front
-	last    ticket
+	mu     sync.Mutex
+	claims map[idemKey]*claim
+	order  []*claim // by claim time, for expiry from the front
 }
 
 func newIdempotencyStore() *idempotencyStore {
-	return &idempotencyStore{entries: map[idemKey]*idemEntry{}}
+	return &idempotencyStore{claims: map[idemKey]*claim{}}
 }
 
-// begin claims k for a request with fingerprint fp at now.
-func (s *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (keptAnswer, verdict, ticket) {
+// begin claims k for a request with fingerprint fp at now, or says why not.
+func (s *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (*claim, verdict) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire(now)
-	e, ok := s.entries[k]
-	if ok && now.Sub(e.created) >= keyTTL { // the clock went back, or the order is not by time
-		delete(s.entries, k)
-		ok = false
-	}
+	c, ok := s.claims[k]
 	switch {
-	case !ok:
-		s.last++
-		s.entries[k] = &idemEntry{fp: fp, created: now, ticket: s.last}
-		s.order = append(s.order, claim{k, s.last})
-		return keptAnswer{}, proceed, s.last
-	case e.fp != fp:
-		return keptAnswer{}, reused, 0
-	case !e.done:
-		return keptAnswer{}, inUse, 0
+	case !ok || now.Sub(c.created) >= keyTTL: // none, or the clock went back
+		c = &claim{key: k, fp: fp, created: now}
+		s.claims[k] = c
+		s.order = append(s.order, c)
+		return c, proceed
+	case c.fp != fp:
+		return c, reused
+	case !c.done:
+		return c, inUse
 	}
-	return e.answer, replay, 0
+	return c, replay
 }
 
 // expire drops the claims TTL old from the front of the order.
 func (s *idempotencyStore) expire(now time.Time) {
 	n := 0
 	for _, c := range s.order {
-		e, ok := s.entries[c.k]
-		if ok && e.ticket == c.t {
-			if now.Sub(e.created) < keyTTL {
-				break
-			}
-			delete(s.entries, c.k)
+		if now.Sub(c.created) < keyTTL {
+			break
+		}
+		if s.claims[c.key] == c {
+			delete(s.claims, c.key)
 		}
 		n++
 	}
-	if n > 0 {
-		s.order = append(s.order[:0], s.order[n:]...)
-	}
+	s.order = s.order[n:]
 }
 
-// finish keeps a as the answer of the claim t of k.
-func (s *idempotencyStore) finish(k idemKey, t ticket, a keptAnswer) {
+// finish keeps a as the answer of claim c; one abandoned or expired since is
+// no longer looked up, and keeps it in vain.
+func (s *idempotencyStore) finish(c *claim, a keptAnswer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e, ok := s.entries[k]; ok && e.ticket == t {
-		e.done, e.answer = true, a
-	}
+	c.done, c.answer = true, a
 }
 
-// abandon forgets the claim t of k, so that a retry does the work.
-func (s *idempotencyStore) abandon(k idemKey, t ticket) {
+// abandon forgets claim c, so that a retry does the work.
+func (s *idempotencyStore) abandon(c *claim) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e, ok := s.entries[k]; ok && e.ticket == t {
-		delete(s.entries, k)
+	if s.claims[c.key] == c {
+		delete(s.claims, c.key)
 	}
 }
 
@@ -207,5 +192,5 @@ func (s *idempotencyStore) abandon(k idemKey, t ticket) {
 func (s *idempotencyStore) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.entries)
+	return len(s.claims)
 }

@@ -17,29 +17,29 @@ func TestExpiryKeepsReclaimedKey(t *testing.T) {
 	s := newIdempotencyStore()
 	k := newIdemKey("developer:1", "key")
 	fp := fingerprintOf("POST", "/plugins", []byte("{}"))
-	_, v, first := s.begin(k, fp, idemT0)
+	first, v := s.begin(k, fp, idemT0)
 	if v != proceed {
 		t.Fatalf("first claim: %v", v)
 	}
-	s.abandon(k, first)
-	_, v, second := s.begin(k, fp, idemT0.Add(time.Hour))
+	s.abandon(first)
+	second, v := s.begin(k, fp, idemT0.Add(time.Hour))
 	if v != proceed {
 		t.Fatalf("claim after abandon: %v", v)
 	}
-	s.finish(k, first, keptAnswer{body: reply("stale\n")}) // the abandoned claim's: ignored
-	if _, v, _ := s.begin(k, fp, idemT0.Add(time.Hour)); v != inUse {
+	s.finish(first, keptAnswer{body: reply("stale\n")}) // the abandoned claim's: ignored
+	if _, v := s.begin(k, fp, idemT0.Add(time.Hour)); v != inUse {
 		t.Fatalf("after the abandoned claim's finish: %v, want the second claim still in use", v)
 	}
-	s.finish(k, second, keptAnswer{body: reply("{}\n")})
+	s.finish(second, keptAnswer{body: reply("{}\n")})
 	other := newIdemKey("developer:1", "other")
-	if _, v, _ := s.begin(other, fp, idemT0.Add(keyTTL)); v != proceed { // expires the first claim
+	if _, v := s.begin(other, fp, idemT0.Add(keyTTL)); v != proceed { // expires the first claim
 		t.Fatalf("other key: %v", v)
 	}
-	resp, v, _ := s.begin(k, fp, idemT0.Add(keyTTL))
-	if v != replay || string(resp.body) != "{}\n" {
-		t.Fatalf("23 hours after the second claim: %v %+v; want the kept answer", v, resp)
+	kept, v := s.begin(k, fp, idemT0.Add(keyTTL))
+	if v != replay || string(kept.answer.body) != "{}\n" {
+		t.Fatalf("23 hours after the second claim: %v %+v; want the kept answer", v, kept)
 	}
-	if _, v, _ := s.begin(k, fp, idemT0.Add(time.Hour+keyTTL)); v != proceed {
+	if _, v := s.begin(k, fp, idemT0.Add(time.Hour+keyTTL)); v != proceed {
 		t.Fatalf("24 hours after the second claim: %v; want a fresh claim", v)
 	}
 }
@@ -51,12 +51,12 @@ func TestVerdicts(t *testing.T) {
 	s := newIdempotencyStore()
 	a, b := newIdemKey("developer:1", "k"), newIdemKey("developer:2", "k")
 	fp1, fp2 := fingerprintOf("POST", "/plugins", []byte(`{"name":"a"}`)), fingerprintOf("POST", "/plugins", []byte(`{"name":"b"}`))
-	_, _, t1 := s.begin(a, fp1, idemT0)
-	s.finish(a, t1, keptAnswer{body: reply("a")})
-	if _, v, _ := s.begin(a, fp2, idemT0); v != reused {
+	c, _ := s.begin(a, fp1, idemT0)
+	s.finish(c, keptAnswer{body: reply("a")})
+	if _, v := s.begin(a, fp2, idemT0); v != reused {
 		t.Errorf("another body with the key: %v, want Reused", v)
 	}
-	if _, v, _ := s.begin(b, fp2, idemT0); v != proceed {
+	if _, v := s.begin(b, fp2, idemT0); v != proceed {
 		t.Errorf("another holder's same key: %v, want Proceed", v)
 	}
 }
@@ -70,13 +70,13 @@ func TestManyKeysExpire(t *testing.T) {
 	fp := fingerprintOf("POST", "/plugins", nil)
 	for i := range n {
 		k := newIdemKey("developer:1", strconv.Itoa(i))
-		_, _, tk := s.begin(k, fp, idemT0.Add(time.Duration(i)*time.Second))
-		s.finish(k, tk, keptAnswer{body: reply(strconv.Itoa(i))})
+		c, _ := s.begin(k, fp, idemT0.Add(time.Duration(i)*time.Second))
+		s.finish(c, keptAnswer{body: reply(strconv.Itoa(i))})
 	}
 	for i := range n {
-		resp, v, _ := s.begin(newIdemKey("developer:1", strconv.Itoa(i)), fp, idemT0.Add(n*time.Second))
-		if v != replay || string(resp.body) != strconv.Itoa(i) {
-			t.Fatalf("key %d: %v %q", i, v, resp.body)
+		c, v := s.begin(newIdemKey("developer:1", strconv.Itoa(i)), fp, idemT0.Add(n*time.Second))
+		if v != replay || string(c.answer.body) != strconv.Itoa(i) {
+			t.Fatalf("key %d: %v %q", i, v, c.answer.body)
 		}
 	}
 	s.begin(newIdemKey("developer:1", "late"), fp, idemT0.Add(keyTTL+n*time.Second))

@@ -62,12 +62,6 @@ func (c *Collection[T]) Taken(id int64) bool {
 // Reserve makes the ids NextID assigns follow id.
 func (c *Collection[T]) Reserve(id int64) { c.Last = max(c.Last, id) }
 
-// Owner returns the owner of row id.
-func (c *Collection[T]) Owner(id int64) (int64, bool) {
-	owner, ok := c.owner[id]
-	return owner, ok
-}
-
 // Add stores row, whose id is not taken, as owner's.
 func (c *Collection[T]) Add(owner int64, row T) {
 	id := c.id(row)

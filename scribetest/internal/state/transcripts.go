@@ -98,10 +98,8 @@ func (tx *Tx) DeleteTranscript(id int64) error {
 func (st *Store) Transcript(owner, id int64) (scribe.Transcript, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	if who, ok := st.transcripts.Owner(id); !ok || who != owner {
-		return scribe.Transcript{}, false
-	}
-	return st.transcripts.Get(id)
+	t, ok := st.transcripts.Get(id)
+	return t, ok && t.User.ID == owner
 }
 
 // TranscriptPage is PagePlugins for owner's transcripts, to encode: they
