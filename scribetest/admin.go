@@ -188,32 +188,17 @@ func (s *Server) adminCreateWebhook(_ *http.Request, b *adminWebhook) (any, erro
 	return s.CreateWebhook(b.PluginID, b.URI)
 }
 
-// adminAttempt and adminPending are DeliveryAttempt and PendingDelivery in JSON.
+// adminAttempt is a DeliveryAttempt as the admin API lists it.
 type adminAttempt struct {
-	EventID      string    `json:"event_id"`
-	EventType    string    `json:"event_type"`
-	WebhookID    int64     `json:"webhook_id"`
-	URI          string    `json:"uri"`
-	Attempt      int       `json:"attempt"`
-	Time         time.Time `json:"time"`
-	StatusCode   int       `json:"status_code"`
-	ResponseBody string    `json:"response_body"`
-	Error        string    `json:"error"`
-	DurationMS   float64   `json:"duration_ms"`
-	Delivered    bool      `json:"delivered"`
-	Final        bool      `json:"final"`
-	Permanent    bool      `json:"permanent"`
+	DeliveryAttempt
+	DurationMS float64 `json:"duration_ms"`
 }
 
+// adminPending is a PendingDelivery as the admin API lists it: next_attempt
+// is null when no attempt is timed.
 type adminPending struct {
-	EventID        string     `json:"event_id"`
-	EventType      string     `json:"event_type"`
-	WebhookID      int64      `json:"webhook_id"`
-	URI            string     `json:"uri"`
-	Attempts       int        `json:"attempts"`
-	LastStatusCode int        `json:"last_status_code"`
-	LastError      string     `json:"last_error"`
-	NextAttempt    *time.Time `json:"next_attempt"`
+	PendingDelivery
+	NextAttempt *time.Time `json:"next_attempt"`
 }
 
 func (s *Server) adminDeliveries(_ *http.Request, _ *struct{}) (any, error) {
@@ -222,16 +207,14 @@ func (s *Server) adminDeliveries(_ *http.Request, _ *struct{}) (any, error) {
 		Pending  []adminPending `json:"pending"`
 	}{Attempts: []adminAttempt{}, Pending: []adminPending{}}
 	for _, a := range s.Deliveries() {
-		out.Attempts = append(out.Attempts, adminAttempt{a.EventID, string(a.EventType), a.WebhookID, a.URI, a.Attempt,
-			a.Time, a.StatusCode, a.ResponseBody, a.Error, float64(a.Duration) / float64(time.Millisecond), a.Delivered, a.Final, a.Permanent})
+		out.Attempts = append(out.Attempts, adminAttempt{a, float64(a.Duration) / float64(time.Millisecond)})
 	}
 	for _, p := range s.PendingDeliveries() {
 		var next *time.Time
 		if !p.NextAttempt.IsZero() {
 			next = &p.NextAttempt
 		}
-		out.Pending = append(out.Pending, adminPending{p.EventID, string(p.EventType), p.WebhookID, p.URI,
-			p.Attempts, p.LastStatusCode, p.LastError, next})
+		out.Pending = append(out.Pending, adminPending{p, next})
 	}
 	return out, nil
 }

@@ -47,8 +47,7 @@ type FakeClock struct {
 
 	mu     sync.Mutex
 	now    time.Time
-	seq    uint64
-	timers []*fakeTimer // pending, in no order
+	timers []*fakeTimer // pending, by due time, then by creation
 }
 
 // NewFakeClock returns a FakeClock that reads t until it is advanced or set.
@@ -86,19 +85,13 @@ func (c *FakeClock) Set(t time.Time) {
 func (c *FakeClock) moveTo(target time.Time) {
 	for {
 		c.mu.Lock()
-		i := -1
-		for j, t := range c.timers {
-			if !t.at.After(target) && (i < 0 || t.before(c.timers[i])) {
-				i = j
-			}
-		}
-		if i < 0 {
+		if len(c.timers) == 0 || c.timers[0].at.After(target) {
 			c.now = target
 			c.mu.Unlock()
 			return
 		}
-		t := c.timers[i]
-		c.timers = slices.Delete(c.timers, i, i+1)
+		t := c.timers[0]
+		c.timers = c.timers[1:]
 		t.done = true
 		if t.at.After(c.now) {
 			c.now = t.at
@@ -112,14 +105,15 @@ func (c *FakeClock) moveTo(target time.Time) {
 func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.seq++
-	t := &fakeTimer{c: c, at: c.now.Add(d), seq: c.seq, f: f}
+	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
 	if d <= 0 {
 		t.done = true
 		go f()
 		return t
 	}
-	c.timers = append(c.timers, t)
+	// After the timers due at the same time or before: they were created first.
+	i, _ := slices.BinarySearchFunc(c.timers, t.at, func(u *fakeTimer, at time.Time) int { return cmp.Or(u.at.Compare(at), -1) })
+	c.timers = slices.Insert(c.timers, i, t)
 	return t
 }
 
@@ -127,15 +121,8 @@ func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
 func (c *FakeClock) PendingTimers() []time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ts := slices.Clone(c.timers)
-	slices.SortFunc(ts, func(a, b *fakeTimer) int {
-		if a.before(b) {
-			return -1
-		}
-		return 1
-	})
-	out := make([]time.Time, len(ts))
-	for i, t := range ts {
+	out := make([]time.Time, len(c.timers))
+	for i, t := range c.timers {
 		out[i] = t.at
 	}
 	return out
@@ -145,16 +132,8 @@ func (c *FakeClock) PendingTimers() []time.Time {
 type fakeTimer struct {
 	c    *FakeClock
 	at   time.Time
-	seq  uint64
 	f    func()
 	done bool // fired or stopped; guarded by c.mu
-}
-
-func (t *fakeTimer) before(u *fakeTimer) bool {
-	if c := t.at.Compare(u.at); c != 0 {
-		return c < 0
-	}
-	return cmp.Less(t.seq, u.seq)
 }
 
 // Stop prevents the call if it has not run yet.

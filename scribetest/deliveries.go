@@ -27,25 +27,27 @@ const MaxEventBytes = webhook.DefaultMaxBodyBytes
 // jittered.
 const MaxWebhookDelay = 7 * 24 * time.Hour
 
-// DeliveryAttempt is one attempt to deliver an event to a webhook.
+// DeliveryAttempt is one attempt to deliver an event to a webhook. Its JSON
+// form is the admin API's (GET /_scribetest/deliveries), which adds the
+// Duration in milliseconds as duration_ms.
 type DeliveryAttempt struct {
-	EventID    string            // the event's id, sent as webhook-id on every attempt
-	EventType  webhook.EventType // such as webhook.EventTranscriptCreated
-	WebhookID  int64             // the id of the webhook it was sent to
-	URI        string            // the webhook's URL, as registered
-	Attempt    int               // the attempt's number, from 1
-	Time       time.Time         // when it was signed, by the server's clock (webhook-timestamp)
-	StatusCode int               // the receiver's answer, 0 when there was none
+	EventID    string            `json:"event_id"`    // the event's id, sent as webhook-id on every attempt
+	EventType  webhook.EventType `json:"event_type"`  // such as webhook.EventTranscriptCreated
+	WebhookID  int64             `json:"webhook_id"`  // the id of the webhook it was sent to
+	URI        string            `json:"uri"`         // the webhook's URL, as registered
+	Attempt    int               `json:"attempt"`     // the attempt's number, from 1
+	Time       time.Time         `json:"time"`        // when it was signed, by the server's clock (webhook-timestamp)
+	StatusCode int               `json:"status_code"` // the receiver's answer, 0 when there was none
 	// ResponseBody is the start of the answer: at most MaxResponseExcerpt
 	// bytes, credentials and the signing secret redacted, control
 	// characters but newlines and tabs replaced by spaces.
 	// webhook.NewHandler puts your function's (redacted) error there.
-	ResponseBody string
-	Error        string        // why the attempt failed; "" if it succeeded
-	Duration     time.Duration // how long it took, by the wall clock
-	Delivered    bool          // a 2xx answer within the timeout
-	Final        bool          // no attempt follows: delivered, refused or given up
-	Permanent    bool          // a webhook.StatusPermanentFailure (422): not retried
+	ResponseBody string        `json:"response_body"`
+	Error        string        `json:"error"`     // why the attempt failed; "" if it succeeded
+	Duration     time.Duration `json:"-"`         // how long it took, by the wall clock
+	Delivered    bool          `json:"delivered"` // a 2xx answer within the timeout
+	Final        bool          `json:"final"`     // no attempt follows: delivered, refused or given up
+	Permanent    bool          `json:"permanent"` // a webhook.StatusPermanentFailure (422): not retried
 }
 
 // String formats the attempt on one line, the receiver's answer included,
@@ -75,16 +77,17 @@ func (a DeliveryAttempt) String() string {
 }
 
 // PendingDelivery is a delivery not settled yet: due, in flight, or waiting
-// for its next attempt; after Close, one never to be attempted again.
+// for its next attempt; after Close, one never to be attempted again. Its
+// JSON form is the admin API's, where a zero NextAttempt is null.
 type PendingDelivery struct {
-	EventID        string            // the event's id (webhook-id)
-	EventType      webhook.EventType // such as webhook.EventTranscriptCreated
-	WebhookID      int64             // the id of the webhook
-	URI            string            // the webhook's URL, as registered
-	Attempts       int               // attempts made so far
-	LastStatusCode int               // the last attempt's StatusCode
-	LastError      string            // the last attempt's Error
-	NextAttempt    time.Time         // by the server's clock; zero if due now, in flight or never
+	EventID        string            `json:"event_id"`         // the event's id (webhook-id)
+	EventType      webhook.EventType `json:"event_type"`       // such as webhook.EventTranscriptCreated
+	WebhookID      int64             `json:"webhook_id"`       // the id of the webhook
+	URI            string            `json:"uri"`              // the webhook's URL, as registered
+	Attempts       int               `json:"attempts"`         // attempts made so far
+	LastStatusCode int               `json:"last_status_code"` // the last attempt's StatusCode
+	LastError      string            `json:"last_error"`       // the last attempt's Error
+	NextAttempt    time.Time         `json:"next_attempt"`     // by the server's clock; zero if due now, in flight or never
 }
 
 // Deliveries returns the attempts finished so far, oldest first (the last 10,000).
@@ -144,9 +147,15 @@ func (e *engine) attempts() []DeliveryAttempt {
 func (e *engine) pending() []PendingDelivery {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := make([]PendingDelivery, 0, len(e.unsettled))
-	for _, dl := range e.sortedLocked(nil) {
-		p := PendingDelivery{EventID: dl.ev.id, EventType: dl.ev.typ, WebhookID: dl.hook, URI: dl.uri,
+	return e.pendingLocked(nil)
+}
+
+// pendingLocked returns the deliveries want selects (all if nil) not
+// settled, in publishing order.
+func (e *engine) pendingLocked(want func(*delivery) bool) []PendingDelivery {
+	var out []PendingDelivery
+	for _, dl := range e.sortedLocked(want) {
+		p := PendingDelivery{EventID: dl.id, EventType: dl.typ, WebhookID: dl.hook, URI: dl.uri,
 			Attempts: dl.attempts, LastStatusCode: dl.lastStatus, LastError: dl.lastErr}
 		if dl.timer != nil {
 			p.NextAttempt = dl.due
@@ -289,7 +298,7 @@ func (e *engine) require(eventIDs []string, timeout time.Duration) (failure stri
 	}
 	var want func(*delivery) bool
 	if len(named) > 0 {
-		want = func(dl *delivery) bool { return named[dl.ev.id] }
+		want = func(dl *delivery) bool { return named[dl.id] }
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -299,99 +308,77 @@ func (e *engine) require(eventIDs []string, timeout time.Duration) (failure stri
 	_, cause := e.settled(ctx, want)
 
 	e.mu.Lock()
-	all := e.record.All()
-	waiting := e.waitingLocked(want)
+	all, pending, closed, now := e.record.All(), e.pendingLocked(want), e.closed, e.clock.Now()
 	e.mu.Unlock()
-	byDelivery := map[deliveryKey][]DeliveryAttempt{}
+	// The attempts and what is pending, by delivery, in the order the deliveries first show.
+	byDelivery, waiting := map[deliveryKey][]DeliveryAttempt{}, map[deliveryKey]PendingDelivery{}
 	var order []deliveryKey
-	for _, a := range all {
-		if len(named) > 0 && !named[a.EventID] {
-			continue
-		}
-		attempts = append(attempts, a)
-		k := deliveryKey{a.EventID, a.WebhookID}
-		if _, ok := byDelivery[k]; !ok {
+	see := func(k deliveryKey) {
+		if _, seen := byDelivery[k]; !seen {
 			order = append(order, k)
-		}
-		byDelivery[k] = append(byDelivery[k], a)
-	}
-	for _, w := range waiting {
-		if _, ok := byDelivery[w.deliveryKey]; !ok {
-			order = append(order, w.deliveryKey)
-			byDelivery[w.deliveryKey] = nil
+			byDelivery[k] = nil
 		}
 	}
-	report := describeFailures(order, byDelivery, waiting)
-	seen := map[string]bool{}
+	for _, a := range all {
+		if k := (deliveryKey{a.EventID, a.WebhookID}); len(named) == 0 || named[a.EventID] {
+			attempts = append(attempts, a)
+			see(k)
+			byDelivery[k] = append(byDelivery[k], a)
+		}
+	}
+	for _, p := range pending {
+		k := deliveryKey{p.EventID, p.WebhookID}
+		see(k)
+		waiting[k] = p
+	}
+	var report strings.Builder
 	for _, k := range order {
-		seen[k.event] = true
+		describeFailure(&report, k, byDelivery[k], waiting, closed, now)
 	}
 	for _, id := range eventIDs {
-		if !seen[id] {
-			report += fmt.Sprintf("\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, state.MaxRecords)
+		if !slices.ContainsFunc(order, func(k deliveryKey) bool { return k.event == id }) {
+			fmt.Fprintf(&report, "\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, state.MaxRecords)
 		}
 	}
 	if len(named) == 0 && len(order) == 0 {
-		report = "\n  no webhook event was emitted: does the plugin have a webhook (CreateWebhook), and did something install it or create a transcript?"
+		report.WriteString("\n  no webhook event was emitted: does the plugin have a webhook (CreateWebhook), and did something install it or create a transcript?")
 	}
-	if report == "" {
+	if report.Len() == 0 {
 		return "", attempts
 	}
 	why := ""
 	if cause != nil {
 		why = fmt.Sprintf(" (the wait ended: %v)", cause)
 	}
-	return "not every delivery got a 2xx answer" + why + ":" + report, attempts
+	return "not every delivery got a 2xx answer" + why + ":" + report.String(), attempts
 }
 
-// waiting is a pending delivery and what it waits for.
-type waiting struct {
-	deliveryKey
-	typ, uri, state string
-}
-
-func (e *engine) waitingLocked(want func(*delivery) bool) map[deliveryKey]waiting {
-	out := map[deliveryKey]waiting{}
-	for _, dl := range e.sortedLocked(want) {
-		w := waiting{deliveryKey: deliveryKey{dl.ev.id, dl.hook}, typ: string(dl.ev.typ), uri: dl.uri}
-		switch {
-		case dl.timer != nil:
-			w.state = fmt.Sprintf("still pending: next attempt due at %s, %v from now by the server's clock",
-				dl.due.UTC().Format(time.RFC3339Nano), dl.due.Sub(e.clock.Now()).Round(time.Millisecond))
-		case e.closed:
-			w.state = "never delivered: the server was closed"
-		default:
-			w.state = "still pending: an attempt is due or in flight"
-		}
-		out[w.deliveryKey] = w
+// describeFailure writes to b the delivery k, its attempts as and what it
+// waits for, unless its last attempt delivered it.
+func describeFailure(b *strings.Builder, k deliveryKey, as []DeliveryAttempt, waiting map[deliveryKey]PendingDelivery, closed bool, now time.Time) {
+	if len(as) > 0 && as[len(as)-1].Delivered {
+		return
 	}
-	return out
-}
-
-// describeFailures lists each delivery that did not get through.
-func describeFailures(order []deliveryKey, byDelivery map[deliveryKey][]DeliveryAttempt, pending map[deliveryKey]waiting) string {
-	var b strings.Builder
-	for _, k := range order {
-		as := byDelivery[k]
-		if len(as) > 0 && as[len(as)-1].Delivered {
-			continue
-		}
-		w, isPending := pending[k]
-		typ, uri := w.typ, w.uri
-		if len(as) > 0 {
-			typ, uri = string(as[0].EventType), as[0].URI
-		}
-		fmt.Fprintf(&b, "\n  event %s (%s) to webhook %d (%s):", k.event, typ, k.hook, uri)
-		for _, a := range as {
-			fmt.Fprintf(&b, "\n    %s", a)
-		}
-		if isPending {
-			fmt.Fprintf(&b, "\n    %s", w.state)
-		} else if len(as) == 0 {
-			b.WriteString("\n    no attempt recorded")
-		}
+	p, isPending := waiting[k]
+	typ, uri := p.EventType, p.URI
+	if len(as) > 0 {
+		typ, uri = as[0].EventType, as[0].URI
 	}
-	return b.String()
+	fmt.Fprintf(b, "\n  event %s (%s) to webhook %d (%s):", k.event, typ, k.hook, uri)
+	for _, a := range as {
+		fmt.Fprintf(b, "\n    %s", a)
+	}
+	switch {
+	case isPending && !p.NextAttempt.IsZero():
+		fmt.Fprintf(b, "\n    still pending: next attempt due at %s, %v from now by the server's clock",
+			p.NextAttempt.UTC().Format(time.RFC3339Nano), p.NextAttempt.Sub(now).Round(time.Millisecond))
+	case isPending && closed:
+		b.WriteString("\n    never delivered: the server was closed")
+	case isPending:
+		b.WriteString("\n    still pending: an attempt is due or in flight")
+	case len(as) == 0:
+		b.WriteString("\n    no attempt recorded")
+	}
 }
 
 // stopBeforeLateRetry cancels the wait once every delivery waits past ctx's deadline.

@@ -52,25 +52,12 @@ func scaled(d time.Duration, f float64) time.Duration {
 	return time.Duration(math.Min(x, float64(MaxWebhookDelay)))
 }
 
-// checkScale refuses a factor that is not positive and finite.
-func checkScale(f float64) error {
-	if !(f > 0) || math.IsInf(f, 0) {
-		return fmt.Errorf("%v must be a positive finite factor, such as 0.001", f)
-	}
-	return nil
-}
-
-// outEvent is an event encoded, as every attempt sends it.
-type outEvent struct {
-	id   string
-	typ  webhook.EventType
-	body []byte
-}
-
 // delivery is one event on its way to one webhook.
 type delivery struct {
 	seq    uint64
-	ev     *outEvent
+	id     string            // the event's
+	typ    webhook.EventType // the event's
+	body   []byte            // the event encoded, as every attempt sends it
 	hook   int64
 	uri    string
 	secret webhook.Secret
@@ -154,21 +141,20 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 		e.logger.Error("scribetest: encoding a webhook event failed; it is not delivered", "event_type", ev.Type, "error", err)
 		return
 	}
-	out := &outEvent{id: ev.ID, typ: ev.Type, body: body}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	defer e.notifyLocked()
 	for _, h := range hooks {
 		e.seq++
-		rec := DeliveryAttempt{EventID: out.id, EventType: out.typ, WebhookID: h.ID, URI: h.URI, Time: e.clock.Now(), Final: true}
+		rec := DeliveryAttempt{EventID: ev.ID, EventType: ev.Type, WebhookID: h.ID, URI: h.URI, Time: e.clock.Now(), Final: true}
 		switch {
-		case len(out.body) > MaxEventBytes:
-			rec.Error = fmt.Sprintf("not sent: the event is %d bytes, more than MaxEventBytes (%d), the most a receiver admits by default", len(out.body), MaxEventBytes)
-			e.logger.Error("scribetest: a webhook event is larger than MaxEventBytes; it is not delivered", "event_id", out.id, "bytes", len(out.body))
+		case len(body) > MaxEventBytes:
+			rec.Error = fmt.Sprintf("not sent: the event is %d bytes, more than MaxEventBytes (%d), the most a receiver admits by default", len(body), MaxEventBytes)
+			e.logger.Error("scribetest: a webhook event is larger than MaxEventBytes; it is not delivered", "event_id", ev.ID, "bytes", len(body))
 		case h.SigningSecret.IsZero(): // never from CreateWebhook or fixtures; kept for safety
 			rec.Error = "the webhook has no signing secret; nothing was sent"
 		default:
-			dl := &delivery{seq: e.seq, ev: out, hook: h.ID, uri: h.URI, secret: h.SigningSecret}
+			dl := &delivery{seq: e.seq, id: ev.ID, typ: ev.Type, body: body, hook: h.ID, uri: h.URI, secret: h.SigningSecret}
 			e.unsettled[dl] = struct{}{}
 			if !e.closed {
 				e.waitLocked(dl, e.schedule[0])
@@ -242,15 +228,15 @@ func (e *engine) send() {
 // attempt sends dl once, signed now, and says how it went.
 func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 	at := e.clock.Now()
-	rec := DeliveryAttempt{EventID: dl.ev.id, EventType: dl.ev.typ, WebhookID: dl.hook, URI: dl.uri, Attempt: n, Time: at}
+	rec := DeliveryAttempt{EventID: dl.id, EventType: dl.typ, WebhookID: dl.hook, URI: dl.uri, Attempt: n, Time: at}
 	ctx, cancel := context.WithTimeout(e.ctx, e.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, dl.uri, bytes.NewReader(dl.ev.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, dl.uri, bytes.NewReader(dl.body))
 	if err != nil {
 		rec.Error = "the webhook's uri cannot be requested"
 		return rec
 	}
-	req.Header = webhook.SignHeaders(dl.secret, dl.ev.id, at, dl.ev.body)
+	req.Header = webhook.SignHeaders(dl.secret, dl.id, at, dl.body)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", userAgent)
 	start := time.Now()
@@ -310,10 +296,10 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	switch {
 	case rec.Permanent:
 		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",
-			"event_id", dl.ev.id, "event_type", string(dl.ev.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "answer", rec.ResponseBody)
+			"event_id", dl.id, "event_type", string(dl.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "answer", rec.ResponseBody)
 	case giveUp:
 		e.logger.Warn("scribetest: webhook delivery given up after the last attempt of the schedule",
-			"event_id", dl.ev.id, "event_type", string(dl.ev.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "error", rec.Error)
+			"event_id", dl.id, "event_type", string(dl.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "error", rec.Error)
 	}
 	switch {
 	case rec.Final:

@@ -30,9 +30,6 @@ func (s *Server) Requests() []Request { return s.log.all() }
 // RequestCount returns how many requests the server has answered.
 func (s *Server) RequestCount() int { return s.log.total() }
 
-// maxIdempotencyKey bounds the Idempotency-Key a Request keeps.
-const maxIdempotencyKey = 255
-
 // requestLog keeps the last requests answered and counts them all. The zero
 // value is empty and ready.
 type requestLog struct {
@@ -45,7 +42,7 @@ type requestLog struct {
 func (l *requestLog) add(r *http.Request, at time.Time, requestID string, status int, code string) {
 	key := ""
 	if v := r.Header["Idempotency-Key"]; len(v) > 0 {
-		key = state.Truncate(v[0], maxIdempotencyKey)
+		key = state.Truncate(v[0], state.MaxIdempotencyKey)
 	}
 	rec := Request{
 		Time: at, Method: state.Truncate(r.Method, state.MaxMethod),

@@ -91,19 +91,16 @@ func (a authenticator) authenticate(values []string) (*principal, *problem) {
 // installation verifies an installation JWT (docs/contract.md, "Tokens");
 // what the token names is told only once its signature verifies.
 func (a authenticator) installation(token string) (*principal, *problem) {
-	var found state.Credentials
+	var in scribe.PluginInstallation
+	var p scribe.Plugin
 	_, err := a.verifier.VerifyLookup(token, func(uuid string) ([]auth.SecretKey, error) {
-		c, ok := a.st.CredentialsFor(strings.ToLower(uuid))
-		found = c
-		if !ok {
-			return nil, nil // no keys: refused exactly like a bad signature
-		}
-		return c.Keys, nil
+		var keys []auth.SecretKey
+		in, p, keys = a.st.CredentialsFor(strings.ToLower(uuid))
+		return keys, nil // none: refused exactly like a bad signature
 	})
 	if err != nil {
 		return nil, tokenRefusal(err)
 	}
-	in, p := found.Installation, found.Plugin
 	switch {
 	case in.DeletedOn != nil:
 		return nil, unauthorized(scribe.CodeInstallationDeleted,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
 // idempotent runs do once per Idempotency-Key, replaying the first answer for 24
@@ -26,7 +27,7 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, 
 		return
 	case !validKey(key):
 		writeProblem(w, invalidParameter(fmt.Sprintf(
-			"Idempotency-Key: must be 1 to %d visible ASCII characters (! to ~), got %d bytes", maxKeyLen, len(key))))
+			"Idempotency-Key: must be 1 to %d visible ASCII characters (! to ~), got %d bytes", state.MaxIdempotencyKey, len(key))))
 		return
 	}
 	claim, v := a.idem.begin(newIdemKey(c.caller.Scope, key), fingerprintOf(c.r.Method, c.r.URL.Path, c.body), c.info.at)
@@ -59,7 +60,7 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, 
 
 // validKey reports 1 to 255 visible ASCII characters (api/openapi.yaml).
 func validKey(k string) bool {
-	if k == "" || len(k) > maxKeyLen {
+	if k == "" || len(k) > state.MaxIdempotencyKey {
 		return false
 	}
 	for i := range len(k) {
@@ -72,9 +73,6 @@ func validKey(k string) bool {
 
 // keyTTL is how long a key's answer is kept.
 const keyTTL = 24 * time.Hour
-
-// maxKeyLen is the longest Idempotency-Key.
-const maxKeyLen = 255
 
 // idemKey is the SHA-256 of the holder's scope, a NUL and the key.
 type idemKey [32]byte

@@ -151,8 +151,9 @@ func (r *Ring[T]) All() []T {
 
 // Bounds of what the records keep of a request: a few megabytes in all.
 const (
-	MaxMethod  = 32
-	MaxURLPart = 512
+	MaxMethod         = 32
+	MaxURLPart        = 512
+	MaxIdempotencyKey = 255 // the longest Idempotency-Key the contract admits
 )
 
 // TruncatedMarker ends a value a record kept cut short.

@@ -9,28 +9,22 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// Credentials is what verifying an installation JWT needs.
-type Credentials struct {
-	Installation scribe.PluginInstallation
-	Plugin       scribe.Plugin
-	Keys         []auth.SecretKey // the plugin's current secret keys
-}
-
-// CredentialsFor returns the installation with uuid, deleted or not, its plugin and keys.
-func (st *Store) CredentialsFor(uuid string) (Credentials, bool) {
+// CredentialsFor returns what verifying an installation JWT needs: the
+// installation with uuid, deleted or not, its plugin and the plugin's
+// current secret keys; no keys if there is no such installation.
+func (st *Store) CredentialsFor(uuid string) (in scribe.PluginInstallation, p scribe.Plugin, keys []auth.SecretKey) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	id, ok := st.uuids[uuid]
 	if !ok {
-		return Credentials{}, false
+		return in, p, nil
 	}
-	in, _ := st.installs.Get(id)
-	p, _ := st.plugins.Get(in.PluginID)
-	c := Credentials{Installation: in, Plugin: p}
+	in, _ = st.installs.Get(id)
+	p, _ = st.plugins.Get(in.PluginID)
 	for _, k := range st.secretKeys.rows[p.ID] {
-		c.Keys = append(c.Keys, k.Value)
+		keys = append(keys, k.Value)
 	}
-	return c, true
+	return in, p, keys
 }
 
 // cloneInstallation copies what in points to.
@@ -64,7 +58,7 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	case dup:
 		return scribe.PluginInstallation{}, fmt.Errorf("installation uuid %s is already taken: %w", in.UUID, ErrConflict)
 	}
-	if cur, ok := st.ActiveInstallation(in.PluginID, in.UserID); ok && in.DeletedOn == nil {
+	if cur, ok := tx.ActiveInstallation(in.PluginID, in.UserID); ok && in.DeletedOn == nil {
 		return scribe.PluginInstallation{}, fmt.Errorf("user %d already has plugin %d installed (installation %s): %w", in.UserID, in.PluginID, cur.UUID, ErrConflict)
 	}
 	if in.ID == 0 {
@@ -90,10 +84,10 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	return in, nil
 }
 
-// ActiveInstallation returns user's active installation of plugin, under the lock.
-func (st *Store) ActiveInstallation(plugin, userID int64) (scribe.PluginInstallation, bool) {
-	for _, id := range st.installsBy[userID] {
-		if in, _ := st.installs.Get(id); in.PluginID == plugin && in.DeletedOn == nil {
+// ActiveInstallation returns user's active installation of plugin.
+func (tx *Tx) ActiveInstallation(plugin, userID int64) (scribe.PluginInstallation, bool) {
+	for _, id := range tx.st.installsBy[userID] {
+		if in, _ := tx.st.installs.Get(id); in.PluginID == plugin && in.DeletedOn == nil {
 			return in, true
 		}
 	}

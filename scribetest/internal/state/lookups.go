@@ -34,9 +34,3 @@ func (tx *Tx) UUIDTaken(uuid string) bool {
 	_, ok := tx.st.uuids[uuid]
 	return ok
 }
-
-// ActiveInstallation reports whether user has an active installation of plugin.
-func (tx *Tx) ActiveInstallation(plugin, user int64) bool {
-	_, ok := tx.st.ActiveInstallation(plugin, user)
-	return ok
-}

@@ -20,7 +20,7 @@ func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
 		u.ID = st.users.NextID()
 	}
 	if u.EmailAddress == "" {
-		u.EmailAddress = GeneratedEmail(u.ID)
+		u.EmailAddress = fmt.Sprintf("user%d@example.com", u.ID)
 	}
 	st.users.Add(0, u)
 	if devKey != "" {
@@ -28,24 +28,17 @@ func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
 	}
 	tx.onUndo(func() {
 		st.users.Remove(u.ID)
-		if devKey != "" {
-			delete(st.devKeys, h)
-			delete(st.developers, u.ID)
-		}
+		delete(st.devKeys, h) // without a key: no entry to delete
+		delete(st.developers, u.ID)
 	})
 	return u, nil
 }
 
 // DeveloperByKey returns the developer whose key is key.
 func (st *Store) DeveloperByKey(key string) (scribe.User, bool) {
-	h := KeyHash(key)
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	id, ok := st.devKeys[h]
-	if !ok {
-		return scribe.User{}, false
-	}
-	return st.users.Get(id)
+	return st.users.Get(st.devKeys[KeyHash(key)]) // no key: id 0, which names no user
 }
 
 // User returns user id.

@@ -104,19 +104,15 @@ func (tx *Tx) Events() []webhook.Event { return tx.events }
 func (st *Store) Update(fn func(tx *Tx) error) error {
 	_, err := Write(st, func(tx *Tx) (struct{}, error) {
 		tx.quiet = true
-		last := []*int64{&st.users.Last, &st.plugins.Last, &st.secretKeys.Last, &st.installs.Last,
-			&st.transcripts.Last, &st.webhooks.Last, &st.lastJob, &st.lastAudio}
-		saved := make([]int64, len(last))
-		for i, p := range last {
-			saved[i] = *p
+		for _, last := range []*int64{&st.users.Last, &st.plugins.Last, &st.secretKeys.Last, &st.installs.Last,
+			&st.transcripts.Last, &st.webhooks.Last, &st.lastJob, &st.lastAudio} {
+			was := *last
+			tx.onUndo(func() { *last = was }) // the id counters are restored last
 		}
 		err := fn(tx)
 		if err != nil {
 			for _, undo := range slices.Backward(tx.undo) {
 				undo()
-			}
-			for i, p := range last {
-				*p = saved[i]
 			}
 		}
 		return struct{}{}, err

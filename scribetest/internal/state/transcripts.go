@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/webhook"
@@ -48,17 +49,13 @@ func (tx *Tx) AddTranscript(t scribe.Transcript) (scribe.Transcript, error) {
 	st.transcripts.Add(u.ID, t)
 	st.lastJob, st.lastAudio = max(st.lastJob, t.Job.ID), max(st.lastAudio, t.Audio.ID)
 	tx.onUndo(func() { st.transcripts.Remove(t.ID) })
-	tx.emitTranscript(webhook.EventTranscriptCreated, t, data)
+	tx.emitTranscript(webhook.EventTranscriptCreated, t, data, t.CreatedOn)
 	return t, nil
 }
 
-// emitTranscript emits an event of t, encoded as data, to each plugin that
-// reads its owner's transcripts.
-func (tx *Tx) emitTranscript(typ webhook.EventType, t scribe.Transcript, data []byte) {
-	at := t.CreatedOn
-	if typ == webhook.EventTranscriptUpdated {
-		at = tx.st.now()
-	}
+// emitTranscript emits an event of t, encoded as data, that happened at at,
+// to each plugin that reads its owner's transcripts.
+func (tx *Tx) emitTranscript(typ webhook.EventType, t scribe.Transcript, data []byte, at time.Time) {
 	for _, in := range tx.st.activeReaders(t.User.ID) {
 		tx.emit(typ, in.PluginID, in.UUID, at, data)
 	}
@@ -80,7 +77,7 @@ func (tx *Tx) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Tr
 		return scribe.Transcript{}, err
 	}
 	st.transcripts.Set(next)
-	tx.emitTranscript(webhook.EventTranscriptUpdated, next, data)
+	tx.emitTranscript(webhook.EventTranscriptUpdated, next, data, st.now())
 	return CloneTranscript(next), nil
 }
 
