@@ -19,7 +19,9 @@ import (
 
 // revealSecrets writes the secrets the service hands out (a new secret
 // key's value, a webhook's signing secret) as they are, where their own
-// MarshalJSON writes them redacted.
+// MarshalJSON writes them redacted. Only the answers that carry one are
+// encoded with it: the library looks each value's type up among the
+// marshalers given, which would slow every other answer.
 var revealSecrets = json.WithMarshalers(json.JoinMarshalers(
 	json.MarshalToFunc(func(enc *jsontext.Encoder, k auth.SecretKey) error {
 		return enc.WriteToken(jsontext.String(k.Reveal()))
@@ -29,28 +31,33 @@ var revealSecrets = json.WithMarshalers(json.JoinMarshalers(
 	}),
 ))
 
-// Marshal encodes an answer of the server as internal/apijson's Marshal does
-// (map keys sorted), but with the secrets it hands out revealed: the
-// resources are the root package's, whose secrets print redacted.
+// Marshal encodes an answer that carries the secrets the server hands out,
+// as internal/apijson's Marshal does (map keys sorted), but with those
+// secrets revealed: the resources are the root package's, whose secrets
+// print redacted.
 func Marshal(v any) ([]byte, error) {
 	return json.Marshal(v, json.Deterministic(true), revealSecrets)
 }
 
-// reply is a success body, encoded.
+// reply is a success body, encoded; writeJSON ends it with a newline.
 type reply []byte
 
-// encode is every success body: the encoding of v and a newline.
-func encode(v any) (reply, *problem) {
-	b, err := Marshal(v)
+// encode encodes a success body with apijson.Marshal.
+func encode(v any) (reply, *problem) { return encodeWith(apijson.Marshal, v) }
+
+// encodeWith encodes a success body with marshal, such as Marshal for one
+// that carries a secret.
+func encodeWith(marshal func(any) ([]byte, error), v any) (reply, *problem) {
+	b, err := marshal(v)
 	if err != nil {
 		return nil, internalError("encoding the response failed")
 	}
-	return append(b, '\n'), nil
+	return b, nil
 }
 
-// list encodes a page in the envelope of every list operation.
-func list[T any](data []T, hasMore bool, total int) (reply, *problem) {
-	return encode(wire.List[T]{HasMore: hasMore, TotalCount: total, Data: data})
+// page is the envelope of every list operation.
+func page[T any](data []T, hasMore bool, total int) wire.List[T] {
+	return wire.List[T]{HasMore: hasMore, TotalCount: total, Data: data}
 }
 
 func permissionDenied(field string) *problem {
@@ -68,7 +75,7 @@ func (a *API) listTranscripts(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	return list(a.cfg.State.TranscriptPage(c.caller.Installation.UserID, after, limit))
+	return encode(page(a.cfg.State.TranscriptPage(c.caller.Installation.UserID, after, limit)))
 }
 
 func (a *API) getTranscript(c *call) (reply, *problem) {
@@ -117,7 +124,7 @@ func (a *API) listPlugins(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	return list(a.cfg.State.PagePlugins(c.caller.Developer.ID, after, limit))
+	return encode(page(a.cfg.State.PagePlugins(c.caller.Developer.ID, after, limit)))
 }
 
 func (a *API) getPlugin(c *call) (reply, *problem) {
@@ -182,7 +189,7 @@ func (a *API) createSecretKey(c *call) (reply, *problem) {
 	if err != nil {
 		return nil, internalError("creating the secret key failed")
 	}
-	return encode(k)
+	return encodeWith(Marshal, k)
 }
 
 // NewSecretKey creates a fresh ask_live_ key for plugin.
@@ -210,7 +217,7 @@ func (a *API) listInstallations(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	return list(a.cfg.State.PageInstallations(plugin, after, limit))
+	return encode(page(a.cfg.State.PageInstallations(plugin, after, limit)))
 }
 
 func (a *API) listWebhooks(c *call) (reply, *problem) {
@@ -218,5 +225,5 @@ func (a *API) listWebhooks(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	return list(a.cfg.State.PageWebhooks(plugin, after, limit))
+	return encodeWith(Marshal, page(a.cfg.State.PageWebhooks(plugin, after, limit)))
 }

@@ -66,13 +66,16 @@ func writeProblem(w http.ResponseWriter, p *problem) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// writeJSON writes status and body, with its Content-Length.
+// writeJSON writes status and body and a newline, with their Content-Length.
 func writeJSON(w http.ResponseWriter, status int, body reply) {
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Length"] = []string{strconv.Itoa(len(body) + 1)}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+	_, _ = w.Write(newline)
 }
+
+var newline = []byte("\n")
 
 var contentTypeJSON = []string{"application/json"}
