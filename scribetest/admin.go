@@ -16,7 +16,9 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// AdminPathPrefix begins every path of the admin API (WithAdminAPI).
+// AdminPathPrefix begins every path of the admin API that WithAdminAPI
+// enables. It is not below the base path, and no operation of the contract
+// begins with it.
 const AdminPathPrefix = "/_scribetest/"
 
 // adminHandler serves the admin API, and the rest with next.

@@ -12,46 +12,70 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
 // MaxResponseExcerpt bounds DeliveryAttempt.ResponseBody.
 const MaxResponseExcerpt = 1 << 10
 
-// MaxEventBytes is the largest event the server sends, webhook.NewHandler's
-// default limit; a larger one is recorded as a final failed attempt.
+// MaxEventBytes is the largest event body the server delivers, the receiver's
+// default limit (webhook.DefaultMaxBodyBytes, 4 MiB): whatever the server
+// emits, a receiver built with webhook.NewHandler and its default options
+// admits. An event beyond it (a transcript of several megabytes of text) is
+// not sent: its delivery is recorded as one final, failed attempt that says
+// so, and logged at Error.
 const MaxEventBytes = webhook.DefaultMaxBodyBytes
 
-// MaxWebhookDelay is the longest wait between attempts, however scaled and
-// jittered.
+// MaxWebhookDelay is the longest wait between two delivery attempts, after
+// WithWebhookScheduleScale and jitter.
 const MaxWebhookDelay = 7 * 24 * time.Hour
 
-// DeliveryAttempt is one attempt to deliver an event to a webhook. Its JSON
-// form is the admin API's (GET /_scribetest/deliveries), which adds the
-// Duration in milliseconds as duration_ms.
+// DeliveryAttempt is one attempt to deliver an event to a webhook, as
+// Server.Deliveries records it. Its JSON form is the one the admin API lists
+// (GET /_scribetest/deliveries), which adds the Duration in milliseconds as
+// duration_ms.
 type DeliveryAttempt struct {
-	EventID    string            `json:"event_id"`    // the event's id, sent as webhook-id on every attempt
-	EventType  webhook.EventType `json:"event_type"`  // such as webhook.EventTranscriptCreated
-	WebhookID  int64             `json:"webhook_id"`  // the id of the webhook it was sent to
-	URI        string            `json:"uri"`         // the webhook's URL, as registered
-	Attempt    int               `json:"attempt"`     // the attempt's number, from 1
-	Time       time.Time         `json:"time"`        // when it was signed, by the server's clock (webhook-timestamp)
-	StatusCode int               `json:"status_code"` // the receiver's answer, 0 when there was none
-	// ResponseBody is the start of the answer: at most MaxResponseExcerpt
-	// bytes, credentials and the signing secret redacted, control
-	// characters but newlines and tabs replaced by spaces.
+	// EventID is the event's id, also sent as webhook-id: the same on every
+	// attempt of the event, to every webhook.
+	EventID string `json:"event_id"`
+	// EventType is the event's type, such as webhook.EventTranscriptCreated.
+	EventType webhook.EventType `json:"event_type"`
+	// WebhookID is the id of the webhook the attempt was sent to.
+	WebhookID int64 `json:"webhook_id"`
+	// URI is the webhook's URL the attempt was POSTed to, as registered.
+	URI string `json:"uri"`
+	// Attempt counts the attempts of this delivery, from 1.
+	Attempt int `json:"attempt"`
+	// Time is when the attempt was signed, by the server's clock: its
+	// webhook-timestamp.
+	Time time.Time `json:"time"`
+	// StatusCode is the receiver's answer, 0 when there was none (refused
+	// connection, timeout).
+	StatusCode int `json:"status_code"`
+	// ResponseBody is the start of the receiver's answer, at most
+	// MaxResponseExcerpt bytes (cut at a character, "…" added), with text
+	// shaped like a credential and the webhook's signing secret redacted and
+	// control characters but newlines and tabs replaced by spaces.
 	// webhook.NewHandler puts your function's (redacted) error there.
-	ResponseBody string        `json:"response_body"`
-	Error        string        `json:"error"`     // why the attempt failed; "" if it succeeded
-	Duration     time.Duration `json:"-"`         // how long it took, by the wall clock
-	Delivered    bool          `json:"delivered"` // a 2xx answer within the timeout
-	Final        bool          `json:"final"`     // no attempt follows: delivered, refused or given up
-	Permanent    bool          `json:"permanent"` // a webhook.StatusPermanentFailure (422): not retried
+	ResponseBody string `json:"response_body"`
+	// Error says why the attempt failed, "" when it succeeded.
+	Error string `json:"error"`
+	// Duration is how long the attempt took, by the wall clock.
+	Duration time.Duration `json:"-"`
+	// Delivered reports a 2xx answer within the timeout.
+	Delivered bool `json:"delivered"`
+	// Final reports that no attempt follows: the event was delivered, the
+	// receiver refused it permanently, or the schedule is exhausted and the
+	// delivery given up.
+	Final bool `json:"final"`
+	// Permanent reports that the receiver answered
+	// webhook.StatusPermanentFailure (422): the delivery failed for good and
+	// is not retried (Final is set too).
+	Permanent bool `json:"permanent"`
 }
 
-// String formats the attempt on one line, the receiver's answer included,
-// as RequireDelivered prints it.
+// String formats the attempt on one line, as RequireDelivered prints it:
+// number, time, status or error, duration, and the receiver's answer.
 func (a DeliveryAttempt) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "attempt %d at %s: ", a.Attempt, a.Time.UTC().Format(time.RFC3339Nano))
@@ -77,40 +101,74 @@ func (a DeliveryAttempt) String() string {
 }
 
 // PendingDelivery is a delivery not settled yet: due, in flight, or waiting
-// for its next attempt; after Close, one never to be attempted again. Its
-// JSON form is the admin API's, where a zero NextAttempt is null.
+// for its next attempt; after Close or a Shutdown that ran out of time, one
+// that will never be attempted again. Its JSON form is the one the admin API
+// lists, where a zero NextAttempt is null.
 type PendingDelivery struct {
-	EventID        string            `json:"event_id"`         // the event's id (webhook-id)
-	EventType      webhook.EventType `json:"event_type"`       // such as webhook.EventTranscriptCreated
-	WebhookID      int64             `json:"webhook_id"`       // the id of the webhook
-	URI            string            `json:"uri"`              // the webhook's URL, as registered
-	Attempts       int               `json:"attempts"`         // attempts made so far
-	LastStatusCode int               `json:"last_status_code"` // the last attempt's StatusCode
-	LastError      string            `json:"last_error"`       // the last attempt's Error
-	NextAttempt    time.Time         `json:"next_attempt"`     // by the server's clock; zero if due now, in flight or never
+	// EventID is the event's id, the same on every attempt (webhook-id).
+	EventID string `json:"event_id"`
+	// EventType is the event's type, such as webhook.EventTranscriptCreated.
+	EventType webhook.EventType `json:"event_type"`
+	// WebhookID is the id of the webhook the event is being delivered to.
+	WebhookID int64 `json:"webhook_id"`
+	// URI is that webhook's URL, as registered.
+	URI string `json:"uri"`
+	// Attempts is how many attempts were made so far.
+	Attempts int `json:"attempts"`
+	// LastStatusCode is the last attempt's DeliveryAttempt.StatusCode; 0
+	// before the first attempt or when the receiver did not answer.
+	LastStatusCode int `json:"last_status_code"`
+	// LastError is the last attempt's DeliveryAttempt.Error; "" before the
+	// first attempt.
+	LastError string `json:"last_error"`
+	// NextAttempt is when the next attempt is due, by the server's clock; zero
+	// when it is due now, in flight, or will never come (after Close).
+	NextAttempt time.Time `json:"next_attempt"`
 }
 
-// Deliveries returns the attempts finished so far, oldest first (the last 10,000).
+// Deliveries returns the webhook delivery attempts made so far, oldest first
+// (the last 10,000 on a long-running server). An attempt is listed once it is
+// finished.
 func (s *Server) Deliveries() []DeliveryAttempt { return s.deliveries.attempts() }
 
-// PendingDeliveries returns the deliveries not settled, in the order emitted.
+// PendingDeliveries returns the deliveries that are not settled (neither
+// delivered nor given up), in the order their events were emitted. After
+// Close, or a Shutdown whose context ended first, they are the events that
+// were not delivered.
 func (s *Server) PendingDeliveries() []PendingDelivery { return s.deliveries.pending() }
 
-// WaitForDeliveries waits until every delivery is settled, or returns an
-// error wrapping ctx.Err() or ErrClosed. On a FakeClock it advances the
-// clock to each retry; on the system clock it waits in real time.
+// WaitForDeliveries waits until every delivery is settled: delivered, refused
+// permanently, or given up after the last attempt of the schedule. It returns
+// nil then, or, when ctx ends or the server is closed first, an error with the
+// number of deliveries still pending (see PendingDeliveries) that wraps
+// ctx.Err() or ErrClosed.
+//
+// On a FakeClock (WithClock) it moves the clock: whenever no attempt is due or
+// in flight and deliveries wait for a retry, it advances the clock to the
+// earliest retry, so the whole schedule, 27 hours by default, passes in
+// milliseconds. On the system clock it waits for the retries in real time.
 func (s *Server) WaitForDeliveries(ctx context.Context) error { return s.deliveries.wait(ctx) }
 
-// ErrClosed is wrapped by WaitForDeliveries when the server closes first.
+// ErrClosed is wrapped by WaitForDeliveries when the server is closed while
+// deliveries are pending.
 var ErrClosed = errors.New("scribetest: the server is closed")
 
-// RequireTimeout bounds RequireDelivered's wait on the system clock.
+// RequireTimeout bounds how long RequireDelivered waits for deliveries on the
+// system clock: a liveness bound that fails a test which would hang, not a
+// measure of speed. On a FakeClock the wait moves the clock instead.
 const RequireTimeout = 30 * time.Second
 
-// RequireDelivered fails t, listing every attempt, unless every delivery of
-// the events named (all, if none) ended with a 2xx. It waits as
-// WaitForDeliveries does, at most RequireTimeout on the system clock, and
-// returns the events' attempts, oldest first.
+// RequireDelivered fails t unless every delivery of the events named by
+// eventIDs (of every event emitted so far, when none is named) to every
+// webhook ended with a 2xx answer. It first waits for them to settle, as
+// WaitForDeliveries does: on a FakeClock it advances the clock through the
+// retries, so a test needs no sleep and no clock of its own; on the system
+// clock it waits at most RequireTimeout, and fails at once when the next retry
+// is due after that. The failure lists, per delivery that did not get through,
+// every attempt with its time, status, error and the start of the receiver's
+// answer (where webhook.NewHandler puts your function's error), and whether it
+// was given up, refused permanently or is still pending. It returns the
+// attempts of those events, oldest first.
 func (s *Server) RequireDelivered(t testing.TB, eventIDs ...string) []DeliveryAttempt {
 	t.Helper()
 	failure, attempts := s.deliveries.require(eventIDs, RequireTimeout)
@@ -337,7 +395,7 @@ func (e *engine) require(eventIDs []string, timeout time.Duration) (failure stri
 	}
 	for _, id := range eventIDs {
 		if !slices.ContainsFunc(order, func(k deliveryKey) bool { return k.event == id }) {
-			fmt.Fprintf(&report, "\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, state.MaxRecords)
+			fmt.Fprintf(&report, "\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, maxRecords)
 		}
 	}
 	if len(named) == 0 && len(order) == 0 {

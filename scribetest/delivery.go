@@ -21,7 +21,6 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
-	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -86,12 +85,12 @@ type engine struct {
 
 	mu        sync.Mutex
 	seq       uint64
-	unsettled map[*delivery]struct{}      // every delivery not settled
-	ready     []*delivery                 // due now, oldest first
-	inflight  map[int64]int               // attempts in flight by webhook id
-	active    int                         // sender goroutines running
-	record    state.Ring[DeliveryAttempt] // the attempts finished
-	changed   chan struct{}               // closed at the next change of state; nil if nobody waits
+	unsettled map[*delivery]struct{} // every delivery not settled
+	ready     []*delivery            // due now, oldest first
+	inflight  map[int64]int          // attempts in flight by webhook id
+	active    int                    // sender goroutines running
+	record    ring[DeliveryAttempt]  // the attempts finished
+	changed   chan struct{}          // closed at the next change of state; nil if nobody waits
 	closed    bool
 	done      chan struct{} // closed by Close
 	wg        sync.WaitGroup

@@ -8,42 +8,78 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
-	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// Fault is a failure injected into the requests that match it
-// (docs/server.md, "Faults"). It fires before authentication, rate limiting
-// and the operation: a faulted request does no work, so a POST retried with
-// its Idempotency-Key creates exactly one resource.
+// Fault is a failure the server injects into the requests that match it, for
+// testing a client's retry code: answer 503 twice and then serve normally,
+// drop the connection of the next POST, answer slowly. Inject it with
+// InjectFault or FailNext.
+//
+// A fault is decided before anything else happens to the request: before
+// authentication, rate limiting and the operation itself. A faulted request
+// does no work (a faulted POST creates nothing), which is what a client
+// retrying with its Idempotency-Key relies on.
 type Fault struct {
-	Method string // such as "POST"; empty matches every method
-	// Path, relative to the base path, is exact ("/plugins/42") or a
-	// pattern ("/plugins/{id}", "/plugins/{rest...}"); empty matches all.
-	Path   string
-	Times  int // how many requests it applies to: 0 is 1, < 0 until ClearFaults
-	Status int // 429, 500, 502, 503 or 504, as a problem document; 0 answers nothing
+	// Method restricts the fault to requests with this method, such as "POST";
+	// empty matches every method.
+	Method string
+	// Path restricts the fault to one path, relative to the base path, as
+	// api/openapi.yaml writes it: exact ("/plugins/42") or a pattern whose
+	// {name} segments match any one segment ("/plugins/{id}") and whose last
+	// segment may be {name...} to match the rest of the path. Empty matches
+	// every path.
+	Path string
+	// Times is how many matching requests the fault applies to before it is
+	// used up: 0 means 1, and a negative number means every matching request
+	// until ClearFaults.
+	Times int
+	// Status is the status to answer with: 429, 500, 502, 503 or 504, the
+	// transient failures the contract declares on every operation. The answer
+	// is the contract's problem document with its code (rate_limited,
+	// internal_error, bad_gateway, service_unavailable, gateway_timeout) and a
+	// Request-Id. 0 answers nothing by itself: the fault only drops or delays.
+	Status int
 	// RetryAfter, rounded up to whole seconds, is sent as Retry-After with
-	// Status; a 429 always carries one ("0" when RetryAfter is 0).
+	// Status. A 429 always carries Retry-After (the contract requires it), "0"
+	// when RetryAfter is 0.
 	RetryAfter time.Duration
-	Drop       bool          // close the connection without answering; excludes Status
-	Delay      time.Duration // a real wait before the answer, the drop or the request
+	// Drop closes the connection without answering, as a crashed server or a
+	// broken network would: the client sees a connection error. Drop excludes
+	// Status.
+	Drop bool
+	// Delay is how long, in real time (not the server's Clock), to wait before
+	// the fault's answer or drop, or, for a fault with neither, before serving
+	// the request normally. The wait ends early when the client gives up (the
+	// request's context is done); nothing is answered then.
+	Delay time.Duration
 }
 
-// FiredFault is one use of an injected Fault.
+// FiredFault is one use of an injected Fault: which fault, on which request.
 type FiredFault struct {
-	Fault     Fault     // as injected
-	Time      time.Time // by the server's clock
-	Method    string    // the request's, bounded as in Request
-	Path      string    // the request's URL path, base path included
-	RequestID string    // the request's Request-Id
+	// Fault is the fault as injected (Times as given).
+	Fault Fault
+	// Time is when it fired, by the server's clock.
+	Time time.Time
+	// Method is the request's HTTP method, bounded as in Request.
+	Method string
+	// Path is the request's URL path, base path included, as in Request.Path.
+	Path string
+	// RequestID is the request's Request-Id, as the request log has it.
+	RequestID string
 }
 
-// InjectFault makes the server fail the next f.Times requests that match f;
-// a request fires the first that matches. A fault the server cannot play is
-// an error saying why.
+// InjectFault makes the server fail the next f.Times requests that match f
+// (see Fault). Faults are tried in the order they were injected; a request
+// takes the first that matches it, and one request fires at most one fault. It
+// returns an error, and injects nothing, when f is not a fault the server can
+// play: an unknown Status, Drop with a Status, a negative duration, a Path
+// that is not a path relative to the base path, or a fault that does nothing
+// at all.
 func (s *Server) InjectFault(f Fault) error { return s.faults.add(f, s.basePath) }
 
-// FailNext is InjectFault(Fault{Times: n, Status: status}), n at least 1.
+// FailNext makes the next n requests, whatever their method and path, fail
+// with status (429, 500, 502, 503 or 504); it is InjectFault(Fault{Times: n,
+// Status: status}). n must be at least 1.
 func (s *Server) FailNext(n, status int) error {
 	if n < 1 {
 		return fmt.Errorf("scribetest: FailNext: n is %d; it must be at least 1 (use InjectFault with a negative Times to fail every request)", n)
@@ -51,10 +87,12 @@ func (s *Server) FailNext(n, status int) error {
 	return s.InjectFault(Fault{Times: n, Status: status})
 }
 
-// ClearFaults removes every fault not yet used up.
+// ClearFaults removes every fault not yet used up. FiredFaults still reports
+// those that fired.
 func (s *Server) ClearFaults() { s.faults.clear() }
 
-// FiredFaults returns the faults fired, oldest first (the last 10,000).
+// FiredFaults returns the faults that have fired, oldest first (the last
+// 10,000 of them): one entry per faulted request.
 func (s *Server) FiredFaults() []FiredFault { return s.faults.all() }
 
 // pendingFault is an injected fault, parsed, with what is left of its Times.
@@ -70,7 +108,7 @@ type pendingFault struct {
 type faults struct {
 	mu      sync.Mutex
 	pending []*pendingFault
-	fired   state.Ring[FiredFault]
+	fired   ring[FiredFault]
 }
 
 // add injects f, or says why the server cannot play it.
@@ -188,8 +226,8 @@ func (q *faults) take(r *http.Request, basePath string, now time.Time, requestID
 				q.pending = append(q.pending[:i], q.pending[i+1:]...)
 			}
 		}
-		q.fired.Push(FiredFault{Fault: p.f, Time: now, Method: state.Truncate(r.Method, state.MaxMethod),
-			Path: state.Truncate(r.URL.Path, state.MaxURLPart), RequestID: requestID})
+		q.fired.Push(FiredFault{Fault: p.f, Time: now, Method: truncate(r.Method, maxMethod),
+			Path: truncate(r.URL.Path, maxURLPart), RequestID: requestID})
 		return httpapi.Failure{Status: p.f.Status, RetryAfter: p.f.RetryAfter, Drop: p.f.Drop, Delay: p.f.Delay}, true
 	}
 	return httpapi.Failure{}, false

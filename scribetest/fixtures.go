@@ -19,20 +19,37 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// Fixtures is what LoadFixtures created, with credentials that print redacted.
+// Fixtures is what LoadFixtures created, in document order, with the
+// credentials (generated ones included). Its secrets print redacted.
 type Fixtures struct {
-	Users         []scribe.User               // every user, developers included
-	Developers    []Developer                 // the users given a developer_key, with it
-	Plugins       []scribe.Plugin             // with generated ids and timestamps filled in
-	SecretKeys    []SecretKey                 // each also parsed for package auth
-	Installations []scribe.PluginInstallation // with their (generated) uuids
-	Transcripts   FixtureTranscripts          // as loaded
-	Webhooks      []scribe.Webhook            // with their (generated) signing secrets
+	// Users is every user, developers included.
+	Users []scribe.User
+	// Developers are the users the document gave a developer_key, each with
+	// that key, ready for DeveloperClient.
+	Developers []Developer
+	// Plugins are the plugins created, with generated ids and timestamps
+	// filled in.
+	Plugins []scribe.Plugin
+	// SecretKeys are the plugin secret keys, each also parsed for package auth
+	// (Key); a key whose value the document omitted holds the generated one.
+	SecretKeys []SecretKey
+	// Installations are the installations created, with their uuids (generated
+	// where the document omitted them).
+	Installations []scribe.PluginInstallation
+	// Transcripts are the transcripts created, with their owners' names
+	// filled in from the users, as they were when loaded.
+	Transcripts FixtureTranscripts
+	// Webhooks are the webhooks registered, with their signing secrets
+	// (generated where the document omitted them).
+	Webhooks []scribe.Webhook
 }
 
-// FixtureTranscripts are the transcripts a load created, as they were
-// loaded: changing or deleting one on the server afterwards changes nothing
-// here.
+// FixtureTranscripts are the transcripts a fixture load created, in
+// document order, as they were when loaded: a later update or delete on the
+// server does not change what At returns; Server.Transcripts reads the
+// current state. It shares the values the server stored (which never change
+// once stored) rather than holding a copy of a million transcripts, and
+// copies one for the caller when asked.
 type FixtureTranscripts struct {
 	ts []scribe.Transcript // shared with the server, which never changes a stored value in place
 }
@@ -40,11 +57,12 @@ type FixtureTranscripts struct {
 // Len returns how many transcripts the load created.
 func (ft FixtureTranscripts) Len() int { return len(ft.ts) }
 
-// At returns the i-th transcript of the document, a copy of its own: the
-// caller may change its metadata.
+// At returns the i-th transcript of the document (0 ≤ i < Len), a copy of
+// its own: the value, its metadata map included, is the caller's.
 func (ft FixtureTranscripts) At(i int) scribe.Transcript { return state.CloneTranscript(ft.ts[i]) }
 
-// All yields every transcript with its index, as At returns it.
+// All yields every transcript with its index, in document order, each as At
+// returns it.
 func (ft FixtureTranscripts) All() iter.Seq2[int, scribe.Transcript] {
 	return func(yield func(int, scribe.Transcript) bool) {
 		for i := range ft.ts {
@@ -55,7 +73,8 @@ func (ft FixtureTranscripts) All() iter.Seq2[int, scribe.Transcript] {
 	}
 }
 
-// String says how many transcripts there are.
+// String says how many transcripts there are, rather than printing them
+// all.
 func (ft FixtureTranscripts) String() string {
 	return fmt.Sprintf("%d transcripts", len(ft.ts))
 }
@@ -63,16 +82,21 @@ func (ft FixtureTranscripts) String() string {
 //go:embed demo.json
 var demoJSON []byte
 
-// DemoFixtures returns the demo fixture document cmd/scribe-server loads by
-// default (docs/server.md). Its secrets are public: use it locally only.
+// DemoFixtures returns the built-in demo data set, a fixture document with
+// known credentials that cmd/scribe-server loads by default. docs/server.md
+// lists what it holds. Its secrets are public: use it on a local machine only.
 func DemoFixtures() io.Reader { return bytes.NewReader(demoJSON) }
 
-// LoadFixtures adds the fixture document read from r (docs/server.md,
-// "Fixtures") and returns what it created. The document is decoded as it is
-// read, then each resource is checked, against the server and the document,
-// and added. A document refused anywhere changes nothing, and the error
-// names the member, such as "fixtures: plugins[0].user_id: no user with id
-// 9". Loading emits no events.
+// LoadFixtures adds the resources of the fixture document read from r
+// (docs/server.md, "Fixtures") and returns them with their credentials. The
+// document is decoded as it is read, into plain structs, then each resource
+// is checked, against the server and the resources before it, and added. An
+// unknown member, a null where the resource has none, a bad value or a
+// dangling reference is an error naming the member, such as "fixtures:
+// plugins[0].user_id: no user with id 9", and leaves the server as it was:
+// what the document added before is undone. Ids may not clash with resources
+// already on the server. Loading emits no events: fixtures are the state the
+// server starts from.
 func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
 	var d fixtureDoc
 	if err := d.read(r); err != nil {

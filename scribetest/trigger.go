@@ -11,15 +11,23 @@ import (
 
 // TriggeredEvent is an event Trigger made the server emit.
 type TriggeredEvent struct {
-	ID   string            `json:"id"`   // its webhook-id, for RequireDelivered
-	Type webhook.EventType `json:"type"` // such as webhook.EventTranscriptCreated
+	// ID is the event's id, its webhook-id: pass it to RequireDelivered.
+	ID string `json:"id"`
+	// Type is the event's type.
+	Type webhook.EventType `json:"type"`
 }
 
-// Trigger makes the server emit an event of type typ to plugin pluginID's
-// webhooks, as "stripe trigger" does, with real resources: a new user
-// installs the plugin, then uninstalls it, or gets a sample transcript that
-// is then edited. It returns the sequence's events. The plugin needs a webhook
-// (and transcript permission "read", for transcript events).
+// Trigger makes the server emit an event of type typ to the webhooks of plugin
+// pluginID, as "stripe trigger" does: it creates real resources with the
+// seeding calls, so the event's data is a resource the API serves. A new user
+// "Test User" installs the plugin (installation.created); for
+// installation.deleted the installation is then uninstalled; for
+// transcript.created the user gets a sample transcript, which
+// transcript.updated then edits. Every event of the sequence is delivered,
+// signed and retried like any other, and returned, in order; events that other
+// calls emit meanwhile are not among them. The plugin needs a webhook, and for
+// transcript events transcript permission "read"; the error says what is
+// missing.
 func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEvent, error) {
 	if err := s.triggerable(pluginID, typ); err != nil {
 		return nil, err

@@ -185,10 +185,3 @@ func (s *idempotencyStore) abandon(c *claim) {
 		delete(s.claims, c.key)
 	}
 }
-
-// len returns how many keys are kept.
-func (s *idempotencyStore) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.claims)
-}

@@ -203,8 +203,8 @@ func (a *API) faultProblem(f Failure) *problem {
 func (a *API) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(w)
-		if a.cfg.Limiter == nil {
-			unlimited(info.at).announce(w.Header())
+		if a.cfg.Limiter == nil { // the contract's example quota, all of it remaining
+			announce(w.Header(), announcedLimit, announcedLimit, info.at.Truncate(announcedWindow).Add(announcedWindow).Sub(info.at))
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -213,13 +213,12 @@ func (a *API) rateLimit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		q := a.cfg.Limiter.take(caller.Scope, info.at)
-		q.announce(w.Header())
-		if !q.Allowed {
-			reset := seconds(q.Reset)
+		remaining, reset, allowed := a.cfg.Limiter.take(caller.Scope, info.at)
+		announce(w.Header(), a.cfg.Limiter.Limit, remaining, reset)
+		if !allowed {
 			writeProblem(w, newProblem(http.StatusTooManyRequests, scribe.CodeRateLimited,
-				fmt.Sprintf("the credential has made its %d requests of this window; retry after %s seconds", q.Limit, reset)).
-				with("Retry-After", reset))
+				fmt.Sprintf("the credential has made its %d requests of this window; retry after %s seconds", a.cfg.Limiter.Limit, seconds(reset))).
+				with("Retry-After", seconds(reset)))
 			return
 		}
 		next.ServeHTTP(w, r)

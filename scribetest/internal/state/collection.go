@@ -3,8 +3,6 @@ package state
 import (
 	"cmp"
 	"slices"
-	"strings"
-	"unicode/utf8"
 )
 
 // Collection is one kind of resource: each owner's rows in ascending id
@@ -123,49 +121,5 @@ func (c *Collection[T]) copies(rows []T) []T {
 	return out
 }
 
-// MaxRecords bounds each record: requests, fired faults, delivery attempts.
-const MaxRecords = 10000
-
-// Ring keeps the last MaxRecords values pushed; its owner locks it.
-type Ring[T any] struct {
-	buf  []T
-	next int // where the next push goes once buf is full
-}
-
-// Push adds v, dropping the oldest value when the ring is full.
-func (r *Ring[T]) Push(v T) {
-	if len(r.buf) < MaxRecords {
-		r.buf = append(r.buf, v)
-		return
-	}
-	r.buf[r.next] = v
-	r.next = (r.next + 1) % MaxRecords
-}
-
-// All returns a copy of the values, oldest first.
-func (r *Ring[T]) All() []T {
-	out := make([]T, 0, len(r.buf))
-	out = append(out, r.buf[r.next:]...)
-	return append(out, r.buf[:r.next]...)
-}
-
-// Bounds of what the records keep of a request: a few megabytes in all.
-const (
-	MaxMethod         = 32
-	MaxURLPart        = 512
-	MaxIdempotencyKey = 255 // the longest Idempotency-Key the contract admits
-)
-
-// TruncatedMarker ends a value a record kept cut short.
-const TruncatedMarker = "…[truncated]"
-
-// Truncate returns a copy (not pinning the request) of s cut to n bytes, marked if cut.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return strings.Clone(s)
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + TruncatedMarker
-}
+// MaxIdempotencyKey is the longest Idempotency-Key the contract admits.
+const MaxIdempotencyKey = 255

@@ -1,9 +1,7 @@
 package state
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -38,38 +36,5 @@ func TestPage(t *testing.T) {
 	}
 	if got := c.All(); !slices.Equal(got, []int64{1, 3, 4, 5, 7}) || c.Last != 9 {
 		t.Errorf("all = %v, last %d; want every owner's by id, and 9 the last taken", got, c.Last)
-	}
-}
-
-// TestRingKeepsTheLast: a ring holds the last MaxRecords values, oldest
-// first.
-func TestRingKeepsTheLast(t *testing.T) {
-	t.Parallel()
-	var r Ring[int]
-	for i := range MaxRecords + 5 {
-		r.Push(i)
-	}
-	all := r.All()
-	if len(all) != MaxRecords || all[0] != 5 || all[len(all)-1] != MaxRecords+4 {
-		t.Fatalf("ring of %d from %d to %d", len(all), all[0], all[len(all)-1])
-	}
-}
-
-// TestTruncate: a value is cut at a character boundary, marked, and never
-// returned as a substring of what it was cut from.
-func TestTruncate(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ in, want string }{
-		{"GET", "GET"},
-		{strings.Repeat("a", 10), "aaaa" + TruncatedMarker},
-		{"aaaébb", "aaa" + TruncatedMarker}, // é is 2 bytes at 3..4: cut before it
-	} {
-		if got := Truncate(tt.in, 4); got != tt.want {
-			t.Errorf("Truncate(%q, 4) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	long := strings.Repeat("x", 100)
-	if got := Truncate(long, 200); fmt.Sprintf("%p", []byte(got)) == fmt.Sprintf("%p", []byte(long)) {
-		t.Error("not a copy")
 	}
 }
