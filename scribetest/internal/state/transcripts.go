@@ -48,7 +48,8 @@ func (tx *Tx) AddTranscript(t scribe.Transcript) (scribe.Transcript, error) {
 	}
 	st.transcripts.Add(u.ID, t)
 	st.lastJob, st.lastAudio = max(st.lastJob, t.Job.ID), max(st.lastAudio, t.Audio.ID)
-	tx.onUndo(func() { st.transcripts.Remove(t.ID) })
+	id := t.ID // the closure holds the id, not the transcript
+	tx.onUndo(func() { st.transcripts.Remove(id) })
 	tx.emitTranscript(webhook.EventTranscriptCreated, t, data, t.CreatedOn)
 	return t, nil
 }
