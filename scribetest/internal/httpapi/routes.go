@@ -1,8 +1,9 @@
 // Package httpapi is the reference server's HTTP side: the operations of
 // api/openapi.yaml as http.ServeMux patterns and their handlers, over the
-// state; the middleware of every request (request ids, the request log,
-// injected faults, rate limits); authentication; idempotency keys; and
-// problem+json errors. It imports, of the scribetest tree, only the state.
+// state; the middleware of every request (request ids, rate limits, and the
+// request log and injected faults that the face keeps, through Config);
+// authentication; idempotency keys; and problem+json errors. It imports, of
+// the scribetest tree, only the state.
 package httpapi
 
 import (

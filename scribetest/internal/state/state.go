@@ -1,11 +1,10 @@
-// Package state is the reference server's domain: the resources, under one
-// lock, the contract's rules that do not depend on HTTP, and the events every
-// change emits. It also holds what the packages above share: the collections
-// and the bounded records of a long-running server.
+// Package state is the reference server's domain: the resources, the root
+// package's values under one lock, the contract's rules that do not depend
+// on HTTP, and the events every change emits, as webhook.Event values.
 //
 // The scribetest tree is layered: state imports no other package of the
-// tree; httpapi and delivery import only state; nothing under internal/
-// imports the face, package scribetest.
+// tree, httpapi imports only state, and nothing under internal/ imports the
+// face, package scribetest (docs/design/layering.md).
 package state
 
 import (
