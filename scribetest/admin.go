@@ -16,7 +16,9 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// AdminPathPrefix begins every path of the admin API (WithAdminAPI).
+// AdminPathPrefix begins every path of the admin API that WithAdminAPI
+// enables. It is not below the base path, and no operation of the contract
+// begins with it.
 const AdminPathPrefix = "/_scribetest/"
 
 // adminHandler serves the admin API, and the rest with next.
@@ -62,7 +64,7 @@ func adminError(w http.ResponseWriter, status int, err error) {
 }
 
 func adminJSON(w http.ResponseWriter, status int, v any) {
-	body, err := apijson.Marshal(v)
+	body, err := httpapi.Marshal(v) // with the signing secrets of the webhooks it answers
 	if err != nil {
 		http.Error(w, "encoding the answer failed", http.StatusInternalServerError)
 		return
@@ -185,36 +187,20 @@ type adminWebhook struct {
 }
 
 func (s *Server) adminCreateWebhook(_ *http.Request, b *adminWebhook) (any, error) {
-	hook, err := s.CreateWebhook(b.PluginID, b.URI)
-	return httpapi.WebhookWire(hook), err // with its signing secret, as GET /plugins/{id}/webhooks
+	return s.CreateWebhook(b.PluginID, b.URI)
 }
 
-// adminAttempt and adminPending are DeliveryAttempt and PendingDelivery in JSON.
+// adminAttempt is a DeliveryAttempt as the admin API lists it.
 type adminAttempt struct {
-	EventID      string    `json:"event_id"`
-	EventType    string    `json:"event_type"`
-	WebhookID    int64     `json:"webhook_id"`
-	URI          string    `json:"uri"`
-	Attempt      int       `json:"attempt"`
-	Time         time.Time `json:"time"`
-	StatusCode   int       `json:"status_code"`
-	ResponseBody string    `json:"response_body"`
-	Error        string    `json:"error"`
-	DurationMS   float64   `json:"duration_ms"`
-	Delivered    bool      `json:"delivered"`
-	Final        bool      `json:"final"`
-	Permanent    bool      `json:"permanent"`
+	DeliveryAttempt
+	DurationMS float64 `json:"duration_ms"`
 }
 
+// adminPending is a PendingDelivery as the admin API lists it: next_attempt
+// is null when no attempt is timed.
 type adminPending struct {
-	EventID        string     `json:"event_id"`
-	EventType      string     `json:"event_type"`
-	WebhookID      int64      `json:"webhook_id"`
-	URI            string     `json:"uri"`
-	Attempts       int        `json:"attempts"`
-	LastStatusCode int        `json:"last_status_code"`
-	LastError      string     `json:"last_error"`
-	NextAttempt    *time.Time `json:"next_attempt"`
+	PendingDelivery
+	NextAttempt *time.Time `json:"next_attempt"`
 }
 
 func (s *Server) adminDeliveries(_ *http.Request, _ *struct{}) (any, error) {
@@ -223,16 +209,14 @@ func (s *Server) adminDeliveries(_ *http.Request, _ *struct{}) (any, error) {
 		Pending  []adminPending `json:"pending"`
 	}{Attempts: []adminAttempt{}, Pending: []adminPending{}}
 	for _, a := range s.Deliveries() {
-		out.Attempts = append(out.Attempts, adminAttempt{a.EventID, string(a.EventType), a.WebhookID, a.URI, a.Attempt,
-			a.Time, a.StatusCode, a.ResponseBody, a.Error, float64(a.Duration) / float64(time.Millisecond), a.Delivered, a.Final, a.Permanent})
+		out.Attempts = append(out.Attempts, adminAttempt{a, float64(a.Duration) / float64(time.Millisecond)})
 	}
 	for _, p := range s.PendingDeliveries() {
 		var next *time.Time
 		if !p.NextAttempt.IsZero() {
 			next = &p.NextAttempt
 		}
-		out.Pending = append(out.Pending, adminPending{p.EventID, string(p.EventType), p.WebhookID, p.URI,
-			p.Attempts, p.LastStatusCode, p.LastError, next})
+		out.Pending = append(out.Pending, adminPending{p, next})
 	}
 	return out, nil
 }
@@ -249,7 +233,7 @@ type adminTriggerBody struct {
 func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error) {
 	var out struct {
 		Events  []TriggeredEvent `json:"events"`
-		Webhook any              `json:"webhook,omitempty"`
+		Webhook *scribe.Webhook  `json:"webhook,omitempty"`
 		Created bool             `json:"created,omitempty"`
 	}
 	if err := s.triggerable(b.PluginID, webhook.EventType(b.Type)); err != nil {
@@ -260,7 +244,7 @@ func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error)
 		if err != nil {
 			return nil, err
 		}
-		out.Webhook, out.Created = httpapi.WebhookWire(hook), created
+		out.Webhook, out.Created = &hook, created
 	}
 	events, err := s.Trigger(b.PluginID, webhook.EventType(b.Type))
 	out.Events = events

@@ -5,27 +5,36 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/scribehq/scribe-go/scribetest/internal/clock"
 )
 
-// Clock tells the server the time, for tokens, resources, idempotency keys and
-// webhooks; a TimerClock (FakeClock is one) also times the delivery retries.
+// Clock tells the server what time it is. Token expiry, timestamps of new
+// resources, the 24-hour life of idempotency keys and the signing time of
+// webhook deliveries all read it, so a test that controls the clock controls
+// all of them. A Clock that also implements TimerClock (FakeClock does) times
+// the waits between webhook delivery attempts too; on any other Clock they
+// are timers of the system clock.
 type Clock interface {
-	// Now returns the current time; it must be safe for concurrent use.
+	// Now returns the current time. Request handlers and the webhook
+	// delivery loop call it concurrently, so it must be safe for
+	// concurrent use.
 	Now() time.Time
 }
 
-// TimerClock is a Clock that also runs functions after a delay.
+// TimerClock is a Clock that also runs functions after a delay, as
+// time.AfterFunc does. The server waits on it between webhook delivery
+// attempts, so moving a fake TimerClock forward fires the retries that are
+// due.
 type TimerClock interface {
 	Clock
-	// AfterFunc calls f once the clock has advanced by d, as time.AfterFunc does.
+	// AfterFunc calls f, in its own goroutine or in the one that moves the
+	// clock, once the clock has advanced by d.
 	AfterFunc(d time.Duration, f func()) Timer
 }
 
 // Timer is a pending call of TimerClock.AfterFunc. *time.Timer is one.
 type Timer interface {
-	// Stop prevents the call; false if it already ran or was stopped.
+	// Stop prevents the call; it reports false if the call already ran or
+	// was already stopped.
 	Stop() bool
 }
 
@@ -36,32 +45,25 @@ func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
-// timersOf returns the timers of clock c, and c if a test moves it.
-func timersOf(c Clock) (clock.TimerClock, clock.Advancer) {
-	var timers clock.TimerClock = clock.Real{}
-	if tc, ok := c.(TimerClock); ok {
-		timers = timerClock{tc}
-	}
-	a, _ := c.(clock.Advancer)
-	return timers, a
+// advancer is a clock a test moves, such as a FakeClock: where the server
+// would wait on it, it moves it instead.
+type advancer interface {
+	Advance(d time.Duration)
 }
 
-// timerClock adapts a TimerClock to the internal one.
-type timerClock struct{ TimerClock }
-
-func (t timerClock) AfterFunc(d time.Duration, f func()) clock.Timer {
-	return t.TimerClock.AfterFunc(d, f)
-}
-
-// FakeClock is a TimerClock that stands still until moved, firing the timers due
-// (docs/testing.md, "One clock"). It is safe for concurrent use.
+// FakeClock is a TimerClock that stands still until told to move. Pass it to
+// WithClock once: the server, the clients and token sources of
+// InstallationClient, TokenSource and TokenCache, and the Verifier of
+// WebhookVerifier all read it, and moving it fires the webhook retries that
+// are due, so a test walks a 27-hour retry schedule in milliseconds. Give it
+// to code of your own as auth.WithClock(clock.Now) or
+// webhook.WithClock(clock.Now). It is safe for concurrent use.
 type FakeClock struct {
 	move sync.Mutex // serializes Advance and Set, so that concurrent moves add up
 
 	mu     sync.Mutex
 	now    time.Time
-	seq    uint64
-	timers []*fakeTimer // pending, in no order
+	timers []*fakeTimer // pending, by due time, then by creation
 }
 
 // NewFakeClock returns a FakeClock that reads t until it is advanced or set.
@@ -76,9 +78,11 @@ func (c *FakeClock) Now() time.Time {
 	return c.now
 }
 
-// Advance moves the clock by d. The timers that fall due on the way run in
-// the calling goroutine, in order of due time then creation, each while Now
-// reads its due time. A negative d moves the clock back and fires nothing.
+// Advance moves the clock forward by d. The functions of the timers that
+// fall due on the way run one after the other, in the calling goroutine, in
+// order of due time (then of creation), each while Now reads its due time; a
+// timer one of them creates runs too if it falls due before the end. A
+// negative d moves the clock backward and fires nothing.
 func (c *FakeClock) Advance(d time.Duration) {
 	c.move.Lock()
 	defer c.move.Unlock()
@@ -88,7 +92,8 @@ func (c *FakeClock) Advance(d time.Duration) {
 	c.moveTo(target)
 }
 
-// Set moves the clock to t, firing the timers due by then as Advance does.
+// Set moves the clock to t, firing the timers due by then when t is later
+// than Now (as Advance does).
 func (c *FakeClock) Set(t time.Time) {
 	c.move.Lock()
 	defer c.move.Unlock()
@@ -99,19 +104,13 @@ func (c *FakeClock) Set(t time.Time) {
 func (c *FakeClock) moveTo(target time.Time) {
 	for {
 		c.mu.Lock()
-		i := -1
-		for j, t := range c.timers {
-			if !t.at.After(target) && (i < 0 || t.before(c.timers[i])) {
-				i = j
-			}
-		}
-		if i < 0 {
+		if len(c.timers) == 0 || c.timers[0].at.After(target) {
 			c.now = target
 			c.mu.Unlock()
 			return
 		}
-		t := c.timers[i]
-		c.timers = slices.Delete(c.timers, i, i+1)
+		t := c.timers[0]
+		c.timers = c.timers[1:]
 		t.done = true
 		if t.at.After(c.now) {
 			c.now = t.at
@@ -121,34 +120,32 @@ func (c *FakeClock) moveTo(target time.Time) {
 	}
 }
 
-// AfterFunc calls f once the clock has moved by d, in the goroutine moving it.
+// AfterFunc calls f once the clock has been advanced by d: in the goroutine
+// that calls Advance or Set, or, when d is not positive, at once in a
+// goroutine of its own (as time.AfterFunc does).
 func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.seq++
-	t := &fakeTimer{c: c, at: c.now.Add(d), seq: c.seq, f: f}
+	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
 	if d <= 0 {
 		t.done = true
 		go f()
 		return t
 	}
-	c.timers = append(c.timers, t)
+	// After the timers due at the same time or before: they were created first.
+	i, _ := slices.BinarySearchFunc(c.timers, t.at, func(u *fakeTimer, at time.Time) int { return cmp.Or(u.at.Compare(at), -1) })
+	c.timers = slices.Insert(c.timers, i, t)
 	return t
 }
 
-// PendingTimers returns when the pending timers are due, earliest first.
+// PendingTimers returns the due times of the timers that have not fired nor
+// been stopped, earliest first: with a server on this clock, the next
+// webhook attempts.
 func (c *FakeClock) PendingTimers() []time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ts := slices.Clone(c.timers)
-	slices.SortFunc(ts, func(a, b *fakeTimer) int {
-		if a.before(b) {
-			return -1
-		}
-		return 1
-	})
-	out := make([]time.Time, len(ts))
-	for i, t := range ts {
+	out := make([]time.Time, len(c.timers))
+	for i, t := range c.timers {
 		out[i] = t.at
 	}
 	return out
@@ -158,16 +155,8 @@ func (c *FakeClock) PendingTimers() []time.Time {
 type fakeTimer struct {
 	c    *FakeClock
 	at   time.Time
-	seq  uint64
 	f    func()
 	done bool // fired or stopped; guarded by c.mu
-}
-
-func (t *fakeTimer) before(u *fakeTimer) bool {
-	if c := t.at.Compare(u.at); c != 0 {
-		return c < 0
-	}
-	return cmp.Less(t.seq, u.seq)
 }
 
 // Stop prevents the call if it has not run yet.

@@ -710,7 +710,7 @@ func deliveryGoroutines() []string {
 	buf = buf[:runtime.Stack(buf, true)]
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "internal/delivery.(*Engine)") {
+		if strings.Contains(g, "scribetest.(*engine)") {
 			out = append(out, g)
 		}
 	}

@@ -11,25 +11,32 @@
 //	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
 //	client, _ := s.DeveloperClient(dev.Key)
 //
-// Seeding calls (CreateDeveloper, CreatePlugin, Install, CreateTranscript,
-// CreateWebhook, ...) return the resources with their credentials;
-// read-back calls (Plugins, Transcripts, Requests, ...) show what the client
-// did. A fixture document (LoadFixtures, WithFixtures, DemoFixtures) sets a
-// whole scene up at once.
+// Seeding calls (CreateUser, CreateDeveloper, CreatePlugin, CreateSecretKey,
+// Install, Uninstall, CreateTranscript, UpdateTranscript, CreateWebhook, ...)
+// return the created resources with their credentials; read-back calls
+// (Plugins, Installations, Transcripts, SecretKeys, Webhooks, Requests) show
+// what the client did. A fixture document (LoadFixtures, WithFixtures) sets a
+// whole scene up at once, with ids and keys known in advance; DemoFixtures is
+// the built-in demo set that cmd/scribe-server loads by default.
 //
-// WithClock and FakeClock control time. InjectFault makes requests fail for
-// testing retry code, and WithRateLimit enforces a quota. Every
-// installation and transcript change emits its event to the plugin's
-// webhooks, signed and delivered at least once on the retry schedule;
-// Deliveries, WaitForDeliveries and RequireDelivered tell a test what
-// arrived. docs/testing.md is the guide.
+// WithClock and FakeClock control time: token expiry, the timestamps of new
+// resources, the 24-hour life of idempotency keys and the waits between the
+// retries of the clients the server hands out follow the clock.
+// WithBasePath serves the operations under a prefix such as /v1.
 //
-// # Layout
+// For testing retry code, InjectFault makes the next requests fail (a status,
+// Retry-After, a dropped connection or a delay) before they are authenticated
+// or performed, and FiredFaults reports what fired; WithRateLimit enforces a
+// per-credential quota with 429 and Retry-After.
 //
-// This package is a thin face over internal packages that each own one
-// concern, in layers: httpapi; the services (authn, idempotency, ratelimit,
-// faults, reqlog, delivery, fixtures); state; index and clock. A package
-// imports only packages below it, one layer's packages never import each
-// other, and nothing under internal/ imports this package. docs/design.md
-// draws it; TestLayering holds the code to it.
+// Every installation and transcript change emits its event
+// (docs/contract.md, "Events and webhooks") to the plugin's webhooks:
+// signed with the Standard Webhooks scheme (package webhook verifies it),
+// delivered at least once on the retry schedule (WithWebhookSchedule,
+// WithWebhookScheduleScale shorten it for tests), each attempt recorded in
+// Deliveries; WaitForDeliveries, RequireDelivered and PendingDeliveries tell
+// a test what has arrived, and Shutdown drains what is pending. Trigger and
+// the admin API (WithAdminAPI) make events happen on demand.
+//
+// docs/server.md and docs/testing.md in the repository are the guides.
 package scribetest

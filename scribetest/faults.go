@@ -2,43 +2,84 @@ package scribetest
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
+	"sync"
 	"time"
 
-	"github.com/scribehq/scribe-go/scribetest/internal/faults"
+	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 )
 
-// Fault is a failure injected into the requests that match it
-// (docs/server.md, "Faults"). It fires before authentication: a faulted
-// request does no work.
+// Fault is a failure the server injects into the requests that match it, for
+// testing a client's retry code: answer 503 twice and then serve normally,
+// drop the connection of the next POST, answer slowly. Inject it with
+// InjectFault or FailNext.
+//
+// A fault is decided before anything else happens to the request: before
+// authentication, rate limiting and the operation itself. A faulted request
+// does no work (a faulted POST creates nothing), which is what a client
+// retrying with its Idempotency-Key relies on.
 type Fault struct {
-	Method string // such as "POST"; empty matches every method
-	// Path, relative to the base path, is exact ("/plugins/42") or a
-	// pattern ("/plugins/{id}", "/plugins/{rest...}"); empty matches all.
-	Path   string
-	Times  int // how many requests it applies to: 0 is 1, < 0 until ClearFaults
-	Status int // 429, 500, 502, 503 or 504, as a problem document; 0 answers nothing
+	// Method restricts the fault to requests with this method, such as "POST";
+	// empty matches every method.
+	Method string
+	// Path restricts the fault to one path, relative to the base path, as
+	// api/openapi.yaml writes it: exact ("/plugins/42") or a pattern whose
+	// {name} segments match any one segment ("/plugins/{id}") and whose last
+	// segment may be {name...} to match the rest of the path. Empty matches
+	// every path.
+	Path string
+	// Times is how many matching requests the fault applies to before it is
+	// used up: 0 means 1, and a negative number means every matching request
+	// until ClearFaults.
+	Times int
+	// Status is the status to answer with: 429, 500, 502, 503 or 504, the
+	// transient failures the contract declares on every operation. The answer
+	// is the contract's problem document with its code (rate_limited,
+	// internal_error, bad_gateway, service_unavailable, gateway_timeout) and a
+	// Request-Id. 0 answers nothing by itself: the fault only drops or delays.
+	Status int
 	// RetryAfter, rounded up to whole seconds, is sent as Retry-After with
-	// Status; a 429 always carries one ("0" when RetryAfter is 0).
+	// Status. A 429 always carries Retry-After (the contract requires it), "0"
+	// when RetryAfter is 0.
 	RetryAfter time.Duration
-	Drop       bool          // close the connection without answering; excludes Status
-	Delay      time.Duration // a real wait before the answer, the drop or the request
+	// Drop closes the connection without answering, as a crashed server or a
+	// broken network would: the client sees a connection error. Drop excludes
+	// Status.
+	Drop bool
+	// Delay is how long, in real time (not the server's Clock), to wait before
+	// the fault's answer or drop, or, for a fault with neither, before serving
+	// the request normally. The wait ends early when the client gives up (the
+	// request's context is done); nothing is answered then.
+	Delay time.Duration
 }
 
-// FiredFault is one use of an injected Fault.
+// FiredFault is one use of an injected Fault: which fault, on which request.
 type FiredFault struct {
-	Fault     Fault     // as injected
-	Time      time.Time // by the server's clock
-	Method    string    // the request's, bounded as in Request
-	Path      string    // the request's URL path, base path included
-	RequestID string    // the request's Request-Id
+	// Fault is the fault as injected (Times as given).
+	Fault Fault
+	// Time is when it fired, by the server's clock.
+	Time time.Time
+	// Method is the request's HTTP method, bounded as in Request.
+	Method string
+	// Path is the request's URL path, base path included, as in Request.Path.
+	Path string
+	// RequestID is the request's Request-Id, as the request log has it.
+	RequestID string
 }
 
-// InjectFault makes the server fail the next f.Times requests that match f;
-// a request fires the first that matches. A fault the server cannot play is
-// an error saying why.
-func (s *Server) InjectFault(f Fault) error { return s.faults.Add(faults.Fault(f), s.basePath) }
+// InjectFault makes the server fail the next f.Times requests that match f
+// (see Fault). Faults are tried in the order they were injected; a request
+// takes the first that matches it, and one request fires at most one fault. It
+// returns an error, and injects nothing, when f is not a fault the server can
+// play: an unknown Status, Drop with a Status, a negative duration, a Path
+// that is not a path relative to the base path, or a fault that does nothing
+// at all.
+func (s *Server) InjectFault(f Fault) error { return s.faults.add(f, s.basePath) }
 
-// FailNext is InjectFault(Fault{Times: n, Status: status}), n at least 1.
+// FailNext makes the next n requests, whatever their method and path, fail
+// with status (429, 500, 502, 503 or 504); it is InjectFault(Fault{Times: n,
+// Status: status}). n must be at least 1.
 func (s *Server) FailNext(n, status int) error {
 	if n < 1 {
 		return fmt.Errorf("scribetest: FailNext: n is %d; it must be at least 1 (use InjectFault with a negative Times to fail every request)", n)
@@ -46,15 +87,155 @@ func (s *Server) FailNext(n, status int) error {
 	return s.InjectFault(Fault{Times: n, Status: status})
 }
 
-// ClearFaults removes every fault not yet used up.
-func (s *Server) ClearFaults() { s.faults.Clear() }
+// ClearFaults removes every fault not yet used up. FiredFaults still reports
+// those that fired.
+func (s *Server) ClearFaults() { s.faults.clear() }
 
-// FiredFaults returns the faults fired, oldest first (the last 10,000).
-func (s *Server) FiredFaults() []FiredFault {
-	fired := s.faults.Fired()
-	out := make([]FiredFault, len(fired))
-	for i, f := range fired {
-		out[i] = FiredFault{Fault: Fault(f.Fault), Time: f.Time, Method: f.Method, Path: f.Path, RequestID: f.RequestID}
+// FiredFaults returns the faults that have fired, oldest first (the last
+// 10,000 of them): one entry per faulted request.
+func (s *Server) FiredFaults() []FiredFault { return s.faults.all() }
+
+// pendingFault is an injected fault, parsed, with what is left of its Times.
+type pendingFault struct {
+	f       Fault
+	method  string
+	pattern []string // path segments; nil matches every path
+	left    int      // < 0: unlimited
+}
+
+// faults holds the injected faults in order and the record of those that
+// fired; the zero value is ready.
+type faults struct {
+	mu      sync.Mutex
+	pending []*pendingFault
+	fired   ring[FiredFault]
+}
+
+// add injects f, or says why the server cannot play it.
+func (q *faults) add(f Fault, basePath string) error {
+	p, err := parse(f, basePath)
+	if err != nil {
+		return fmt.Errorf("scribetest: InjectFault: %w", err)
 	}
-	return out
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = append(q.pending, p)
+	return nil
+}
+
+func parse(f Fault, basePath string) (*pendingFault, error) {
+	if _, ok := httpapi.FailureCodes[f.Status]; !ok && f.Status != 0 {
+		return nil, fmt.Errorf("the fault's Status %d is not one the contract declares for a transient failure; use 429, 500, 502, 503 or 504", f.Status)
+	}
+	switch {
+	case f.Drop && f.Status != 0:
+		return nil, fmt.Errorf("the fault's Drop and Status %d exclude each other: a dropped connection answers nothing", f.Status)
+	case f.Drop && f.RetryAfter != 0:
+		return nil, fmt.Errorf("the fault's Drop and RetryAfter exclude each other: a dropped connection answers nothing")
+	case f.RetryAfter < 0 || f.Delay < 0:
+		return nil, fmt.Errorf("the fault's RetryAfter (%s) and Delay (%s) must not be negative", f.RetryAfter, f.Delay)
+	case f.Status == 0 && !f.Drop && f.Delay == 0:
+		return nil, fmt.Errorf("the fault does nothing; give a Status, Drop or a Delay")
+	case f.Status == 0 && f.RetryAfter != 0:
+		return nil, fmt.Errorf("the fault's RetryAfter needs a Status to be sent with")
+	}
+	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: f.Times}
+	if p.left == 0 {
+		p.left = 1
+	}
+	if strings.ContainsAny(p.method, " \t/") {
+		return nil, fmt.Errorf("the fault's Method %q is not an HTTP method; write it alone, such as POST, and the path in Path", f.Method)
+	}
+	if f.Path == "" {
+		return p, nil
+	}
+	switch {
+	case !strings.HasPrefix(f.Path, "/") || strings.ContainsAny(f.Path, "?# \t"):
+		return nil, fmt.Errorf("the fault's Path %q must be a path beginning with /, without query or spaces, such as /plugins/{id}", f.Path)
+	case basePath != "" && (f.Path == basePath || strings.HasPrefix(f.Path, basePath+"/")):
+		return nil, fmt.Errorf("the fault's Path %q includes the base path %s; write it relative to the base path, as %q", f.Path, basePath, strings.TrimPrefix(f.Path, basePath))
+	}
+	p.pattern = strings.Split(f.Path[1:], "/")
+	for i, seg := range p.pattern {
+		if !strings.ContainsAny(seg, "{}") {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}")
+		if len(name) != len(seg)-2 || strings.TrimSuffix(name, "...") == "" || strings.ContainsAny(name, "{}") ||
+			(strings.HasSuffix(name, "...") && i != len(p.pattern)-1) {
+			return nil, fmt.Errorf("the fault's Path %q: segment %q must be a whole {name} wildcard, or {name...} as the last segment", f.Path, seg)
+		}
+	}
+	return p, nil
+}
+
+// matches reports whether p applies to method and path (base path removed).
+func (p *pendingFault) matches(method, path string) bool {
+	if p.method != "" && p.method != method {
+		return false
+	}
+	if p.pattern == nil {
+		return true
+	}
+	rest, ok := strings.CutPrefix(path, "/")
+	if !ok {
+		return false
+	}
+	for i, seg := range p.pattern {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "...}") {
+			return true // the rest of the path, even empty
+		}
+		part, tail, more := strings.Cut(rest, "/")
+		if (strings.HasPrefix(seg, "{") && part == "") || (!strings.HasPrefix(seg, "{") && part != seg) {
+			return false
+		}
+		if i == len(p.pattern)-1 || !more {
+			return i == len(p.pattern)-1 && !more
+		}
+		rest = tail
+	}
+	return false
+}
+
+// clear removes every fault not yet used up.
+func (q *faults) clear() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = nil
+}
+
+// take uses the first pending fault that matches r once, records it, and
+// says how r is to fail.
+func (q *faults) take(r *http.Request, basePath string, now time.Time, requestID string) (httpapi.Failure, bool) {
+	path := r.URL.Path
+	if basePath != "" {
+		rel, ok := strings.CutPrefix(path, basePath)
+		if !ok || (rel != "" && rel[0] != '/') {
+			rel = "" // outside the base path: only a fault without Path matches
+		}
+		path = rel
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, p := range q.pending {
+		if !p.matches(r.Method, path) {
+			continue
+		}
+		if p.left > 0 {
+			if p.left--; p.left == 0 {
+				q.pending = append(q.pending[:i], q.pending[i+1:]...)
+			}
+		}
+		q.fired.Push(FiredFault{Fault: p.f, Time: now, Method: truncate(r.Method, maxMethod),
+			Path: truncate(r.URL.Path, maxURLPart), RequestID: requestID})
+		return httpapi.Failure{Status: p.f.Status, RetryAfter: p.f.RetryAfter, Drop: p.f.Drop, Delay: p.f.Delay}, true
+	}
+	return httpapi.Failure{}, false
+}
+
+// all returns the faults that fired, oldest first.
+func (q *faults) all() []FiredFault {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.fired.All()
 }

@@ -186,7 +186,45 @@ func TestFixtureErrorsNameTheMember(t *testing.T) {
 			if got := len(s.Users()); got != 1 {
 				t.Errorf("a refused document left %d users on the server, want the 1 it had", got)
 			}
+			if got := s.Plugins(); len(got) != 0 {
+				t.Errorf("a refused document left plugins on the server: %v", got)
+			}
 		})
+	}
+}
+
+// TestRefusedFixturesUndoEverything: a document refused at its last
+// resource leaves nothing of the others: the same document, corrected, then
+// loads with the same ids, uuids and keys, and the ids the server assigns
+// afterwards are those it would have assigned had the refused load never
+// happened.
+func TestRefusedFixturesUndoEverything(t *testing.T) {
+	t.Parallel()
+	doc := func(uri string) string {
+		return `{"users": [{"id": 7, "developer_key": "dk_live_undo"}, {"first_name": "Grace"}],
+		"plugins": [{"id": 100, "user_id": 7, "name": "P", "permissions": {"transcript": "read"}}],
+		"secret_keys": [{"plugin_id": 100}],
+		"installations": [{"uuid": "0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90", "plugin_id": 100, "user_id": 7}],
+		"transcripts": [{"id": 5, "user_id": 7, "job": {"id": 9}}, {"user_id": 7}],
+		"webhooks": [{"plugin_id": 100, "uri": "https://hooks.example/a"}, {"plugin_id": 100, "uri": "` + uri + `"}]}`
+	}
+	s := scribetest.NewTestServer(t)
+	if _, err := s.LoadFixtures(strings.NewReader(doc("mailto:x@y"))); err == nil || !strings.HasPrefix(err.Error(), "fixtures: webhooks[1].uri:") {
+		t.Fatalf("error = %v, want the last webhook's uri refused", err)
+	}
+	if len(s.Users()) != 0 || len(s.Plugins()) != 0 || len(s.Transcripts(7)) != 0 {
+		t.Fatalf("a refused document left users %v, plugins %v, transcripts %v", s.Users(), s.Plugins(), s.Transcripts(7))
+	}
+	fx, err := s.LoadFixtures(strings.NewReader(doc("https://hooks.example/b")))
+	if err != nil {
+		t.Fatalf("the corrected document: %v", err)
+	}
+	if fx.Users[1].ID != 8 || fx.Transcripts.At(1).ID != 6 || fx.Transcripts.At(1).Job.ID != 10 || fx.Webhooks[0].ID != 1 {
+		t.Errorf("assigned ids: user %d, transcript %d, job %d, webhook %d; want 8, 6, 10, 1",
+			fx.Users[1].ID, fx.Transcripts.At(1).ID, fx.Transcripts.At(1).Job.ID, fx.Webhooks[0].ID)
+	}
+	if u, err := s.CreateUser(scribetest.UserParams{}); err != nil || u.ID != 9 {
+		t.Errorf("the next user: %+v, %v; want id 9", u, err)
 	}
 }
 

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
-	"github.com/scribehq/scribe-go/scribetest/internal/ratelimit"
+	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 )
 
 // Option configures a Server.
@@ -24,12 +24,21 @@ type config struct {
 	addr     string
 	logger   *slog.Logger
 	fixtures []io.Reader
-	limiter  *ratelimit.Limiter // WithRateLimit
-	delivery delivery.Config    // the WithWebhook... options
-	admin    bool               // WithAdminAPI
+	limiter  *httpapi.Limiter // WithRateLimit
+	admin    bool             // WithAdminAPI
+
+	// The WithWebhook... options; zero is the default.
+	schedule  []time.Duration
+	scale     float64
+	workers   int
+	timeout   time.Duration
+	transport http.RoundTripper
 }
 
-// WithClock makes the server read time from c (see Clock), such as a FakeClock.
+// WithClock makes the server read time from c instead of the system clock:
+// token expiry, timestamps of new resources and the 24-hour life of
+// idempotency keys all follow it. NewFakeClock returns a clock a test moves by
+// hand.
 func WithClock(c Clock) Option {
 	return func(cfg *config) error {
 		if c == nil {
@@ -40,7 +49,9 @@ func WithClock(c Clock) Option {
 	}
 }
 
-// WithBasePath serves the operations under the path prefix p, such as "/v1" (URL includes it).
+// WithBasePath serves the operations under the path prefix p, such as "/v1",
+// so that a client given a base URL with a prefix is exercised. URL includes
+// the prefix. p must begin with "/"; a trailing "/" is ignored.
 func WithBasePath(p string) Option {
 	return func(cfg *config) error {
 		p = strings.TrimSuffix(p, "/")
@@ -52,7 +63,8 @@ func WithBasePath(p string) Option {
 	}
 }
 
-// WithAddr makes NewServer listen on addr instead of 127.0.0.1:0.
+// WithAddr makes NewServer listen on addr (host:port; port 0 picks a free one)
+// instead of a free port on 127.0.0.1.
 func WithAddr(addr string) Option {
 	return func(cfg *config) error {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
@@ -63,9 +75,10 @@ func WithAddr(addr string) Option {
 	}
 }
 
-// WithLogger sends the server's diagnostics to l instead of slog.Default():
-// recovered panics and events that cannot be sent (Error); deliveries given
-// up, failed permanently or left at Close (Warn). Secrets are never logged.
+// WithLogger sends the server's own diagnostics to l instead of
+// slog.Default(): recovered panics and webhook events that cannot be sent
+// (Error), webhook deliveries given up or failed permanently, and those left
+// undelivered at Close (Warn). Secrets are never logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(cfg *config) error {
 		if l == nil {
@@ -76,7 +89,9 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithFixtures loads the fixture document read from r, as LoadFixtures does.
+// WithFixtures loads the fixture document read from r (docs/server.md,
+// "Fixtures") when the server is created; see LoadFixtures. Several
+// WithFixtures load in order.
 func WithFixtures(r io.Reader) Option {
 	return func(cfg *config) error {
 		if r == nil {
@@ -87,9 +102,20 @@ func WithFixtures(r io.Reader) Option {
 	}
 }
 
-// WithRateLimit limits each credential holder to limit requests per fixed
-// window (at least 1s) of the server's clock; one over the quota is answered
-// 429 with Retry-After (docs/server.md, "Rate limits").
+// WithRateLimit limits each credential holder (a developer key's developer, an
+// installation JWT's installation) to limit requests per window of the
+// server's clock. Windows are fixed and aligned on the clock (a one-minute
+// window runs from one whole minute to the next), so a FakeClock moved past
+// the window's end gives every holder its full quota again.
+//
+// Every request with a valid credential counts, whatever it is answered; a
+// request over the quota is answered 429 rate_limited with Retry-After (the
+// seconds until the window ends, rounded up) before any work is done. Answers
+// to counted requests carry RateLimit-Limit, RateLimit-Remaining and
+// RateLimit-Reset (seconds until the window ends). Requests without a valid
+// credential are not counted. Without WithRateLimit, nothing is limited.
+//
+// limit must be at least 1 and window at least one second.
 func WithRateLimit(limit int, window time.Duration) Option {
 	return func(cfg *config) error {
 		switch {
@@ -98,14 +124,19 @@ func WithRateLimit(limit int, window time.Duration) Option {
 		case window < time.Second:
 			return fmt.Errorf("scribetest: WithRateLimit: window is %s; it must be at least 1s, since the RateLimit headers count whole seconds", window)
 		}
-		cfg.limiter = &ratelimit.Limiter{Limit: limit, Window: window}
+		cfg.limiter = &httpapi.Limiter{Limit: limit, Window: window}
 		return nil
 	}
 }
 
-// WithAdminAPI enables an HTTP API without credentials under AdminPathPrefix
-// that drives the server as the seeding calls do, for tests in other
-// languages (docs/server.md, "The admin API").
+// WithAdminAPI enables a small HTTP API under AdminPathPrefix that drives the
+// server the way the Go seeding calls do, for tests written in another
+// language against the binary (cmd/scribe-server): install and uninstall,
+// create and update transcripts (each emits its event to the webhooks), add a
+// webhook, trigger events, and read the delivery attempts. It is not part of
+// the service contract and takes no credentials, so it is off unless enabled.
+// Its requests are not in Requests, not rate limited and not faulted. See
+// docs/server.md, "The admin API".
 func WithAdminAPI() Option {
 	return func(cfg *config) error {
 		cfg.admin = true
@@ -113,9 +144,12 @@ func WithAdminAPI() Option {
 	}
 }
 
-// WithWebhookSchedule replaces the delivery schedule (docs/contract.md's 0,
-// 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): delays[i] is the wait before
-// attempt i+1, jittered by ±20 %.
+// WithWebhookSchedule replaces the delivery schedule: delays[i] is how long a
+// delivery waits before attempt i+1, so delays[0] is the wait before the first
+// attempt (0: at once) and len(delays) is the number of attempts before the
+// delivery is given up. The default is docs/contract.md's ("Events and
+// webhooks"): 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. Every wait gets ±20
+// % jitter. Tests pass short delays, such as 0, 10ms, 20ms, 40ms.
 func WithWebhookSchedule(delays ...time.Duration) Option {
 	return func(cfg *config) error {
 		if len(delays) == 0 {
@@ -126,56 +160,63 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 				return fmt.Errorf("scribetest: WithWebhookSchedule: delay %d is %v; delays must be 0 or more", i, d)
 			}
 		}
-		cfg.delivery.Schedule = slices.Clone(delays)
+		cfg.schedule = slices.Clone(delays)
 		return nil
 	}
 }
 
-// WithWebhookScheduleScale multiplies by f (positive, finite) the schedule's delays, each
-// at most MaxWebhookDelay, and the server's clients' retry waits: 0.001 makes 10 h 36 s.
+// WithWebhookScheduleScale multiplies every delay of the delivery schedule
+// (the default one or WithWebhookSchedule's) by f: 0.001 turns 5 s into 5 ms
+// and 10 h into 36 s. f must be positive and finite. However large f is, a
+// scaled delay, jitter included, is at most a week (MaxWebhookDelay), so the
+// attempts stay spaced. The clients the server hands out (DeveloperClient,
+// InstallationClient) scale their waits between retries by f too.
 func WithWebhookScheduleScale(f float64) Option {
 	return func(cfg *config) error {
-		if err := delivery.CheckScale(f); err != nil {
-			return fmt.Errorf("scribetest: WithWebhookScheduleScale: %w", err)
+		if !(f > 0) || math.IsInf(f, 0) {
+			return fmt.Errorf("scribetest: WithWebhookScheduleScale: %v must be a positive finite factor, such as 0.001", f)
 		}
-		cfg.delivery.Scale = f
+		cfg.scale = f
 		return nil
 	}
 }
 
-// MaxWebhookDelay is the longest wait between attempts, however scaled.
-const MaxWebhookDelay = delivery.MaxDelay
-
-// WithWebhookWorkers bounds the attempts in flight (8); a webhook has half at most.
+// WithWebhookWorkers bounds how many delivery attempts are in flight at once
+// (default 8). One webhook has at most half of them (at least one), so a slow
+// receiver cannot hold every sender.
 func WithWebhookWorkers(n int) Option {
 	return func(cfg *config) error {
 		if n < 1 {
 			return fmt.Errorf("scribetest: WithWebhookWorkers: %d must be at least 1", n)
 		}
-		cfg.delivery.Workers = n
+		cfg.workers = n
 		return nil
 	}
 }
 
-// WithWebhookTimeout replaces the 15 s a receiver has to answer an attempt.
+// WithWebhookTimeout replaces the 15 s a receiver has to answer an attempt
+// with a 2xx; a receiver slower than d fails the attempt. Tests of slow
+// receivers pass a short one.
 func WithWebhookTimeout(d time.Duration) Option {
 	return func(cfg *config) error {
 		if d <= 0 {
 			return fmt.Errorf("scribetest: WithWebhookTimeout: %v must be positive", d)
 		}
-		cfg.delivery.Timeout = d
+		cfg.timeout = d
 		return nil
 	}
 }
 
-// WithWebhookTransport sends deliveries through rt, such as an
-// httptest.NewTLSServer's Client().Transport; redirects are not followed.
+// WithWebhookTransport sends deliveries through rt instead of a transport of
+// the server's own, for example the Client().Transport of an
+// httptest.NewTLSServer receiver. Redirects are still not followed and the
+// attempt timeout still applies; the server never closes rt's connections.
 func WithWebhookTransport(rt http.RoundTripper) Option {
 	return func(cfg *config) error {
 		if rt == nil {
 			return errors.New("scribetest: WithWebhookTransport: transport is nil")
 		}
-		cfg.delivery.Transport = rt
+		cfg.transport = rt
 		return nil
 	}
 }

@@ -1,36 +1,130 @@
 package scribetest
 
 import (
+	"net/http"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
-	"github.com/scribehq/scribe-go/scribetest/internal/index"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// Request is one request the server answered, without credentials; Method is cut
-// to 32 bytes, Path and Query to 512, IdempotencyKey to 255 (TruncatedMarker).
+// Request is one request the server answered, as its request log keeps it. It
+// holds no credential. Every field is bounded, so that the log stays small
+// whatever clients send: Method is cut to 32 bytes, Path and Query to 512
+// bytes each, IdempotencyKey to its limit of 255; a cut value ends with
+// TruncatedMarker.
 type Request struct {
-	Time           time.Time // when it arrived, by the server's clock
-	Method         string    // the HTTP method
-	Path           string    // base path included, such as "/v1/transcripts/42"
-	Query          string    // the raw query, without "?"
-	IdempotencyKey string    // the Idempotency-Key header, if any
-	RequestID      string    // the Request-Id answered
-	Status         int       // the HTTP status answered
-	Code           string    // the problem code of an error answer, such as "not_found"
+	// Time is when the request arrived, by the server's clock.
+	Time time.Time
+	// Method is the request's HTTP method.
+	Method string
+	// Path is the request's URL path, base path included, such as
+	// "/v1/transcripts/42".
+	Path string
+	// Query is the raw query string, without the "?"; "" when the request had
+	// none.
+	Query string
+	// IdempotencyKey is the request's Idempotency-Key header, if any.
+	IdempotencyKey string
+	// RequestID is the Request-Id the server answered with.
+	RequestID string
+	// Status is the HTTP status answered.
+	Status int
+	// Code is the problem code of an error answer (such as "not_found"); ""
+	// for a success.
+	Code string
 }
 
-// TruncatedMarker ends a value the server kept cut short (see Request).
-const TruncatedMarker = index.TruncatedMarker
-
-// Requests returns the requests answered, oldest first (the last 10,000).
-func (s *Server) Requests() []Request {
-	recs := s.log.All()
-	out := make([]Request, len(recs))
-	for i, r := range recs {
-		out[i] = Request(r)
-	}
-	return out
-}
+// Requests returns the requests the server has answered, oldest first (the
+// last 10,000 of them).
+func (s *Server) Requests() []Request { return s.log.all() }
 
 // RequestCount returns how many requests the server has answered.
-func (s *Server) RequestCount() int { return s.log.Count() }
+func (s *Server) RequestCount() int { return s.log.total() }
+
+// requestLog keeps the last requests answered and counts them all. The zero
+// value is empty and ready.
+type requestLog struct {
+	mu    sync.Mutex
+	recs  ring[Request]
+	count int
+}
+
+// add records r, answered with status (and problem code, if any).
+func (l *requestLog) add(r *http.Request, at time.Time, requestID string, status int, code string) {
+	key := ""
+	if v := r.Header["Idempotency-Key"]; len(v) > 0 {
+		key = truncate(v[0], state.MaxIdempotencyKey)
+	}
+	rec := Request{
+		Time: at, Method: truncate(r.Method, maxMethod),
+		Path: truncate(r.URL.Path, maxURLPart), Query: truncate(r.URL.RawQuery, maxURLPart),
+		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code,
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count++
+	l.recs.Push(rec)
+}
+
+// all returns the records kept, oldest first.
+func (l *requestLog) all() []Request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.recs.All()
+}
+
+// total returns how many requests were recorded in all.
+func (l *requestLog) total() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.count
+}
+
+// maxRecords bounds each record: requests, fired faults, delivery attempts.
+const maxRecords = 10000
+
+// ring keeps the last maxRecords values pushed; its owner locks it.
+type ring[T any] struct {
+	buf  []T
+	next int // where the next push goes once buf is full
+}
+
+// Push adds v, dropping the oldest value when the ring is full.
+func (r *ring[T]) Push(v T) {
+	if len(r.buf) < maxRecords {
+		r.buf = append(r.buf, v)
+		return
+	}
+	r.buf[r.next] = v
+	r.next = (r.next + 1) % maxRecords
+}
+
+// All returns a copy of the values, oldest first.
+func (r *ring[T]) All() []T {
+	out := make([]T, 0, len(r.buf))
+	out = append(out, r.buf[r.next:]...)
+	return append(out, r.buf[:r.next]...)
+}
+
+// Bounds of what the records keep of a request: a few megabytes in all.
+const (
+	maxMethod  = 32
+	maxURLPart = 512
+)
+
+// TruncatedMarker ends a value the server kept cut short (see Request).
+const TruncatedMarker = "…[truncated]"
+
+// truncate returns a copy (not pinning the request) of s cut to n bytes, marked if cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + TruncatedMarker
+}

@@ -13,45 +13,97 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// UserParams describes a user to create.
+// UserParams describes a user to create. A zero ID asks for a fresh one; a
+// chosen one is at most 2^53-1 (docs/server.md, "Identifiers"). An empty
+// EmailAddress is generated as "user<id>@example.com"; a given one must be a
+// bare e-mail address, as the document's format: email says.
 type UserParams struct {
-	ID                  int64  // zero: the next free id; a chosen one is free and at most 2^53-1
-	FirstName, LastName string // "" allowed
-	EmailAddress        string // a bare address; "": "user<id>@example.com"
+	// ID is the user's id; zero asks for the next free one, and an id already
+	// taken is an error wrapping ErrConflict.
+	ID int64
+	// FirstName is the user's first name; "" is allowed.
+	FirstName string
+	// LastName is the user's last name; "" is allowed.
+	LastName string
+	// EmailAddress is the address GET /users/me and installation lists show. A
+	// given one must be a bare e-mail address (such as ada@example.com); ""
+	// generates "user<id>@example.com".
+	EmailAddress string
 }
 
 // Developer is a user with a developer key, as CreateDeveloper returns it.
 type Developer struct {
-	User scribe.User       // its ID is the developerID CreatePlugin takes
-	Key  auth.DeveloperKey // for DeveloperClient; it prints redacted
+	// User is the developer as a platform user; its ID is the developerID that
+	// CreatePlugin takes.
+	User scribe.User
+	// Key is the developer's key, for DeveloperClient or an Authorization
+	// header. It prints redacted.
+	Key auth.DeveloperKey
 }
 
-// SecretKey is a plugin secret key as CreateSecretKey returns it.
+// SecretKey is a plugin secret key as CreateSecretKey returns it: the
+// resource, and the key itself ready for auth.Mint or InstallationClient.
 type SecretKey struct {
-	scribe.PluginSecretKey                // as POST /plugins/{id}/secret_keys answers it
-	Key                    auth.SecretKey // the same key for package auth; it prints redacted
+	// PluginSecretKey is the resource as POST /plugins/{id}/secret_keys
+	// answers it; its Value prints redacted.
+	scribe.PluginSecretKey
+	// Key is the same key parsed for package auth, ready for
+	// InstallationClient or scribe.NewInstallationClient. It prints redacted.
+	Key auth.SecretKey
 }
 
-// PluginParams describes a plugin to create.
+// PluginParams describes a plugin to create. Unlike POST /plugins, it can
+// create a plugin already published or disabled. Zero permissions mean "none";
+// the plugin's timestamps are the server clock's now.
 type PluginParams struct {
-	ID               int64              // zero: the next free id; as UserParams.ID
-	Name             string             // required: 1 to 100 characters
-	Description      string             // free text, at most 1000 characters
-	Permissions      scribe.Permissions // a zero level is scribe.PermissionNone
-	Published        bool               // already published, which POST /plugins cannot do
-	Disabled         bool               // its JWTs answer 403 plugin_disabled until EnablePlugin
-	CRMIntegrationID *int64             // nil for none, otherwise positive
-	LogoURI          string             // an absolute http or https URL, or "" for none
+	// ID is the plugin's id; zero asks for the next free one, and an id
+	// already taken is an error wrapping ErrConflict.
+	ID int64
+	// Name is required: 1 to 100 characters.
+	Name string
+	// Description is optional free text.
+	Description string
+	// Permissions is what the plugin may read of the users who install it; a
+	// zero level means scribe.PermissionNone.
+	Permissions scribe.Permissions
+	// Published creates the plugin already published, which POST /plugins
+	// cannot.
+	Published bool
+	// Disabled creates the plugin disabled: its installation tokens answer 403
+	// plugin_disabled until EnablePlugin.
+	Disabled bool
+	// CRMIntegrationID is nil for a plugin without CRM integration; otherwise
+	// it must be positive.
+	CRMIntegrationID *int64
+	// LogoURI is an absolute http or https URL, or "" for none.
+	LogoURI string
 }
 
-// TranscriptParams describes a transcript to create.
+// TranscriptParams describes a transcript to create. Zero ids (of the job, the
+// audio) are generated; a zero CreatedOn means now, and a zero Audio.CreatedOn
+// means CreatedOn. Metadata values are encoded as JSON.
 type TranscriptParams struct {
-	ID                   int64                  // zero: the next free id, as UserParams.ID
-	Headline, Text, Type string                 // Type is free text, such as "dictation"
-	Metadata             map[string]any         // each value encoded as JSON; nil means {}
-	Job                  scribe.TranscriptJob   // a zero Job.ID is generated
-	Audio                scribe.TranscriptAudio // a zero ID is generated; a zero CreatedOn is CreatedOn
-	CreatedOn            time.Time              // zero: now by the server's clock; stored in UTC
+	// ID is the transcript's id; zero asks for the next free one, and an id
+	// already taken is an error wrapping ErrConflict.
+	ID int64
+	// Headline is the transcript's title; "" is allowed.
+	Headline string
+	// Text is the transcribed text; "" is allowed.
+	Text string
+	// Type is stored as given, such as "dictation", "meeting" or "phone_call";
+	// the service does not restrict it.
+	Type string
+	// Metadata is encoded value by value as JSON (a value that cannot be is an
+	// error); nil means {}.
+	Metadata map[string]any
+	// Job is the transcription job; a zero Job.ID gets a fresh id.
+	Job scribe.TranscriptJob
+	// Audio is the recording; a zero Audio.ID gets a fresh id, and
+	// Audio.CreatedOn defaults to CreatedOn.
+	Audio scribe.TranscriptAudio
+	// CreatedOn is when the transcript was created, in any zone (it is stored
+	// in UTC); zero means now by the server's clock.
+	CreatedOn time.Time
 }
 
 // change makes a seeding call's change in one state transaction.
@@ -72,7 +124,10 @@ func chosenID(call, field string, id int64) error {
 	return nil
 }
 
-// CreateUser creates a platform user, who installs plugins and owns transcripts.
+// CreateUser creates a platform user (one who installs plugins and owns
+// transcripts). A chosen ID is at most 2^53-1; an EmailAddress must be a bare
+// e-mail address, and an empty one is generated from the id
+// ("user<id>@example.com").
 func (s *Server) CreateUser(p UserParams) (scribe.User, error) {
 	return s.addUser("CreateUser", p, "")
 }
@@ -92,7 +147,8 @@ func (s *Server) addUser(call string, p UserParams, devKey string) (scribe.User,
 	})
 }
 
-// CreateDeveloper creates a user with a fresh developer key.
+// CreateDeveloper creates a user with a fresh developer key; p is checked as
+// by CreateUser.
 func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
 	key, err := auth.NewDeveloperKey()
 	if err != nil {
@@ -108,7 +164,9 @@ func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
 // Users returns every user, developers included, by ascending id.
 func (s *Server) Users() []scribe.User { return s.st.Users() }
 
-// CreatePlugin creates a plugin of developer developerID, checked as POST /plugins does.
+// CreatePlugin creates a plugin owned by developer developerID. It checks what
+// POST /plugins checks (a name of 1 to 100 characters, permissions "none" or
+// "read", an http(s) logo URI).
 func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin, error) {
 	if err := chosenID("CreatePlugin", "ID", p.ID); err != nil {
 		return scribe.Plugin{}, err
@@ -119,7 +177,8 @@ func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin,
 	})
 }
 
-// DisablePlugin disables a plugin: its installation JWTs answer 403 plugin_disabled.
+// DisablePlugin disables a plugin: its installation JWTs then answer 403
+// plugin_disabled, while its developer still manages it.
 func (s *Server) DisablePlugin(pluginID int64) (scribe.Plugin, error) {
 	return change(s, "DisablePlugin", func(tx *state.Tx) (scribe.Plugin, error) { return tx.SetPluginDisabled(pluginID, true) })
 }
@@ -132,7 +191,8 @@ func (s *Server) EnablePlugin(pluginID int64) (scribe.Plugin, error) {
 // Plugins returns every plugin, of every developer, by ascending id.
 func (s *Server) Plugins() []scribe.Plugin { return s.st.Plugins() }
 
-// CreateSecretKey creates a fresh ask_live_ key for a plugin.
+// CreateSecretKey creates a fresh ask_live_ secret key for a plugin, as POST
+// /plugins/{id}/secret_keys does.
 func (s *Server) CreateSecretKey(pluginID int64, description string) (SecretKey, error) {
 	k, err := httpapi.NewSecretKey(s.st, pluginID, description)
 	if err != nil {
@@ -141,37 +201,44 @@ func (s *Server) CreateSecretKey(pluginID int64, description string) (SecretKey,
 	return SecretKey{PluginSecretKey: k, Key: k.Value}, nil
 }
 
-// DeleteSecretKey revokes a secret key: its JWTs answer 401 invalid_token.
+// DeleteSecretKey revokes a secret key: JWTs signed with it are refused from
+// then on (401 invalid_token), while the plugin's other keys go on working.
 func (s *Server) DeleteSecretKey(id int64) error {
 	_, err := change(s, "DeleteSecretKey", func(tx *state.Tx) (struct{}, error) { return struct{}{}, tx.DeleteSecretKey(id) })
 	return err
 }
 
-// SecretKeys returns a plugin's secret keys by ascending id.
+// SecretKeys returns a plugin's current secret keys by ascending id. Their
+// Value prints redacted; Reveal gives the key.
 func (s *Server) SecretKeys(pluginID int64) []scribe.PluginSecretKey {
 	return s.st.SecretKeysOf(pluginID)
 }
 
-// Install installs a plugin for a user, who has one active installation of
-// it at most, with a fresh uuid, and emits installation.created.
+// Install installs a plugin for a user, with a fresh uuid, and emits
+// installation.created. A user has at most one active installation of a
+// plugin; install again after Uninstall.
 func (s *Server) Install(pluginID, userID int64) (scribe.PluginInstallation, error) {
 	return change(s, "Install", func(tx *state.Tx) (scribe.PluginInstallation, error) {
 		return tx.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: userID})
 	})
 }
 
-// Uninstall sets the deleted_on of the installation with uuid (its JWTs
-// answer 401 installation_deleted) and emits installation.deleted.
+// Uninstall uninstalls the installation with uuid: its deleted_on is set, its
+// JWTs answer 401 installation_deleted, and installation.deleted is emitted.
+// It stays in the plugin's installation list.
 func (s *Server) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	return change(s, "Uninstall", func(tx *state.Tx) (scribe.PluginInstallation, error) { return tx.Uninstall(uuid) })
 }
 
-// Installations returns a plugin's installations, uninstalled included, by id.
+// Installations returns a plugin's installations, uninstalled ones included,
+// by ascending id.
 func (s *Server) Installations(pluginID int64) []scribe.PluginInstallation {
 	return s.st.InstallationsOf(pluginID)
 }
 
-// CreateTranscript creates a transcript of user userID and emits transcript.created.
+// CreateTranscript creates a transcript of user userID and emits
+// transcript.created to the plugins with transcript permission the user has
+// installed.
 func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Transcript, error) {
 	for field, id := range map[string]int64{"ID": p.ID, "Job.ID": p.Job.ID, "Audio.ID": p.Audio.ID} {
 		if err := chosenID("CreateTranscript", field, id); err != nil {
@@ -186,22 +253,18 @@ func (s *Server) CreateTranscript(userID int64, p TranscriptParams) (scribe.Tran
 		}
 		meta[k] = b
 	}
-	encoded, err := state.EncodeMetadata(meta)
-	if err != nil {
-		return scribe.Transcript{}, fmt.Errorf("scribetest: CreateTranscript: %w", err)
-	}
+	t := scribe.Transcript{ID: p.ID, Headline: p.Headline, Text: p.Text, Type: p.Type, CreatedOn: p.CreatedOn.UTC(), Metadata: meta,
+		User: scribe.TranscriptUser{ID: userID}, Job: p.Job, Audio: p.Audio}
+	t.Audio.CreatedOn = t.Audio.CreatedOn.UTC()
 	return change(s, "CreateTranscript", func(tx *state.Tx) (scribe.Transcript, error) {
-		t, _, err := tx.AddTranscript(state.NewTranscript{
-			ID: p.ID, UserID: userID, Headline: p.Headline, Text: p.Text, Type: p.Type, CreatedOn: p.CreatedOn.UTC(),
-			Metadata: encoded, Job: p.Job,
-			Audio: scribe.TranscriptAudio{ID: p.Audio.ID, LengthInSeconds: p.Audio.LengthInSeconds, CreatedOn: p.Audio.CreatedOn.UTC()},
-		})
-		return t, err
+		t, err := tx.AddTranscript(t)
+		return state.CloneTranscript(t), err
 	})
 }
 
-// UpdateTranscript lets update change a copy of transcript id, stores it
-// (but for its id, owner and creation time) and emits transcript.updated.
+// UpdateTranscript changes transcript id with update, which receives a copy to
+// modify, and emits transcript.updated. The id, the owner and the creation
+// time stay as they were whatever update does.
 func (s *Server) UpdateTranscript(id int64, update func(*scribe.Transcript)) (scribe.Transcript, error) {
 	if update == nil {
 		return scribe.Transcript{}, fmt.Errorf("scribetest: UpdateTranscript: update is nil")
@@ -209,7 +272,8 @@ func (s *Server) UpdateTranscript(id int64, update func(*scribe.Transcript)) (sc
 	return change(s, "UpdateTranscript", func(tx *state.Tx) (scribe.Transcript, error) { return tx.UpdateTranscript(id, update) })
 }
 
-// DeleteTranscript deletes a transcript; it answers 404 from then on.
+// DeleteTranscript deletes a transcript; it disappears from its user's list
+// and answers 404 from then on.
 func (s *Server) DeleteTranscript(id int64) error {
 	_, err := change(s, "DeleteTranscript", func(tx *state.Tx) (struct{}, error) { return struct{}{}, tx.DeleteTranscript(id) })
 	return err
@@ -219,7 +283,8 @@ func (s *Server) DeleteTranscript(id int64) error {
 func (s *Server) Transcripts(userID int64) []scribe.Transcript { return s.st.TranscriptsOf(userID) }
 
 // CreateWebhook registers uri (an absolute http or https URL without
-// user:password@) for a plugin's events, with a fresh whsec_ secret.
+// user:password@) to receive the events of a plugin, with a fresh whsec_
+// signing secret.
 func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, error) {
 	hook, _, err := s.webhookOf(pluginID, uri, false)
 	return hook, err

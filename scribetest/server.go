@@ -12,18 +12,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribehq/scribe-go/auth"
-	"github.com/scribehq/scribe-go/scribetest/internal/authn"
-	"github.com/scribehq/scribe-go/scribetest/internal/delivery"
-	"github.com/scribehq/scribe-go/scribetest/internal/faults"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
-	"github.com/scribehq/scribe-go/scribetest/internal/idempotency"
-	"github.com/scribehq/scribe-go/scribetest/internal/reqlog"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
-// Server is the Plugin Integration Service in memory, over real HTTP. It is
-// safe for concurrent use.
+// Server is the Plugin Integration Service in memory: every operation of the
+// contract over real HTTP, backed by state that tests seed and read back
+// through plain Go calls. It is safe for concurrent use.
+//
+// A Server from NewServer or NewTestServer listens on a loopback port; one
+// from NewUnstartedServer only answers through Handler until Start is called.
 type Server struct {
 	clock      Clock
 	basePath   string
@@ -31,9 +30,9 @@ type Server struct {
 	addr       string
 	retryScale float64 // how the waits of the clients it hands out are scaled on the real clock
 	st         *state.Store
-	log        reqlog.Log
-	faults     faults.Queue
-	deliveries *delivery.Engine
+	log        requestLog
+	faults     faults
+	deliveries *engine
 	handler    http.Handler
 
 	mu     sync.Mutex // guards the fields below
@@ -42,16 +41,21 @@ type Server struct {
 	closed bool
 }
 
-// ErrNotFound is wrapped by seeding errors about an id that names nothing.
+// ErrNotFound is returned (wrapped) by the seeding calls when an id or uuid
+// names nothing, such as CreatePlugin for a developer that does not exist.
 var ErrNotFound = state.ErrNotFound
 
-// ErrConflict is wrapped by seeding errors about a clash, such as an id taken.
+// ErrConflict is returned (wrapped) by the seeding calls when the change
+// clashes with the server's state, such as an id already taken or a second
+// active installation of a plugin for the same user.
 var ErrConflict = state.ErrConflict
 
 // defaultRetryScale scales the retry waits of the server's clients.
 const defaultRetryScale = 0.001
 
-// NewUnstartedServer returns a Server that does not listen until Start.
+// NewUnstartedServer returns a Server that does not listen yet: until Start,
+// it answers only through Handler, to mount in a server of your own. URL is
+// "" until then, and the clients it hands out cannot be made.
 func NewUnstartedServer(opts ...Option) (*Server, error) {
 	cfg := config{clock: realClock{}, addr: "127.0.0.1:0", logger: slog.Default()}
 	for _, o := range opts {
@@ -63,16 +67,16 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		}
 	}
 	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr,
-		retryScale: cmp.Or(cfg.delivery.Scale, defaultRetryScale)}
-	timers, advancer := timersOf(cfg.clock)
-	s.deliveries = delivery.New(cfg.delivery, cfg.clock, timers, advancer, cfg.logger)
-	s.st = state.New(cfg.clock, func(e state.Event) {
-		s.deliveries.Publish(e, s.st.WebhooksOf(e.PluginID))
+		retryScale: cmp.Or(cfg.scale, defaultRetryScale)}
+	s.deliveries = newEngine(&cfg)
+	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
+		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
-	s.handler = httpapi.New(httpapi.Config{
-		State: s.st, Auth: authn.New(s.st, auth.NewVerifier(auth.WithClock(cfg.clock.Now))), Idem: idempotency.New(),
-		Limiter: cfg.limiter, Faults: &s.faults, Log: &s.log, Clock: cfg.clock, BasePath: cfg.basePath, Logger: cfg.logger,
-	})
+	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: cfg.limiter, BasePath: cfg.basePath,
+		Logger: cfg.logger, Log: s.log.add,
+		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
+			return s.faults.take(r, s.basePath, at, requestID)
+		}})
 	if cfg.admin {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}
@@ -84,7 +88,8 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// NewServer returns a Server listening on a free loopback port; Close it.
+// NewServer returns a Server listening on a free loopback port (or the address
+// given with WithAddr). Close it when done.
 func NewServer(opts ...Option) (*Server, error) {
 	s, err := NewUnstartedServer(opts...)
 	if err != nil {
@@ -96,7 +101,9 @@ func NewServer(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// NewTestServer is NewServer for a test: it fails t on error, and closes the server when t ends.
+// NewTestServer is NewServer for a test: it fails t at once if the server
+// cannot start (a bad option or fixture, say), and closes the server when t
+// and its subtests finish.
 func NewTestServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := NewServer(opts...)
@@ -107,7 +114,8 @@ func NewTestServer(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Start makes the server listen and serve; once only, before Close.
+// Start makes the server listen on its address and serve. Starting a started
+// or closed server is an error.
 func (s *Server) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -132,18 +140,22 @@ func (s *Server) Start() error {
 	return nil
 }
 
-// URL returns the base URL, such as "http://127.0.0.1:53127/v1", once started.
+// URL returns the base URL clients should use, base path included, such as
+// "http://127.0.0.1:53127/v1". It is empty until the server is started.
 func (s *Server) URL() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.url
 }
 
-// Handler returns the server's HTTP handler, to mount in a server of yours.
+// Handler returns the server's HTTP handler, with the base path, for mounting
+// in a server of your own (an httptest.Server with TLS, say).
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Close stops the server and webhook delivery at once; the undelivered stay in
-// PendingDeliveries. Calling it again does nothing.
+// Close stops the server at once: it stops listening, closes every connection,
+// and stops webhook delivery, aborting attempts in flight. Deliveries not yet
+// delivered stay listed by PendingDeliveries (and their count is logged); none
+// is attempted again. Calling it again does nothing.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
@@ -151,12 +163,15 @@ func (s *Server) Close() {
 		_ = s.hs.Close()
 	}
 	s.mu.Unlock()
-	s.deliveries.Close()
+	s.deliveries.close()
 }
 
-// Shutdown stops the server gracefully: it waits for requests in flight,
-// then for every delivery to settle, until ctx is done, then closes. An
-// error wrapping ctx.Err() says how many deliveries were left.
+// Shutdown stops the server gracefully: it stops listening, waits for requests
+// in flight to finish (see http.Server.Shutdown), then waits for every pending
+// webhook delivery to be delivered or given up, retries included, all until
+// ctx is done. Then it stops delivery like Close. When deliveries are left
+// undelivered it says how many in an error that wraps ctx.Err();
+// PendingDeliveries lists them.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
@@ -166,5 +181,5 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if hs != nil {
 		err = hs.Shutdown(ctx)
 	}
-	return errors.Join(err, s.deliveries.Shutdown(ctx))
+	return errors.Join(err, s.deliveries.shutdown(ctx))
 }

@@ -1,9 +1,8 @@
 package scribetest
 
 import (
+	"encoding/json"
 	"fmt"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
@@ -12,15 +11,23 @@ import (
 
 // TriggeredEvent is an event Trigger made the server emit.
 type TriggeredEvent struct {
-	ID   string            `json:"id"`   // its webhook-id, for RequireDelivered
-	Type webhook.EventType `json:"type"` // such as webhook.EventTranscriptCreated
+	// ID is the event's id, its webhook-id: pass it to RequireDelivered.
+	ID string `json:"id"`
+	// Type is the event's type.
+	Type webhook.EventType `json:"type"`
 }
 
-// Trigger makes the server emit an event of type typ to plugin pluginID's
-// webhooks, as "stripe trigger" does, with real resources: a new user
-// installs the plugin, then uninstalls it, or gets a sample transcript that
-// is then edited. It returns the sequence's events. The plugin needs a webhook
-// (and transcript permission "read", for transcript events).
+// Trigger makes the server emit an event of type typ to the webhooks of plugin
+// pluginID, as "stripe trigger" does: it creates real resources with the
+// seeding calls, so the event's data is a resource the API serves. A new user
+// "Test User" installs the plugin (installation.created); for
+// installation.deleted the installation is then uninstalled; for
+// transcript.created the user gets a sample transcript, which
+// transcript.updated then edits. Every event of the sequence is delivered,
+// signed and retried like any other, and returned, in order; events that other
+// calls emit meanwhile are not among them. The plugin needs a webhook, and for
+// transcript events transcript permission "read"; the error says what is
+// missing.
 func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEvent, error) {
 	if err := s.triggerable(pluginID, typ); err != nil {
 		return nil, err
@@ -30,7 +37,7 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 	}
 
 	// One transaction: its events are the sequence's, whatever else happens.
-	events, err := change(s, "Trigger", func(tx *state.Tx) ([]state.Event, error) {
+	events, err := change(s, "Trigger", func(tx *state.Tx) ([]webhook.Event, error) {
 		user, err := tx.AddUser(scribe.User{FirstName: "Test", LastName: "User", EmailAddress: "test.user@example.com"}, "")
 		if err != nil {
 			return nil, err
@@ -44,8 +51,8 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 			_, err = tx.Uninstall(inst.UUID)
 		case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
 			var t scribe.Transcript
-			t, _, err = tx.AddTranscript(state.NewTranscript{UserID: user.ID, Headline: "Test call", Type: "phone_call",
-				Text: "A sample transcript sent by Trigger.", Metadata: jsontext.Value(`{"triggered":true}`)})
+			t, err = tx.AddTranscript(scribe.Transcript{User: scribe.TranscriptUser{ID: user.ID}, Headline: "Test call", Type: "phone_call",
+				Text: "A sample transcript sent by Trigger.", Metadata: map[string]json.RawMessage{"triggered": json.RawMessage("true")}})
 			if err == nil && typ == webhook.EventTranscriptUpdated {
 				_, err = tx.UpdateTranscript(t.ID, func(t *scribe.Transcript) { t.Headline = "Test call (edited)" })
 			}
@@ -57,7 +64,7 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 	}
 	out := make([]TriggeredEvent, len(events))
 	for i, e := range events {
-		out[i] = TriggeredEvent{ID: e.ID, Type: webhook.EventType(e.Type)}
+		out[i] = TriggeredEvent{ID: e.ID, Type: e.Type}
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -166,6 +167,11 @@ func Require[T any]() *json.Unmarshalers { return object[T](true) }
 // same; "nonull" refuses null for a pointer field (a pointer that tells an
 // omitted member from a given one, not a nullable one); "object" requires a
 // JSON object of a field that holds free JSON (a jsontext.Value).
+//
+// A struct field tagged `json:",inline"` contributes its own fields as
+// members of the object, as in the library; a member T declares itself
+// hides the inlined one of the same name, so that T can be another type
+// with one member read differently (such as an id that may be omitted).
 func Fields[T any]() *json.Unmarshalers { return object[T](false) }
 
 func object[T any](required bool) *json.Unmarshalers {
@@ -199,7 +205,7 @@ func object[T any](required bool) *json.Unmarshalers {
 				continue
 			}
 			seen |= 1 << i
-			if err := fields.decodeMember(dec, rv.Field(fields.field[i]), i); err != nil {
+			if err := fields.decodeMember(dec, rv.FieldByIndex(fields.field[i]), i); err != nil {
 				return err
 			}
 		}
@@ -252,10 +258,10 @@ type MissingError struct{ Member string }
 func (e *MissingError) Error() string { return "missing required member " + `"` + e.Member + `"` }
 
 // structFields is what Require knows of a struct: its members' names in
-// declaration order, and for each the index of its field.
+// declaration order, and for each the index path of its field.
 type structFields struct {
 	names    []string
-	field    []int
+	field    [][]int
 	nullable []bool // null is left to the field's own decoding
 	required uint64 // the members tagged apijson:"required"
 	object   uint64 // the members tagged apijson:"object"
@@ -265,6 +271,18 @@ type structFields struct {
 func fieldsOf(t reflect.Type) structFields {
 	var f structFields
 	f.index = map[string]int{}
+	f.add(t, nil)
+	if len(f.names) > 64 {
+		panic("apijson.Require: more than 64 members in " + t.String()) // a programming error, found by the first test
+	}
+	return f
+}
+
+// add adds the members of struct t, whose fields are at index path in the
+// value decoded: its own fields first, then those of the structs it inlines,
+// less the names already taken.
+func (f *structFields) add(t reflect.Type, path []int) {
+	var inlined []int
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		if !sf.IsExported() {
@@ -272,16 +290,23 @@ func fieldsOf(t reflect.Type) structFields {
 		}
 		name := sf.Name
 		if tag, ok := sf.Tag.Lookup("json"); ok {
-			if tag == "-" {
+			n, opts, _ := strings.Cut(tag, ",")
+			switch {
+			case tag == "-":
 				continue
-			}
-			if n, _, _ := strings.Cut(tag, ","); n != "" {
+			case opts == "inline":
+				inlined = append(inlined, i)
+				continue
+			case n != "":
 				name = n
 			}
 		}
+		if _, hidden := f.index[name]; hidden {
+			continue
+		}
 		f.index[name] = len(f.names)
 		f.names = append(f.names, name)
-		f.field = append(f.field, i)
+		f.field = append(f.field, append(slices.Clone(path), i))
 		opts := sf.Tag.Get("apijson")
 		f.nullable = append(f.nullable, sf.Type.Kind() == reflect.Pointer && !strings.Contains(opts, "nonull"))
 		if strings.Contains(opts, "required") {
@@ -291,10 +316,9 @@ func fieldsOf(t reflect.Type) structFields {
 			f.object |= 1 << (len(f.names) - 1)
 		}
 	}
-	if len(f.names) > 64 {
-		panic("apijson.Require: more than 64 members in " + t.String()) // a programming error, found by the first test
+	for _, i := range inlined {
+		f.add(t.Field(i).Type, append(slices.Clone(path), i))
 	}
-	return f
 }
 
 // Error is a JSON document that could not be decoded, described without

@@ -119,6 +119,36 @@ func TestFieldsAreOptionalButNotNull(t *testing.T) {
 	}
 }
 
+// TestFieldsInline protects Fields' inlining: the members of a struct
+// tagged `json:",inline"` are members of the object, checked as its own,
+// and one the outer struct declares itself hides the inlined one.
+func TestFieldsInline(t *testing.T) {
+	type Inner struct {
+		ID   int64  `json:"id"`
+		Name string `json:"name"`
+	}
+	type outer struct {
+		ID    *int64 `json:"id" apijson:"nonull"`
+		Inner `json:",inline"`
+	}
+	opts := Strict(Fields[outer]())
+	var o outer
+	if err := Unmarshal([]byte(`{"id":0,"name":"n"}`), &o, opts); err != nil || o.ID == nil || *o.ID != 0 || o.Name != "n" || o.Inner.ID != 0 {
+		t.Fatalf("outer id and inlined name: %+v, %v", o, err)
+	}
+	for in, want := range map[string]string{
+		`{"name":null}`: "/name: must be a string, not null",
+		`{"id":null}`:   "/id: must be an integer, not null",
+		`{"nme":"x"}`:   "/nme: unknown member",
+	} {
+		err := Unmarshal([]byte(in), &o, opts)
+		var e *Error
+		if !errors.As(err, &e) || e.Pointer+": "+e.Reason != want {
+			t.Errorf("%s: got %v, want %q", in, err, want)
+		}
+	}
+}
+
 func TestStrictRefusesUnknownMembers(t *testing.T) {
 	var u user
 	err := Unmarshal([]byte(`{"id":1,"name":"Ada","nmae":"x"}`), &u, strict)

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -13,46 +14,50 @@ import (
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/wire"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
-// SecretKeyJSON and WebhookJSON are wire forms with the secret, which marshals redacted.
-type SecretKeyJSON struct {
-	ID          int64     `json:"id"`
-	Description string    `json:"description"`
-	Value       string    `json:"value"`
-	PluginID    int64     `json:"plugin_id"`
-	CreatedOn   time.Time `json:"created_on"`
-	UpdatedOn   time.Time `json:"updated_on"`
+// revealSecrets writes the secrets the service hands out (a new secret
+// key's value, a webhook's signing secret) as they are, where their own
+// MarshalJSON writes them redacted. Only the answers that carry one are
+// encoded with it: the library looks each value's type up among the
+// marshalers given, which would slow every other answer.
+var revealSecrets = json.WithMarshalers(json.JoinMarshalers(
+	json.MarshalToFunc(func(enc *jsontext.Encoder, k auth.SecretKey) error {
+		return enc.WriteToken(jsontext.String(k.Reveal()))
+	}),
+	json.MarshalToFunc(func(enc *jsontext.Encoder, s webhook.Secret) error {
+		return enc.WriteToken(jsontext.String(s.Reveal()))
+	}),
+))
+
+// Marshal encodes an answer that carries the secrets the server hands out,
+// as internal/apijson's Marshal does (map keys sorted), but with those
+// secrets revealed: the resources are the root package's, whose secrets
+// print redacted.
+func Marshal(v any) ([]byte, error) {
+	return json.Marshal(v, json.Deterministic(true), revealSecrets)
 }
 
-type WebhookJSON struct {
-	ID            int64     `json:"id"`
-	PluginID      int64     `json:"plugin_id"`
-	URI           string    `json:"uri"`
-	SigningSecret string    `json:"signing_secret"`
-	CreatedOn     time.Time `json:"created_on"`
-	UpdatedOn     time.Time `json:"updated_on"`
-}
+// reply is a success body, encoded; writeJSON ends it with a newline.
+type reply []byte
 
-// WebhookWire is w's wire form.
-func WebhookWire(w scribe.Webhook) WebhookJSON {
-	return WebhookJSON{w.ID, w.PluginID, w.URI, w.SigningSecret.Reveal(), w.CreatedOn, w.UpdatedOn}
-}
+// encode encodes a success body with apijson.Marshal.
+func encode(v any) (reply, *problem) { return encodeWith(apijson.Marshal, v) }
 
-// encode is every success body: the library's encoding and a newline.
-func encode(v any) (reply, *problem) {
-	b, err := apijson.Marshal(v)
+// encodeWith encodes a success body with marshal, such as Marshal for one
+// that carries a secret.
+func encodeWith(marshal func(any) ([]byte, error), v any) (reply, *problem) {
+	b, err := marshal(v)
 	if err != nil {
 		return nil, internalError("encoding the response failed")
 	}
-	return reply{b, newline}, nil
+	return b, nil
 }
 
-func list[T any](data []T, hasMore bool, total int) (reply, *problem) {
-	if data == nil {
-		data = []T{}
-	}
-	return encode(wire.List[T]{HasMore: hasMore, TotalCount: total, Data: data})
+// page is the envelope of every list operation.
+func page[T any](data []T, hasMore bool, total int) wire.List[T] {
+	return wire.List[T]{HasMore: hasMore, TotalCount: total, Data: data}
 }
 
 func permissionDenied(field string) *problem {
@@ -70,27 +75,8 @@ func (a *API) listTranscripts(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	items, more, total := a.cfg.State.TranscriptPage(c.caller.Installation.UserID, after, limit)
-	return transcriptPage(items, more, total), nil
+	return encode(page(a.cfg.State.TranscriptPage(c.caller.Installation.UserID, after, limit)))
 }
-
-// transcriptPage puts the stored encodings into the envelope the library encodes
-// rather than re-encoding them (TestTranscriptPageIsTheLibrarys checks it).
-func transcriptPage(items [][]byte, hasMore bool, total int) reply {
-	head, _ := apijson.Marshal(wire.List[jsontext.Value]{HasMore: hasMore, TotalCount: total, Data: []jsontext.Value{}})
-	tail := len(head) - len("]}") // the items go before the closing bracket
-	out := make(reply, 0, 2*len(items)+3)
-	out = append(out, head[:tail])
-	for i, it := range items {
-		if i > 0 {
-			out = append(out, comma)
-		}
-		out = append(out, it)
-	}
-	return append(out, head[tail:], newline)
-}
-
-var comma = []byte(",")
 
 func (a *API) getTranscript(c *call) (reply, *problem) {
 	if c.caller.Plugin.Permissions.Transcript != scribe.PermissionRead {
@@ -100,11 +86,11 @@ func (a *API) getTranscript(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	b, ok := a.cfg.State.Transcript(c.caller.Installation.UserID, id)
+	t, ok := a.cfg.State.Transcript(c.caller.Installation.UserID, id)
 	if !ok {
 		return nil, notFound(fmt.Sprintf("there is no transcript %d", id))
 	}
-	return reply{b, newline}, nil
+	return encode(t)
 }
 
 func (a *API) getMe(c *call) (reply, *problem) {
@@ -138,7 +124,7 @@ func (a *API) listPlugins(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	return list(a.cfg.State.PagePlugins(c.caller.Developer.ID, after, limit))
+	return encode(page(a.cfg.State.PagePlugins(c.caller.Developer.ID, after, limit)))
 }
 
 func (a *API) getPlugin(c *call) (reply, *problem) {
@@ -149,18 +135,16 @@ func (a *API) getPlugin(c *call) (reply, *problem) {
 	return encode(pl)
 }
 
-// createPluginBody is the body of POST /plugins; only crm_integration_id may be null.
+// createPluginBody is the body of POST /plugins. It differs from
+// scribe.CreatePluginParams in its JSON tags and in that name is required;
+// a permission level omitted stays "none" (decodeBody starts from it), one
+// given as "" is refused, and only crm_integration_id may be null.
 type createPluginBody struct {
-	Name             string           `json:"name" apijson:"required"`
-	Description      string           `json:"description"`
-	Permissions      *permissionsBody `json:"permissions" apijson:"nonull"`
-	LogoURI          string           `json:"logo_uri"`
-	CRMIntegrationID *int64           `json:"crm_integration_id"` // null: no CRM integration
-}
-
-type permissionsBody struct {
-	User       *scribe.Permission `json:"user" apijson:"nonull"`
-	Transcript *scribe.Permission `json:"transcript" apijson:"nonull"`
+	Name             string             `json:"name" apijson:"required"`
+	Description      string             `json:"description"`
+	Permissions      scribe.Permissions `json:"permissions"`
+	LogoURI          string             `json:"logo_uri"`
+	CRMIntegrationID *int64             `json:"crm_integration_id"` // null: no CRM integration
 }
 
 type createSecretKeyBody struct {
@@ -168,24 +152,16 @@ type createSecretKeyBody struct {
 }
 
 // requestJSON decodes request bodies strictly (decodeBody).
-var requestJSON = apijson.Strict(apijson.Fields[createPluginBody](), apijson.Fields[permissionsBody](), apijson.Fields[createSecretKeyBody]())
+var requestJSON = apijson.Strict(apijson.Fields[createPluginBody](), apijson.Fields[scribe.Permissions](), apijson.Fields[createSecretKeyBody]())
 
 func (a *API) createPlugin(c *call) (reply, *problem) {
-	var b createPluginBody
+	b := createPluginBody{Permissions: scribe.Permissions{User: scribe.PermissionNone, Transcript: scribe.PermissionNone}}
 	if p := decodeBody(c.body, &b); p != nil {
 		return nil, p
 	}
 	pl := scribe.Plugin{
-		Name: b.Name, Description: b.Description, LogoURI: b.LogoURI, CRMIntegrationID: b.CRMIntegrationID,
-		Permissions: scribe.Permissions{User: scribe.PermissionNone, Transcript: scribe.PermissionNone},
-		UserID:      c.caller.Developer.ID,
-		CreatedOn:   c.info.at.UTC().Truncate(time.Second),
-	}
-	if b.Permissions != nil && b.Permissions.User != nil {
-		pl.Permissions.User = *b.Permissions.User
-	}
-	if b.Permissions != nil && b.Permissions.Transcript != nil {
-		pl.Permissions.Transcript = *b.Permissions.Transcript
+		Name: b.Name, Description: b.Description, Permissions: b.Permissions, LogoURI: b.LogoURI,
+		CRMIntegrationID: b.CRMIntegrationID, UserID: c.caller.Developer.ID, CreatedOn: c.info.at.UTC().Truncate(time.Second),
 	}
 	if err := state.ValidatePlugin(pl); err != nil {
 		return nil, validationFailed(err.Error())
@@ -213,7 +189,7 @@ func (a *API) createSecretKey(c *call) (reply, *problem) {
 	if err != nil {
 		return nil, internalError("creating the secret key failed")
 	}
-	return encode(SecretKeyJSON{k.ID, k.Description, k.Value.Reveal(), k.PluginID, k.CreatedOn, k.UpdatedOn})
+	return encodeWith(Marshal, k)
 }
 
 // NewSecretKey creates a fresh ask_live_ key for plugin.
@@ -241,7 +217,7 @@ func (a *API) listInstallations(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	return list(a.cfg.State.PageInstallations(plugin, after, limit))
+	return encode(page(a.cfg.State.PageInstallations(plugin, after, limit)))
 }
 
 func (a *API) listWebhooks(c *call) (reply, *problem) {
@@ -249,10 +225,5 @@ func (a *API) listWebhooks(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	hooks, more, total := a.cfg.State.PageWebhooks(plugin, after, limit)
-	out := make([]WebhookJSON, len(hooks))
-	for i, h := range hooks {
-		out[i] = WebhookWire(h)
-	}
-	return list(out, more, total)
+	return encodeWith(Marshal, page(a.cfg.State.PageWebhooks(plugin, after, limit)))
 }

@@ -10,9 +10,6 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/redact"
-	"github.com/scribehq/scribe-go/scribetest/internal/authn"
-	"github.com/scribehq/scribe-go/scribetest/internal/faults"
-	"github.com/scribehq/scribe-go/scribetest/internal/ratelimit"
 )
 
 // reqInfo is what the middleware learns of a request, kept in the statusWriter (infoOf).
@@ -21,8 +18,8 @@ type reqInfo struct {
 	at      time.Time // when the request arrived, by the server's clock
 	code    string    // the problem code answered, if any
 	authed  bool      // authenticate's verdict is below, shared by the rate limit and the operation
-	caller  *authn.Principal
-	refusal *authn.Refusal
+	caller  *principal
+	refusal *problem
 }
 
 // statusWriter remembers the status written and carries the reqInfo.
@@ -97,9 +94,9 @@ func CheckHead(r *http.Request) (status int, code, detail string) {
 // requestID sets the Request-Id, refuses an oversized head and logs the request.
 func (a *API) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Clock.Now()}}
+		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Now()}}
 		w.Header()["Request-Id"] = []string{sw.info.id}
-		defer func() { a.cfg.Log.Add(r, sw.info.at, sw.info.id, sw.status, sw.info.code) }()
+		defer func() { a.cfg.Log(r, sw.info.at, sw.info.id, sw.status, sw.info.code) }()
 		if status, code, detail := CheckHead(r); status != 0 {
 			writeProblem(sw, newProblem(status, code, detail))
 			return
@@ -130,11 +127,29 @@ func (a *API) recoverer(next http.Handler) http.Handler {
 	})
 }
 
-// faults plays the first injected fault that matches the request.
+// Failure is how a request fails instead of being served (scribetest.Fault).
+type Failure struct {
+	Status     int           // one of FailureCodes, answered as its problem document; 0: none
+	RetryAfter time.Duration // sent, rounded up to whole seconds, as Retry-After with Status
+	Drop       bool          // close the connection without an answer
+	Delay      time.Duration // a real wait before the answer, the drop or the request served
+}
+
+// FailureCodes are the problem codes of the transient failures the contract
+// declares on every operation, by status: those a Failure may answer.
+var FailureCodes = map[int]string{
+	http.StatusTooManyRequests:     scribe.CodeRateLimited,
+	http.StatusInternalServerError: scribe.CodeInternalError,
+	http.StatusBadGateway:          scribe.CodeBadGateway,
+	http.StatusServiceUnavailable:  scribe.CodeServiceUnavailable,
+	http.StatusGatewayTimeout:      scribe.CodeGatewayTimeout,
+}
+
+// faults makes the request fail as Config.Fail says, if it says so.
 func (a *API) faults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(w)
-		f, ok := a.cfg.Faults.Take(r, a.cfg.BasePath, info.at, info.id)
+		f, ok := a.cfg.Fail(r, info.at, info.id)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -163,22 +178,22 @@ func (a *API) faults(next http.Handler) http.Handler {
 	})
 }
 
-// faultProblem is the answer of an injected fault with a Status.
-func (a *API) faultProblem(f faults.Fault) *problem {
-	p := newProblem(f.Status, faults.Codes[f.Status],
+// faultProblem is the answer of a Failure with a Status.
+func (a *API) faultProblem(f Failure) *problem {
+	p := newProblem(f.Status, FailureCodes[f.Status],
 		fmt.Sprintf("scribetest: injected fault: the test asked this request to fail with %d %s (InjectFault); retry it",
 			f.Status, http.StatusText(f.Status)))
 	if f.RetryAfter > 0 || f.Status == http.StatusTooManyRequests {
-		p = p.with("Retry-After", ratelimit.Seconds(f.RetryAfter))
+		p = p.with("Retry-After", seconds(f.RetryAfter))
 	}
 	if f.Status == http.StatusTooManyRequests {
 		// The contract's 429 carries the RateLimit headers, quota spent.
-		limit := ratelimit.DefaultLimit
+		limit := announcedLimit
 		if a.cfg.Limiter != nil {
 			limit = a.cfg.Limiter.Limit
 		}
 		p = p.with("RateLimit-Limit", strconv.Itoa(limit)).with("RateLimit-Remaining", "0").
-			with("RateLimit-Reset", ratelimit.Seconds(f.RetryAfter))
+			with("RateLimit-Reset", seconds(f.RetryAfter))
 	}
 	return p
 }
@@ -188,8 +203,8 @@ func (a *API) faultProblem(f faults.Fault) *problem {
 func (a *API) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(w)
-		if a.cfg.Limiter == nil {
-			ratelimit.Unlimited(info.at).Announce(w.Header())
+		if a.cfg.Limiter == nil { // the contract's example quota, all of it remaining
+			announce(w.Header(), announcedLimit, announcedLimit, info.at.Truncate(announcedWindow).Add(announcedWindow).Sub(info.at))
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -198,13 +213,12 @@ func (a *API) rateLimit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		q := a.cfg.Limiter.Take(caller.Scope, info.at)
-		q.Announce(w.Header())
-		if !q.Allowed {
-			reset := ratelimit.Seconds(q.Reset)
+		remaining, reset, allowed := a.cfg.Limiter.take(caller.Scope, info.at)
+		announce(w.Header(), a.cfg.Limiter.Limit, remaining, reset)
+		if !allowed {
 			writeProblem(w, newProblem(http.StatusTooManyRequests, scribe.CodeRateLimited,
-				fmt.Sprintf("the credential has made its %d requests of this window; retry after %s seconds", q.Limit, reset)).
-				with("Retry-After", reset))
+				fmt.Sprintf("the credential has made its %d requests of this window; retry after %s seconds", a.cfg.Limiter.Limit, seconds(reset))).
+				with("Retry-After", seconds(reset)))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -212,9 +226,9 @@ func (a *API) rateLimit(next http.Handler) http.Handler {
 }
 
 // authenticate authenticates r once; the verdict is kept with the request.
-func (a *API) authenticate(info *reqInfo, r *http.Request) (*authn.Principal, *authn.Refusal) {
+func (a *API) authenticate(info *reqInfo, r *http.Request) (*principal, *problem) {
 	if !info.authed {
-		info.caller, info.refusal = a.cfg.Auth.Authenticate(r.Header["Authorization"], info.at)
+		info.caller, info.refusal = a.auth.authenticate(r.Header["Authorization"])
 		info.authed = true
 	}
 	return info.caller, info.refusal

@@ -3,12 +3,10 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
-	"sync"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/wire"
-	"github.com/scribehq/scribe-go/scribetest/internal/authn"
 )
 
 // problemType is every problem's type (RFC 9457 §4.2.1); clients branch on code.
@@ -51,15 +49,6 @@ func internalError(detail string) *problem {
 	return newProblem(http.StatusInternalServerError, scribe.CodeInternalError, detail+"; report the request id")
 }
 
-// refused is the problem of a refused credential.
-func refused(r *authn.Refusal) *problem {
-	p := newProblem(r.Status, r.Code, r.Detail)
-	if r.Challenge != "" {
-		p = p.with("WWW-Authenticate", r.Challenge)
-	}
-	return p
-}
-
 // writeProblem writes p as application/problem+json, with the request's id.
 func writeProblem(w http.ResponseWriter, p *problem) {
 	info := infoOf(w)
@@ -77,40 +66,16 @@ func writeProblem(w http.ResponseWriter, p *problem) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// reply is a success body in encoded pieces (a page's are the stored transcripts).
-type reply [][]byte
-
-var newline = []byte("\n")
-
-// buffers gather a reply's pieces into one write, cheaper than many small ones.
-var buffers = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxPooled = 1 << 20
-
-// writeJSON writes status and body, with its Content-Length, in one write.
+// writeJSON writes status and body and a newline, with their Content-Length.
 func writeJSON(w http.ResponseWriter, status int, body reply) {
-	n := 0
-	for _, b := range body {
-		n += len(b)
-	}
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(n)}
+	h["Content-Length"] = []string{strconv.Itoa(len(body) + 1)}
 	w.WriteHeader(status)
-	if len(body) == 1 {
-		_, _ = w.Write(body[0])
-		return
-	}
-	buf := buffers.Get().(*[]byte)
-	b := (*buf)[:0]
-	for _, piece := range body {
-		b = append(b, piece...)
-	}
-	_, _ = w.Write(b)
-	if cap(b) <= maxPooled {
-		*buf = b
-		buffers.Put(buf)
-	}
+	_, _ = w.Write(body)
+	_, _ = w.Write(newline)
 }
+
+var newline = []byte("\n")
 
 var contentTypeJSON = []string{"application/json"}

@@ -1,6 +1,9 @@
 // Package httpapi is the reference server's HTTP side: the operations of
-// api/openapi.yaml as http.ServeMux patterns, the middleware, the handlers
-// and problem+json, over the state and the services.
+// api/openapi.yaml as http.ServeMux patterns and their handlers, over the
+// state; the middleware of every request (request ids, rate limits, and the
+// request log and injected faults that the face keeps, through Config);
+// authentication; idempotency keys; and problem+json errors. It imports, of
+// the scribetest tree, only the state.
 package httpapi
 
 import (
@@ -10,47 +13,49 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	scribe "github.com/scribehq/scribe-go"
-	"github.com/scribehq/scribe-go/scribetest/internal/authn"
-	"github.com/scribehq/scribe-go/scribetest/internal/clock"
-	"github.com/scribehq/scribe-go/scribetest/internal/faults"
-	"github.com/scribehq/scribe-go/scribetest/internal/idempotency"
-	"github.com/scribehq/scribe-go/scribetest/internal/ratelimit"
-	"github.com/scribehq/scribe-go/scribetest/internal/reqlog"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
 // Config is what the API is built from.
 type Config struct {
 	State    *state.Store
-	Auth     *authn.Authenticator
-	Idem     *idempotency.Store
-	Limiter  *ratelimit.Limiter // nil: rate limiting is off
-	Faults   *faults.Queue
-	Log      *reqlog.Log
-	Clock    clock.Clock
+	Now      func() time.Time // the server's clock
+	Limiter  *Limiter         // nil: rate limiting is off
 	BasePath string
 	Logger   *slog.Logger
+	// Fail says how a request is to fail instead of being served, if it
+	// is to (a fault a test injected).
+	Fail func(r *http.Request, at time.Time, requestID string) (Failure, bool)
+	// Log is told of every request answered.
+	Log func(r *http.Request, at time.Time, requestID string, status int, code string)
 }
 
 // API serves the operations.
-type API struct{ cfg Config }
+type API struct {
+	cfg  Config
+	auth authenticator
+	idem *idempotencyStore
+}
 
 // New returns the operations' handler behind requestID → recoverer → faults →
 // rateLimit → canonical → routes: a faulted request is neither authenticated,
 // counted nor performed.
 func New(cfg Config) http.Handler {
-	a := &API{cfg: cfg}
+	a := &API{cfg: cfg, idem: newIdempotencyStore(),
+		auth: authenticator{st: cfg.State, verifier: auth.NewVerifier(auth.WithClock(cfg.Now))}}
 	return a.requestID(a.recoverer(a.faults(a.rateLimit(a.canonical(a.routes())))))
 }
 
 // operation is one row of docs/contract.md's operations table.
 type operation struct {
 	method string
-	path   string     // relative to the base path, with {id} wildcards
-	kind   authn.Kind // the credential it takes
-	query  []string   // the query parameters it accepts
+	path   string   // relative to the base path, with {id} wildcards
+	kind   kind     // the credential it takes
+	query  []string // the query parameters it accepts
 	handle func(c *call) (body reply, p *problem)
 }
 
@@ -58,7 +63,7 @@ type operation struct {
 type call struct {
 	r      *http.Request
 	info   *reqInfo
-	caller *authn.Principal
+	caller *principal
 	body   []byte // a POST's
 }
 
@@ -66,15 +71,15 @@ var pageQuery = []string{"limit", "after_id"}
 
 func (a *API) operations() []operation {
 	return []operation{
-		{http.MethodGet, "/transcripts", authn.Installation, pageQuery, a.listTranscripts},
-		{http.MethodGet, "/transcripts/{id}", authn.Installation, nil, a.getTranscript},
-		{http.MethodGet, "/users/me", authn.Installation, nil, a.getMe},
-		{http.MethodGet, "/plugins", authn.Developer, pageQuery, a.listPlugins},
-		{http.MethodPost, "/plugins", authn.Developer, nil, a.createPlugin},
-		{http.MethodGet, "/plugins/{id}", authn.Developer, nil, a.getPlugin},
-		{http.MethodPost, "/plugins/{id}/secret_keys", authn.Developer, nil, a.createSecretKey},
-		{http.MethodGet, "/plugins/{id}/installations", authn.Developer, pageQuery, a.listInstallations},
-		{http.MethodGet, "/plugins/{id}/webhooks", authn.Developer, pageQuery, a.listWebhooks},
+		{http.MethodGet, "/transcripts", installationJWT, pageQuery, a.listTranscripts},
+		{http.MethodGet, "/transcripts/{id}", installationJWT, nil, a.getTranscript},
+		{http.MethodGet, "/users/me", installationJWT, nil, a.getMe},
+		{http.MethodGet, "/plugins", developerKey, pageQuery, a.listPlugins},
+		{http.MethodPost, "/plugins", developerKey, nil, a.createPlugin},
+		{http.MethodGet, "/plugins/{id}", developerKey, nil, a.getPlugin},
+		{http.MethodPost, "/plugins/{id}/secret_keys", developerKey, nil, a.createSecretKey},
+		{http.MethodGet, "/plugins/{id}/installations", developerKey, pageQuery, a.listInstallations},
+		{http.MethodGet, "/plugins/{id}/webhooks", developerKey, pageQuery, a.listWebhooks},
 	}
 }
 
@@ -114,10 +119,10 @@ func (a *API) serve(op *operation, w http.ResponseWriter, r *http.Request) {
 	info := infoOf(w)
 	caller, refusal := a.authenticate(info, r)
 	if refusal == nil {
-		refusal = authn.CheckKind(caller, op.kind)
+		refusal = checkKind(caller, op.kind)
 	}
 	if refusal != nil {
-		writeProblem(w, refused(refusal))
+		writeProblem(w, refusal)
 		return
 	}
 	if p := checkQuery(r, op.query); p != nil {

@@ -2,35 +2,32 @@ package state
 
 import (
 	"fmt"
+	"slices"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
-// Credentials is what verifying an installation JWT needs.
-type Credentials struct {
-	Installation scribe.PluginInstallation
-	Plugin       scribe.Plugin
-	Keys         []auth.SecretKey // the plugin's current secret keys
-}
-
-// CredentialsFor returns the installation with uuid, deleted or not, its plugin and keys.
-func (st *Store) CredentialsFor(uuid string) (Credentials, bool) {
+// CredentialsFor returns what verifying an installation JWT needs: the
+// installation with uuid, deleted or not, its plugin and the plugin's
+// current secret keys; no keys if there is no such installation.
+func (st *Store) CredentialsFor(uuid string) (in scribe.PluginInstallation, p scribe.Plugin, keys []auth.SecretKey) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	id, ok := st.uuids[uuid]
 	if !ok {
-		return Credentials{}, false
+		return in, p, nil
 	}
-	in, _ := st.installs.Get(id)
-	p, _ := st.plugins.Get(in.PluginID)
-	c := Credentials{Installation: cloneInstallation(in), Plugin: clonePlugin(p)}
-	for _, k := range st.secretKeys.OwnedBy(p.ID) {
-		c.Keys = append(c.Keys, k.Value)
+	in, _ = st.installs.Get(id)
+	p, _ = st.plugins.Get(in.PluginID)
+	for _, k := range st.secretKeys.rows[p.ID] {
+		keys = append(keys, k.Value)
 	}
-	return c, true
+	return in, p, keys
 }
 
+// cloneInstallation copies what in points to.
 func cloneInstallation(in scribe.PluginInstallation) scribe.PluginInstallation {
 	if in.DeletedOn != nil {
 		v := *in.DeletedOn
@@ -49,7 +46,8 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	if !ok {
 		return scribe.PluginInstallation{}, fmt.Errorf("user %d: %w", in.UserID, ErrNotFound)
 	}
-	if err := checkNewID(st.installs, "installation", in.ID); err != nil {
+	err := checkNewID(st.installs, "installation", in.ID)
+	if err != nil {
 		return scribe.PluginInstallation{}, err
 	}
 	switch _, dup := st.uuids[in.UUID]; {
@@ -60,7 +58,7 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	case dup:
 		return scribe.PluginInstallation{}, fmt.Errorf("installation uuid %s is already taken: %w", in.UUID, ErrConflict)
 	}
-	if cur, ok := st.ActiveInstallation(in.PluginID, in.UserID); ok && in.DeletedOn == nil {
+	if cur, ok := tx.ActiveInstallation(in.PluginID, in.UserID); ok && in.DeletedOn == nil {
 		return scribe.PluginInstallation{}, fmt.Errorf("user %d already has plugin %d installed (installation %s): %w", in.UserID, in.PluginID, cur.UUID, ErrConflict)
 	}
 	if in.ID == 0 {
@@ -68,20 +66,28 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	}
 	in.FirstName, in.LastName, in.EmailAddress = u.FirstName, u.LastName, u.EmailAddress
 	stamp(&in.CreatedOn, &in.UpdatedOn, st.now())
-	st.installs.Add(in.ID, in.PluginID, cloneInstallation(in))
-	ix := st.installsBy[in.UserID]
-	ix.Insert(in.ID)
-	st.installsBy[in.UserID] = ix
+	var data []byte
+	if !tx.quiet {
+		if data, err = encode("installation", in); err != nil {
+			return scribe.PluginInstallation{}, err
+		}
+	}
+	st.installs.Add(in.PluginID, in)
+	st.installsBy[in.UserID] = append(st.installsBy[in.UserID], in.ID)
 	st.uuids[in.UUID] = in.ID
-	out := cloneInstallation(in)
-	tx.emit(Event{Type: InstallationCreated, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: in.CreatedOn, Data: out})
-	return out, nil
+	tx.onUndo(func() {
+		st.installs.Remove(in.ID)
+		st.installsBy[in.UserID] = slices.DeleteFunc(st.installsBy[in.UserID], func(id int64) bool { return id == in.ID })
+		delete(st.uuids, in.UUID)
+	})
+	tx.emit(webhook.EventInstallationCreated, in.PluginID, in.UUID, in.CreatedOn, data)
+	return in, nil
 }
 
-// ActiveInstallation returns user's active installation of plugin, under the lock.
-func (st *Store) ActiveInstallation(plugin, userID int64) (scribe.PluginInstallation, bool) {
-	for _, id := range st.installsBy[userID] {
-		if in, _ := st.installs.Get(id); in.PluginID == plugin && in.DeletedOn == nil {
+// ActiveInstallation returns user's active installation of plugin.
+func (tx *Tx) ActiveInstallation(plugin, userID int64) (scribe.PluginInstallation, bool) {
+	for _, id := range tx.st.installsBy[userID] {
+		if in, _ := tx.st.installs.Get(id); in.PluginID == plugin && in.DeletedOn == nil {
 			return in, true
 		}
 	}
@@ -101,27 +107,25 @@ func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	}
 	now := st.now()
 	in.DeletedOn, in.UpdatedOn = &now, now
-	st.installs.Set(id, in)
-	out := cloneInstallation(in)
-	tx.emit(Event{Type: InstallationDeleted, PluginID: in.PluginID, InstallationUUID: uuid, CreatedOn: now, Data: out})
-	return out, nil
+	data, err := encode("installation", in)
+	if err != nil { // a timestamp of a fixture outside what JSON holds
+		return scribe.PluginInstallation{}, err
+	}
+	st.installs.Set(in)
+	tx.emit(webhook.EventInstallationDeleted, in.PluginID, uuid, now, data)
+	return in, nil
 }
 
 // PageInstallations is PagePlugins for plugin's installations.
 func (st *Store) PageInstallations(plugin, afterID int64, limit int) ([]scribe.PluginInstallation, bool, int) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	rows, more, total := st.installs.Page(plugin, afterID, limit)
-	for i := range rows {
-		rows[i] = cloneInstallation(rows[i])
-	}
-	return rows, more, total
+	return st.installs.Page(plugin, afterID, limit)
 }
 
 // InstallationsOf returns plugin's installations by ascending id.
 func (st *Store) InstallationsOf(plugin int64) []scribe.PluginInstallation {
-	rows, _, _ := st.PageInstallations(plugin, 0, 1<<62)
-	return rows
+	return read(st, func() []scribe.PluginInstallation { return st.installs.OwnedBy(plugin) })
 }
 
 // activeReaders returns userID's active installations that read transcripts.

@@ -1,292 +1,129 @@
 package state
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"maps"
+	"slices"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	scribe "github.com/scribehq/scribe-go"
-	"github.com/scribehq/scribe-go/internal/apijson"
-	"github.com/scribehq/scribe-go/scribetest/internal/index"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
-// transcripts holds every transcript's encoding by owner: each owner's ids
-// in order and beside them where each encoding is, so that a page is a
-// binary search and a run, with no look-up (a cache miss) per item.
-type transcripts struct {
-	last               int64
-	lastJob, lastAudio int64
-	owner              map[int64]int64 // transcript id -> owner
-	owned              map[int64]*owned
-	arena              Arena
-	buf                bytes.Buffer // where a transcript is encoded before the arena takes it
-}
+// Transcripts are kept as scribe.Transcript values, each owner's in id
+// order. A stored value is never changed in place: an update stores a new
+// one. So a value read under the lock may be encoded after it is released,
+// and only what a caller may change (the metadata) is copied for it.
 
-type owned struct {
-	ids  index.IDs
-	refs []Ref
-}
-
-func newTranscripts() transcripts {
-	return transcripts{owner: map[int64]int64{}, owned: map[int64]*owned{}}
-}
-
-// wireTranscript is a transcript as answered, metadata encoded.
-type wireTranscript struct {
-	ID        int64                  `json:"id"`
-	Headline  string                 `json:"headline"`
-	Text      string                 `json:"text"`
-	Type      string                 `json:"type"`
-	CreatedOn time.Time              `json:"created_on"`
-	Metadata  jsontext.Value         `json:"metadata"`
-	User      scribe.TranscriptUser  `json:"user"`
-	Job       scribe.TranscriptJob   `json:"job"`
-	Audio     scribe.TranscriptAudio `json:"audio"`
-}
-
-// EncodeMetadata encodes a transcript's metadata (nil: {}), keys sorted.
-func EncodeMetadata(m map[string]json.RawMessage) (jsontext.Value, error) {
-	if len(m) == 0 {
-		return jsontext.Value("{}"), nil
-	}
-	b, err := apijson.Marshal(m)
-	if err != nil {
-		return nil, &FieldError{"metadata", "each value must be valid JSON"}
-	}
-	return b, nil
-}
-
-// storedJSON reads what the library wrote: no strictness needed.
-var storedJSON = apijson.Lenient()
-
-// DecodeTranscript decodes a stored encoding.
-func DecodeTranscript(b []byte) scribe.Transcript {
-	var t scribe.Transcript
-	if err := apijson.Unmarshal(b, &t, storedJSON); err != nil {
-		panic("state: a stored transcript does not decode: " + err.Error()) // encoded by the library a moment before
-	}
-	if t.Metadata == nil {
-		t.Metadata = map[string]json.RawMessage{}
-	}
-	return t
-}
-
-// NewTranscript is a transcript to add: its members, metadata encoded.
-type NewTranscript struct {
-	ID, UserID           int64
-	Headline, Text, Type string
-	CreatedOn            time.Time
-	Metadata             jsontext.Value // nil: {}
-	Job                  scribe.TranscriptJob
-	Audio                scribe.TranscriptAudio
-}
-
-// AddTranscript adds t, emits transcript.created and says where its encoding is.
-func (tx *Tx) AddTranscript(t NewTranscript) (scribe.Transcript, Ref, error) {
-	b, ref, err := tx.st.insertTranscript(t)
-	if err != nil {
-		return scribe.Transcript{}, Ref{}, err
-	}
-	if tx.quiet { // a fixture load: the caller decodes what it needs
-		return scribe.Transcript{}, ref, nil
-	}
-	out := DecodeTranscript(b)
-	tx.emitTranscript(TranscriptCreated, out.User.ID, b, out.CreatedOn)
-	return out, ref, nil
-}
-
-// insertTranscript completes, encodes and stores t, or changes nothing.
-func (st *Store) insertTranscript(t NewTranscript) ([]byte, Ref, error) {
-	tr := &st.tr
-	u, ok := st.users.Get(t.UserID)
+// AddTranscript adds t as a transcript of user t.User.ID, with its ids,
+// timestamps and owner's names filled in, emits transcript.created, and
+// returns the value stored, which shares its metadata with the store.
+func (tx *Tx) AddTranscript(t scribe.Transcript) (scribe.Transcript, error) {
+	st := tx.st
+	u, ok := st.users.Get(t.User.ID)
 	if !ok {
-		return nil, Ref{}, fmt.Errorf("user %d: %w", t.UserID, ErrNotFound)
+		return scribe.Transcript{}, fmt.Errorf("user %d: %w", t.User.ID, ErrNotFound)
 	}
-	if err := CheckChosenID(t.ID); err != nil {
-		return nil, Ref{}, fmt.Errorf("transcript id: %w", err)
+	if err := checkNewID(st.transcripts, "transcript", t.ID); err != nil {
+		return scribe.Transcript{}, err
 	}
-	if _, taken := tr.owner[t.ID]; taken {
-		return nil, Ref{}, fmt.Errorf("transcript id %d is already taken: %w", t.ID, ErrConflict)
+	// The ids are taken only once the transcript is stored.
+	t.ID = cmp.Or(t.ID, st.transcripts.Last+1)
+	t.Job.ID = cmp.Or(t.Job.ID, st.lastJob+1)
+	t.Audio.ID = cmp.Or(t.Audio.ID, st.lastAudio+1)
+	if t.CreatedOn.IsZero() {
+		t.CreatedOn = st.now()
 	}
-	w := wireTranscript{ID: t.ID, Headline: t.Headline, Text: t.Text, Type: t.Type, CreatedOn: t.CreatedOn, Metadata: t.Metadata,
-		User: scribe.TranscriptUser{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName}, Job: t.Job, Audio: t.Audio}
-	job, audio := tr.lastJob, tr.lastAudio // taken only once the transcript encodes
-	if w.Job.ID == 0 {
-		job++
-		w.Job.ID = job
+	if t.Audio.CreatedOn.IsZero() {
+		t.Audio.CreatedOn = t.CreatedOn
 	}
-	if w.Audio.ID == 0 {
-		audio++
-		w.Audio.ID = audio
+	t.User = scribe.TranscriptUser{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName}
+	var data []byte
+	if !tx.quiet {
+		var err error
+		if data, err = encode("transcript", t); err != nil {
+			return scribe.Transcript{}, err
+		}
 	}
-	if w.CreatedOn.IsZero() {
-		w.CreatedOn = st.now()
-	}
-	if w.Audio.CreatedOn.IsZero() {
-		w.Audio.CreatedOn = w.CreatedOn
-	}
-	if w.Metadata == nil {
-		w.Metadata = jsontext.Value("{}")
-	}
-	if w.ID == 0 {
-		w.ID = tr.last + 1
-	}
-	b, err := tr.encode(&w)
-	if err != nil {
-		return nil, Ref{}, err
-	}
-	tr.lastJob, tr.lastAudio, tr.last = max(job, w.Job.ID), max(audio, w.Audio.ID), max(tr.last, w.ID)
-	ref := tr.arena.Put(b)
-	tr.owner[w.ID] = u.ID
-	o := tr.owned[u.ID]
-	if o == nil {
-		o = &owned{}
-		tr.owned[u.ID] = o
-	}
-	i := len(o.ids)
-	if i > 0 && o.ids[i-1] > w.ID { // an id chosen below the owner's largest
-		o.ids.Insert(w.ID)
-		i = indexOf(o.ids, w.ID)
-		o.refs = append(o.refs[:i], append([]Ref{ref}, o.refs[i:]...)...)
-	} else {
-		o.ids = append(o.ids, w.ID)
-		o.refs = append(o.refs, ref)
-	}
-	return tr.arena.Get(ref), ref, nil
+	st.transcripts.Add(u.ID, t)
+	st.lastJob, st.lastAudio = max(st.lastJob, t.Job.ID), max(st.lastAudio, t.Audio.ID)
+	id := t.ID // the closure holds the id, not the transcript
+	tx.onUndo(func() { st.transcripts.Remove(id) })
+	tx.emitTranscript(webhook.EventTranscriptCreated, t, data, t.CreatedOn)
+	return t, nil
 }
 
-func indexOf(ids index.IDs, id int64) int {
-	start, _ := ids.Bounds(id-1, 1)
-	return start
-}
-
-// encode encodes w into tr.buf, valid until the next encode.
-func (tr *transcripts) encode(w *wireTranscript) ([]byte, error) {
-	if w.Metadata.Kind() != jsontext.BeginObject.Kind() {
-		return nil, &FieldError{"metadata", "must be a JSON object"}
-	}
-	tr.buf.Reset()
-	if err := apijson.MarshalWrite(&tr.buf, w); err != nil {
-		return nil, &FieldError{"transcript", "cannot be encoded as JSON (a timestamp outside the years 0 to 9999?)"}
-	}
-	return bytes.TrimSuffix(tr.buf.Bytes(), []byte("\n")), nil
-}
-
-// emitTranscript emits an event per plugin that reads owner's transcripts.
-func (tx *Tx) emitTranscript(typ string, owner int64, b []byte, at time.Time) {
-	for _, in := range tx.st.activeReaders(owner) {
-		tx.emit(Event{Type: typ, PluginID: in.PluginID, InstallationUUID: in.UUID, CreatedOn: at, Data: b})
+// emitTranscript emits an event of t, encoded as data, that happened at at,
+// to each plugin that reads its owner's transcripts.
+func (tx *Tx) emitTranscript(typ webhook.EventType, t scribe.Transcript, data []byte, at time.Time) {
+	for _, in := range tx.st.activeReaders(t.User.ID) {
+		tx.emit(typ, in.PluginID, in.UUID, at, data)
 	}
 }
 
-// locate returns where transcript id is among its owner's.
-func (st *Store) locate(id int64) (owner int64, o *owned, i int, ok bool) {
-	owner, ok = st.tr.owner[id]
-	if !ok {
-		return 0, nil, 0, false
-	}
-	o = st.tr.owned[owner]
-	return owner, o, indexOf(o.ids, id), true
-}
-
-// UpdateTranscript stores what fn makes of transcript id and emits transcript.updated.
+// UpdateTranscript stores what fn makes of a copy of transcript id, but for
+// its id, owner and creation time, and emits transcript.updated.
 func (tx *Tx) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Transcript, error) {
 	st := tx.st
-	owner, o, i, ok := st.locate(id)
+	cur, ok := st.transcripts.Get(id)
 	if !ok {
 		return scribe.Transcript{}, fmt.Errorf("transcript %d: %w", id, ErrNotFound)
 	}
-	cur := DecodeTranscript(st.tr.arena.Get(o.refs[i]))
-	next := cur
-	next.Metadata = maps.Clone(cur.Metadata)
+	next := CloneTranscript(cur)
 	fn(&next)
-	meta, err := EncodeMetadata(next.Metadata)
+	next.ID, next.User, next.CreatedOn = cur.ID, cur.User, cur.CreatedOn
+	data, err := encode("transcript", next)
 	if err != nil {
 		return scribe.Transcript{}, err
 	}
-	w := wireTranscript{ID: cur.ID, Headline: next.Headline, Text: next.Text, Type: next.Type, CreatedOn: cur.CreatedOn,
-		Metadata: meta, User: cur.User, Job: next.Job, Audio: next.Audio}
-	b, err := st.tr.encode(&w)
-	if err != nil {
-		return scribe.Transcript{}, err
-	}
-	st.tr.arena.Free(o.refs[i])
-	o.refs[i] = st.tr.arena.Put(b)
-	b = st.tr.arena.Get(o.refs[i])
-	st.compact()
-	tx.emitTranscript(TranscriptUpdated, owner, b, st.now())
-	return DecodeTranscript(b), nil
+	st.transcripts.Set(next)
+	tx.emitTranscript(webhook.EventTranscriptUpdated, next, data, st.now())
+	return CloneTranscript(next), nil
 }
 
 // DeleteTranscript deletes transcript id.
 func (tx *Tx) DeleteTranscript(id int64) error {
-	st := tx.st
-	owner, o, i, ok := st.locate(id)
-	if !ok {
+	if !tx.st.transcripts.Taken(id) {
 		return fmt.Errorf("transcript %d: %w", id, ErrNotFound)
 	}
-	st.tr.arena.Free(o.refs[i])
-	o.ids.Remove(id)
-	o.refs = append(o.refs[:i], o.refs[i+1:]...)
-	if len(o.ids) == 0 {
-		delete(st.tr.owned, owner)
-	}
-	delete(st.tr.owner, id)
-	st.compact()
+	tx.st.transcripts.Remove(id)
 	return nil
 }
 
-// compact copies the live encodings into a fresh arena once dead ones outweigh them.
-func (st *Store) compact() {
-	if !st.tr.arena.wasteful() {
-		return
-	}
-	var fresh Arena
-	for _, o := range st.tr.owned {
-		for i, r := range o.refs {
-			o.refs[i] = fresh.Put(st.tr.arena.Get(r))
-		}
-	}
-	st.tr.arena = fresh
-}
-
-// Transcript returns the encoding of transcript id if owner owns it.
-func (st *Store) Transcript(owner, id int64) ([]byte, bool) {
+// Transcript returns transcript id if owner owns it, to encode: it shares
+// its metadata with the store.
+func (st *Store) Transcript(owner, id int64) (scribe.Transcript, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	who, o, i, ok := st.locate(id)
-	if !ok || who != owner {
-		return nil, false
-	}
-	return st.tr.arena.Get(o.refs[i]), true
+	t, ok := st.transcripts.Get(id)
+	return t, ok && t.User.ID == owner
 }
 
-// TranscriptPage is PagePlugins for owner's transcripts, encoded.
-func (st *Store) TranscriptPage(owner, afterID int64, limit int) (items [][]byte, hasMore bool, total int) {
+// TranscriptPage is PagePlugins for owner's transcripts, to encode: they
+// share their metadata with the store.
+func (st *Store) TranscriptPage(owner, afterID int64, limit int) ([]scribe.Transcript, bool, int) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	o := st.tr.owned[owner]
-	if o == nil {
-		return nil, false, 0
-	}
-	start, end := o.ids.Bounds(afterID, limit)
-	items = make([][]byte, end-start)
-	for i, r := range o.refs[start:end] {
-		items[i] = st.tr.arena.Get(r)
-	}
-	return items, end < len(o.ids), len(o.ids)
+	return st.transcripts.Page(owner, afterID, limit)
 }
 
-// TranscriptsOf returns owner's transcripts, decoded, by ascending id.
+// TranscriptsOf returns copies of owner's transcripts by ascending id.
 func (st *Store) TranscriptsOf(owner int64) []scribe.Transcript {
-	items, _, _ := st.TranscriptPage(owner, 0, 1<<62)
-	out := make([]scribe.Transcript, len(items))
-	for i, b := range items {
-		out[i] = DecodeTranscript(b)
+	ts := read(st, func() []scribe.Transcript { return st.transcripts.OwnedBy(owner) })
+	for i := range ts {
+		ts[i] = CloneTranscript(ts[i])
 	}
-	return out
+	return ts
+}
+
+// CloneTranscript returns t with a copy of its metadata, which is empty
+// rather than nil, as a client decodes it.
+func CloneTranscript(t scribe.Transcript) scribe.Transcript {
+	m := make(map[string]json.RawMessage, len(t.Metadata))
+	for k, v := range t.Metadata {
+		m[k] = slices.Clone(v)
+	}
+	t.Metadata = m
+	return t
 }

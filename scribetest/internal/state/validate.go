@@ -90,9 +90,6 @@ func ValidateEmail(s string) error {
 	return nil
 }
 
-// GeneratedEmail is the address of a user created without one.
-func GeneratedEmail(id int64) string { return fmt.Sprintf("user%d@example.com", id) }
-
 // httpURL is api/openapi.yaml's HttpUrl pattern.
 var httpURL = regexp.MustCompile(`^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?([/?#][!-~]*)?$`)
 

@@ -1,0 +1,309 @@
+package scribetest
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	mrand "math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// The webhook delivery engine (docs/contract.md, "Events and webhooks"): one
+// signed delivery per webhook, attempted by a bounded pool of short-lived
+// senders and retried on the schedule, waiting on timers of the server's
+// clock, not on goroutines.
+
+// Defaults and bounds of delivery.
+const (
+	defaultTimeout = 15 * time.Second // bounds one attempt: any 2xx within it is success
+	defaultWorkers = 8                // bounds the attempts in flight at once
+	jitterFraction = 0.2              // each wait is spread uniformly over ±20 %
+	maxDrained     = 64 << 10
+	userAgent      = "scribe-webhooks/1.0 (scribetest)"
+)
+
+// defaultSchedule is Svix's: the wait before each of eight attempts.
+var defaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+
+// scaled returns d times f, clamped to [0, MaxWebhookDelay] in float64 (past 2^63 it would wrap).
+func scaled(d time.Duration, f float64) time.Duration {
+	x := float64(d) * f
+	if !(x > 0) {
+		return 0
+	}
+	return time.Duration(math.Min(x, float64(MaxWebhookDelay)))
+}
+
+// delivery is one event on its way to one webhook.
+type delivery struct {
+	seq    uint64
+	id     string            // the event's
+	typ    webhook.EventType // the event's
+	body   []byte            // the event encoded, as every attempt sends it
+	hook   int64
+	uri    string
+	secret webhook.Secret
+	// Guarded by engine.mu.
+	attempts   int
+	lastStatus int
+	lastErr    string
+	timer      Timer     // set while waiting for the next attempt
+	due        time.Time // when timer fires, by the clock
+}
+
+// engine is the server's delivery engine.
+type engine struct {
+	clock    Clock
+	timers   TimerClock
+	advancer advancer // the clock, when a test moves it
+	logger   *slog.Logger
+	client   *http.Client
+	own      *http.Transport // closed at Close, if the engine made it
+	schedule []time.Duration // scaled
+	workers  int
+	perHook  int
+	timeout  time.Duration
+	ctx      context.Context // canceled by Close: aborts attempts in flight
+	cancel   context.CancelFunc
+
+	mu        sync.Mutex
+	seq       uint64
+	unsettled map[*delivery]struct{} // every delivery not settled
+	ready     []*delivery            // due now, oldest first
+	inflight  map[int64]int          // attempts in flight by webhook id
+	active    int                    // sender goroutines running
+	record    ring[DeliveryAttempt]  // the attempts finished
+	changed   chan struct{}          // closed at the next change of state; nil if nobody waits
+	closed    bool
+	done      chan struct{} // closed by Close
+	wg        sync.WaitGroup
+}
+
+// newEngine returns the engine the options of cfg describe. Its retries wait
+// on timers of the server's clock if it has them (a TimerClock), otherwise
+// on the system's; a test's FakeClock is moved where they would wait.
+func newEngine(cfg *config) *engine {
+	e := &engine{clock: cfg.clock, timers: realClock{}, logger: cfg.logger,
+		schedule: defaultSchedule, workers: cmp.Or(cfg.workers, defaultWorkers), timeout: cmp.Or(cfg.timeout, defaultTimeout),
+		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}, done: make(chan struct{})}
+	if cfg.schedule != nil {
+		e.schedule = cfg.schedule
+	}
+	if tc, ok := cfg.clock.(TimerClock); ok {
+		e.timers = tc
+	}
+	e.advancer, _ = cfg.clock.(advancer)
+	if cfg.scale > 0 {
+		s := make([]time.Duration, len(e.schedule))
+		for i, d := range e.schedule {
+			s[i] = scaled(d, cfg.scale)
+		}
+		e.schedule = s
+	}
+	e.perHook = max(1, e.workers/2) // a slow receiver cannot hold every sender
+	rt := cfg.transport
+	if rt == nil {
+		e.own = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true,
+			MaxIdleConns: 100, IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second}
+		rt = e.own
+	}
+	// A redirect is an answer like any other non-2xx: a failure.
+	e.client = &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	return e
+}
+
+// publish turns ev into one delivery per hook, queued or timed.
+func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
+	if len(hooks) == 0 {
+		return
+	}
+	body, err := apijson.Marshal(ev)
+	if err != nil { // its data was encoded by the library a moment ago; kept for safety
+		e.logger.Error("scribetest: encoding a webhook event failed; it is not delivered", "event_type", ev.Type, "error", err)
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer e.notifyLocked()
+	for _, h := range hooks {
+		e.seq++
+		rec := DeliveryAttempt{EventID: ev.ID, EventType: ev.Type, WebhookID: h.ID, URI: h.URI, Time: e.clock.Now(), Final: true}
+		switch {
+		case len(body) > MaxEventBytes:
+			rec.Error = fmt.Sprintf("not sent: the event is %d bytes, more than MaxEventBytes (%d), the most a receiver admits by default", len(body), MaxEventBytes)
+			e.logger.Error("scribetest: a webhook event is larger than MaxEventBytes; it is not delivered", "event_id", ev.ID, "bytes", len(body))
+		case h.SigningSecret.IsZero(): // never from CreateWebhook or fixtures; kept for safety
+			rec.Error = "the webhook has no signing secret; nothing was sent"
+		default:
+			dl := &delivery{seq: e.seq, id: ev.ID, typ: ev.Type, body: body, hook: h.ID, uri: h.URI, secret: h.SigningSecret}
+			e.unsettled[dl] = struct{}{}
+			if !e.closed {
+				e.waitLocked(dl, e.schedule[0])
+			}
+			continue
+		}
+		e.record.Push(rec)
+	}
+}
+
+// jitter spreads a delay over ±jitterFraction, within MaxWebhookDelay.
+func jitter(d time.Duration) time.Duration {
+	return scaled(d, 1+jitterFraction*(2*mrand.Float64()-1))
+}
+
+// waitLocked makes dl due after delay: at once, or when a timer fires.
+func (e *engine) waitLocked(dl *delivery, delay time.Duration) {
+	if delay = jitter(delay); delay <= 0 {
+		e.readyLocked(dl)
+		return
+	}
+	e.wg.Add(1)
+	dl.timer = e.timers.AfterFunc(delay, func() {
+		defer e.wg.Done()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		dl.timer = nil
+		if !e.closed {
+			e.readyLocked(dl)
+			e.notifyLocked()
+		}
+	})
+	// Read after the timer is set, so moving the clock to due fires it.
+	dl.due = e.clock.Now().Add(delay)
+}
+
+// readyLocked queues dl and starts a sender if fewer than workers run.
+func (e *engine) readyLocked(dl *delivery) {
+	e.ready = append(e.ready, dl)
+	if e.active < e.workers {
+		e.active++
+		e.wg.Add(1)
+		go e.send()
+	}
+}
+
+// send attempts due deliveries whose webhook has fewer than perHook in flight, then exits.
+func (e *engine) send() {
+	defer e.wg.Done()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for !e.closed {
+		i := slices.IndexFunc(e.ready, func(dl *delivery) bool { return e.inflight[dl.hook] < e.perHook })
+		if i < 0 {
+			break
+		}
+		dl := e.ready[i]
+		e.ready = slices.Delete(e.ready, i, i+1)
+		e.inflight[dl.hook]++
+		e.mu.Unlock()
+		rec := e.attempt(dl, dl.attempts+1)
+		e.mu.Lock()
+		if e.inflight[dl.hook]--; e.inflight[dl.hook] == 0 {
+			delete(e.inflight, dl.hook)
+		}
+		e.settleLocked(dl, rec)
+	}
+	e.active--
+}
+
+// attempt sends dl once, signed now, and says how it went.
+func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
+	at := e.clock.Now()
+	rec := DeliveryAttempt{EventID: dl.id, EventType: dl.typ, WebhookID: dl.hook, URI: dl.uri, Attempt: n, Time: at}
+	ctx, cancel := context.WithTimeout(e.ctx, e.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, dl.uri, bytes.NewReader(dl.body))
+	if err != nil {
+		rec.Error = "the webhook's uri cannot be requested"
+		return rec
+	}
+	req.Header = webhook.SignHeaders(dl.secret, dl.id, at, dl.body)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	start := time.Now()
+	resp, err := e.client.Do(req)
+	if err == nil {
+		head := make([]byte, MaxResponseExcerpt+utf8.UTFMax)
+		n, _ := io.ReadFull(resp.Body, head)
+		more, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrained))
+		_ = resp.Body.Close()
+		rec.ResponseBody = excerpt(head[:n], more > 0, dl.secret)
+	}
+	rec.Duration = time.Since(start)
+	switch {
+	case err != nil && e.ctx.Err() != nil:
+		rec.Error = "abandoned: the server was closed during the attempt"
+	case err != nil && errors.Is(err, context.DeadlineExceeded):
+		rec.Error = fmt.Sprintf("no answer within %v", e.timeout)
+	case err != nil:
+		rec.Error = redact.Known(err.Error(), redact.WebhookSecretForms(dl.secret.Reveal())...)
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		rec.StatusCode, rec.Delivered = resp.StatusCode, true
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
+		rec.StatusCode = resp.StatusCode
+		rec.Error = fmt.Sprintf("answered %s (redirect to %s not followed)", resp.Status, redact.Text(resp.Header.Get("Location")))
+	case resp.StatusCode == webhook.StatusPermanentFailure:
+		rec.StatusCode, rec.Permanent = resp.StatusCode, true
+		rec.Error = "answered " + resp.Status + ": the receiver refused the event permanently; not retried"
+	default:
+		rec.StatusCode, rec.Error = resp.StatusCode, "answered "+resp.Status
+	}
+	return rec
+}
+
+// excerpt renders the start of an answer as DeliveryAttempt.ResponseBody says.
+func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
+	s := redact.Known(strings.ToValidUTF8(string(b), "\uFFFD"), redact.WebhookSecretForms(secret.Reveal())...)
+	s = strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s, cut := redact.Cut(s, MaxResponseExcerpt)
+	if truncated || cut {
+		s += "…"
+	}
+	return s
+}
+
+// settleLocked records an attempt and decides what follows.
+func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
+	dl.attempts, dl.lastStatus, dl.lastErr = rec.Attempt, rec.StatusCode, rec.Error
+	defer e.notifyLocked()
+	giveUp := !rec.Delivered && !e.closed && dl.attempts >= len(e.schedule)
+	rec.Final = rec.Delivered || giveUp || rec.Permanent
+	e.record.Push(rec)
+	switch {
+	case rec.Permanent:
+		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",
+			"event_id", dl.id, "event_type", string(dl.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "answer", rec.ResponseBody)
+	case giveUp:
+		e.logger.Warn("scribetest: webhook delivery given up after the last attempt of the schedule",
+			"event_id", dl.id, "event_type", string(dl.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "error", rec.Error)
+	}
+	switch {
+	case rec.Final:
+		delete(e.unsettled, dl)
+	case !e.closed:
+		e.waitLocked(dl, e.schedule[dl.attempts])
+	}
+}

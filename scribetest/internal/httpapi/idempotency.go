@@ -1,0 +1,187 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
+)
+
+// idempotent runs do once per Idempotency-Key, replaying the first answer for 24
+// hours; a 5xx is not kept, so a retry does the work.
+func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, *problem)) {
+	values := c.r.Header["Idempotency-Key"]
+	if len(values) == 0 {
+		body, p := do(c)
+		write(w, body, p)
+		return
+	}
+	key := values[0]
+	switch {
+	case len(values) > 1:
+		writeProblem(w, invalidParameter("Idempotency-Key: given more than once; send one"))
+		return
+	case !validKey(key):
+		writeProblem(w, invalidParameter(fmt.Sprintf(
+			"Idempotency-Key: must be 1 to %d visible ASCII characters (! to ~), got %d bytes", state.MaxIdempotencyKey, len(key))))
+		return
+	}
+	claim, v := a.idem.begin(newIdemKey(c.caller.Scope, key), fingerprintOf(c.r.Method, c.r.URL.Path, c.body), c.info.at)
+	switch v {
+	case reused:
+		writeProblem(w, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyReused,
+			"this Idempotency-Key was used with another request body (or another operation); use a new key for a new operation"))
+		return
+	case inUse:
+		writeProblem(w, newProblem(http.StatusConflict, scribe.CodeIdempotencyKeyInUse,
+			"the first request with this Idempotency-Key is still running; retry later with the same key"))
+		return
+	case replay:
+		w.Header()["Idempotent-Replayed"] = []string{"true"}
+		write(w, claim.answer.body, claim.answer.problem)
+		return
+	}
+	var answer *keptAnswer
+	defer func() { // a panic in do abandons the key too
+		if answer == nil || (answer.problem != nil && answer.problem.status >= 500) {
+			a.idem.abandon(claim)
+		} else {
+			a.idem.finish(claim, *answer)
+		}
+	}()
+	body, p := do(c)
+	answer = &keptAnswer{body: body, problem: p}
+	write(w, body, p)
+}
+
+// validKey reports 1 to 255 visible ASCII characters (api/openapi.yaml).
+func validKey(k string) bool {
+	if k == "" || len(k) > state.MaxIdempotencyKey {
+		return false
+	}
+	for i := range len(k) {
+		if k[i] < '!' || k[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// keyTTL is how long a key's answer is kept.
+const keyTTL = 24 * time.Hour
+
+// idemKey is the SHA-256 of the holder's scope, a NUL and the key.
+type idemKey [32]byte
+
+// newIdemKey scopes key to holder.
+func newIdemKey(holder, key string) idemKey {
+	return sha256.Sum256([]byte(holder + "\x00" + key))
+}
+
+// fingerprint is the SHA-256 of a request's method, path and body.
+type fingerprint [32]byte
+
+// fingerprintOf returns the fingerprint of a request.
+func fingerprintOf(method, path string, body []byte) fingerprint {
+	h := sha256.New()
+	h.Write([]byte(method + " " + path + "\n"))
+	h.Write(body)
+	return fingerprint(h.Sum(nil))
+}
+
+// keptAnswer is an answer as kept and replayed: a body, or a problem.
+type keptAnswer struct {
+	body    reply
+	problem *problem
+}
+
+// verdict is what begin decided.
+type verdict int
+
+// The verdicts of begin.
+const (
+	proceed verdict = iota // do the work, then finish or abandon
+	replay                 // answer with the kept answer
+	reused                 // the key was used with another request: 409
+	inUse                  // the key's first request is still running: 409
+)
+
+// claim is a key claimed by a request; its answer, once finished. The
+// claim itself, not its key, is what finish and abandon name, so that a
+// claim abandoned and then made anew is not finished by the first request.
+type claim struct {
+	key     idemKey
+	fp      fingerprint
+	created time.Time
+	done    bool
+	answer  keptAnswer
+}
+
+// idempotencyStore remembers the first answer to each Idempotency-Key,
+// scoped to its holder, for 24 hours of the server's clock (docs/contract.md,
+// "Rate limits and idempotency").
+type idempotencyStore struct {
+	mu     sync.Mutex
+	claims map[idemKey]*claim
+	order  []*claim // by claim time, for expiry from the front
+}
+
+func newIdempotencyStore() *idempotencyStore {
+	return &idempotencyStore{claims: map[idemKey]*claim{}}
+}
+
+// begin claims k for a request with fingerprint fp at now, or says why not.
+func (s *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (*claim, verdict) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expire(now)
+	c, ok := s.claims[k]
+	switch {
+	case !ok || now.Sub(c.created) >= keyTTL: // none, or the clock went back
+		c = &claim{key: k, fp: fp, created: now}
+		s.claims[k] = c
+		s.order = append(s.order, c)
+		return c, proceed
+	case c.fp != fp:
+		return c, reused
+	case !c.done:
+		return c, inUse
+	}
+	return c, replay
+}
+
+// expire drops the claims TTL old from the front of the order.
+func (s *idempotencyStore) expire(now time.Time) {
+	n := 0
+	for _, c := range s.order {
+		if now.Sub(c.created) < keyTTL {
+			break
+		}
+		if s.claims[c.key] == c {
+			delete(s.claims, c.key)
+		}
+		n++
+	}
+	s.order = s.order[n:]
+}
+
+// finish keeps a as the answer of claim c; one abandoned or expired since is
+// no longer looked up, and keeps it in vain.
+func (s *idempotencyStore) finish(c *claim, a keptAnswer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.done, c.answer = true, a
+}
+
+// abandon forgets claim c, so that a retry does the work.
+func (s *idempotencyStore) abandon(c *claim) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.claims[c.key] == c {
+		delete(s.claims, c.key)
+	}
+}

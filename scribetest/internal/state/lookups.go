@@ -1,0 +1,36 @@
+package state
+
+// The look-ups of a Tx, for changes that depend on what is there, such as
+// the resources of a fixture document, each checked before it is added.
+
+// IDs is the ids of one kind of resource.
+type IDs interface {
+	// Taken reports whether a resource has id.
+	Taken(id int64) bool
+	// Reserve makes the ids assigned from now on follow id.
+	Reserve(id int64)
+}
+
+// IDs returns the ids of the resources of a fixture document's section:
+// "users", "plugins", "secret_keys", "installations", "transcripts" or
+// "webhooks".
+func (tx *Tx) IDs(section string) IDs {
+	st := tx.st
+	return map[string]IDs{"users": st.users, "plugins": st.plugins, "secret_keys": st.secretKeys,
+		"installations": st.installs, "transcripts": st.transcripts, "webhooks": st.webhooks}[section]
+}
+
+// IsDeveloper reports whether user id exists and is a developer.
+func (tx *Tx) IsDeveloper(id int64) bool { return tx.st.developers[id] }
+
+// DeveloperKeyTaken reports whether a developer already has key.
+func (tx *Tx) DeveloperKeyTaken(key string) bool {
+	_, ok := tx.st.devKeys[KeyHash(key)]
+	return ok
+}
+
+// UUIDTaken reports whether an installation has uuid.
+func (tx *Tx) UUIDTaken(uuid string) bool {
+	_, ok := tx.st.uuids[uuid]
+	return ok
+}

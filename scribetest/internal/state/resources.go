@@ -1,0 +1,194 @@
+package state
+
+import (
+	"fmt"
+
+	scribe "github.com/scribehq/scribe-go"
+)
+
+// AddUser adds u, a developer if devKey is not empty.
+func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
+	st := tx.st
+	if err := checkNewID(st.users, "user", u.ID); err != nil {
+		return scribe.User{}, err
+	}
+	h := KeyHash(devKey)
+	if _, dup := st.devKeys[h]; devKey != "" && dup {
+		return scribe.User{}, fmt.Errorf("that developer key already belongs to another user: %w", ErrConflict)
+	}
+	if u.ID == 0 {
+		u.ID = st.users.NextID()
+	}
+	if u.EmailAddress == "" {
+		u.EmailAddress = fmt.Sprintf("user%d@example.com", u.ID)
+	}
+	st.users.Add(0, u)
+	if devKey != "" {
+		st.devKeys[h], st.developers[u.ID] = u.ID, true
+	}
+	tx.onUndo(func() {
+		st.users.Remove(u.ID)
+		delete(st.devKeys, h) // without a key: no entry to delete
+		delete(st.developers, u.ID)
+	})
+	return u, nil
+}
+
+// DeveloperByKey returns the developer whose key is key.
+func (st *Store) DeveloperByKey(key string) (scribe.User, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.users.Get(st.devKeys[KeyHash(key)]) // no key: id 0, which names no user
+}
+
+// User returns user id.
+func (st *Store) User(id int64) (scribe.User, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.users.Get(id)
+}
+
+// Users returns every user by ascending id.
+func (st *Store) Users() []scribe.User {
+	return read(st, func() []scribe.User { return st.users.OwnedBy(0) })
+}
+
+// AddPlugin adds p after ValidatePlugin; its owner must be a developer.
+func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
+	st := tx.st
+	switch {
+	case !st.users.Taken(p.UserID):
+		return scribe.Plugin{}, fmt.Errorf("developer %d: %w", p.UserID, ErrNotFound)
+	case !st.developers[p.UserID]:
+		return scribe.Plugin{}, fmt.Errorf("user %d is not a developer (has no developer key): %w", p.UserID, ErrNotFound)
+	}
+	if err := checkNewID(st.plugins, "plugin", p.ID); err != nil {
+		return scribe.Plugin{}, err
+	}
+	if err := ValidatePlugin(p); err != nil {
+		return scribe.Plugin{}, err
+	}
+	if p.ID == 0 {
+		p.ID = st.plugins.NextID()
+	}
+	stamp(&p.CreatedOn, &p.UpdatedOn, st.now())
+	st.plugins.Add(p.UserID, p)
+	tx.onUndo(func() { st.plugins.Remove(p.ID) })
+	return p, nil
+}
+
+// clonePlugin copies what p points to.
+func clonePlugin(p scribe.Plugin) scribe.Plugin {
+	if p.CRMIntegrationID != nil {
+		v := *p.CRMIntegrationID
+		p.CRMIntegrationID = &v
+	}
+	return p
+}
+
+// Plugin returns plugin id.
+func (st *Store) Plugin(id int64) (scribe.Plugin, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.plugins.Get(id)
+}
+
+// SetPluginDisabled disables or enables plugin id.
+func (tx *Tx) SetPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) {
+	p, ok := tx.st.plugins.Get(id)
+	if !ok {
+		return scribe.Plugin{}, fmt.Errorf("plugin %d: %w", id, ErrNotFound)
+	}
+	if p.Disabled != disabled {
+		p.Disabled, p.UpdatedOn = disabled, tx.st.now()
+		tx.st.plugins.Set(p)
+	}
+	return p, nil
+}
+
+// PagePlugins returns developer's plugins after afterID, whether more follow, and the total.
+func (st *Store) PagePlugins(developer, afterID int64, limit int) ([]scribe.Plugin, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.plugins.Page(developer, afterID, limit)
+}
+
+// Plugins returns every plugin by ascending id.
+func (st *Store) Plugins() []scribe.Plugin {
+	return read(st, st.plugins.All)
+}
+
+// AddSecretKey adds k to its plugin.
+func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
+	st := tx.st
+	if !st.plugins.Taken(k.PluginID) {
+		return scribe.PluginSecretKey{}, fmt.Errorf("plugin %d: %w", k.PluginID, ErrNotFound)
+	}
+	if err := checkNewID(st.secretKeys, "secret key", k.ID); err != nil {
+		return scribe.PluginSecretKey{}, err
+	}
+	if k.ID == 0 {
+		k.ID = st.secretKeys.NextID()
+	}
+	stamp(&k.CreatedOn, &k.UpdatedOn, st.now())
+	st.secretKeys.Add(k.PluginID, k)
+	tx.onUndo(func() { st.secretKeys.Remove(k.ID) })
+	return k, nil
+}
+
+// DeleteSecretKey revokes secret key id.
+func (tx *Tx) DeleteSecretKey(id int64) error {
+	if !tx.st.secretKeys.Taken(id) {
+		return fmt.Errorf("secret key %d: %w", id, ErrNotFound)
+	}
+	tx.st.secretKeys.Remove(id)
+	return nil
+}
+
+// SecretKeysOf returns plugin's secret keys by ascending id.
+func (st *Store) SecretKeysOf(plugin int64) []scribe.PluginSecretKey {
+	return read(st, func() []scribe.PluginSecretKey { return st.secretKeys.OwnedBy(plugin) })
+}
+
+// AddWebhook adds w to its plugin; its URI must pass ValidateHTTPURL.
+func (tx *Tx) AddWebhook(w scribe.Webhook) (scribe.Webhook, error) {
+	st := tx.st
+	if !st.plugins.Taken(w.PluginID) {
+		return scribe.Webhook{}, fmt.Errorf("plugin %d: %w", w.PluginID, ErrNotFound)
+	}
+	if err := ValidateHTTPURL(w.URI); err != nil {
+		return scribe.Webhook{}, &FieldError{"uri", err.Error()}
+	}
+	if err := checkNewID(st.webhooks, "webhook", w.ID); err != nil {
+		return scribe.Webhook{}, err
+	}
+	if w.ID == 0 {
+		w.ID = st.webhooks.NextID()
+	}
+	stamp(&w.CreatedOn, &w.UpdatedOn, st.now())
+	st.webhooks.Add(w.PluginID, w)
+	tx.onUndo(func() { st.webhooks.Remove(w.ID) })
+	return w, nil
+}
+
+// PageWebhooks returns a page of plugin's webhooks, as PagePlugins does.
+func (st *Store) PageWebhooks(plugin, afterID int64, limit int) ([]scribe.Webhook, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.webhooks.Page(plugin, afterID, limit)
+}
+
+// WebhooksOf returns plugin's webhooks by ascending id.
+func (st *Store) WebhooksOf(plugin int64) []scribe.Webhook {
+	return read(st, func() []scribe.Webhook { return st.webhooks.OwnedBy(plugin) })
+}
+
+// WebhookByURI returns the plugin's first webhook of uri.
+func (tx *Tx) WebhookByURI(plugin int64, uri string) (scribe.Webhook, bool) {
+	for _, w := range tx.st.webhooks.rows[plugin] {
+		if w.URI == uri {
+			return w, true
+		}
+	}
+	return scribe.Webhook{}, false
+}

@@ -1,0 +1,174 @@
+// Package state is the reference server's domain: the resources, the root
+// package's values under one lock, the contract's rules that do not depend
+// on HTTP, and the events every change emits, as webhook.Event values.
+//
+// The scribetest tree is layered: state imports no other package of the
+// tree, httpapi imports only state, and nothing under internal/ imports the
+// face, package scribetest (docs/design/layering.md).
+package state
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// ErrNotFound is wrapped by every error about an id or uuid that names nothing.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is wrapped by every error about a clash, such as an id taken.
+var ErrConflict = errors.New("conflict")
+
+// Store is the server's state under one RWMutex; the events of a change are
+// published after the lock is released.
+type Store struct {
+	mu    sync.RWMutex
+	clock func() time.Time // the server's clock
+	emit  func(webhook.Event)
+
+	users       *Collection[scribe.User]               // all of owner 0
+	devKeys     map[[32]byte]int64                     // sha256(developer key) -> user id
+	developers  map[int64]bool                         // the ids of the users with a developer key
+	plugins     *Collection[scribe.Plugin]             // by developer
+	secretKeys  *Collection[scribe.PluginSecretKey]    // by plugin
+	installs    *Collection[scribe.PluginInstallation] // by plugin
+	installsBy  map[int64][]int64                      // installation ids by user
+	uuids       map[string]int64                       // installation uuid -> id
+	webhooks    *Collection[scribe.Webhook]            // by plugin
+	transcripts *Collection[scribe.Transcript]         // by user
+	lastJob     int64                                  // the largest transcript job id so far
+	lastAudio   int64                                  // the largest transcript audio id so far
+}
+
+// New returns an empty store that reads the time from now and hands every
+// event to emit.
+func New(now func() time.Time, emit func(webhook.Event)) *Store {
+	return &Store{
+		clock: now, emit: emit,
+		users:       NewCollection(func(u scribe.User) int64 { return u.ID }, nil),
+		devKeys:     map[[32]byte]int64{},
+		developers:  map[int64]bool{},
+		plugins:     NewCollection(func(p scribe.Plugin) int64 { return p.ID }, clonePlugin),
+		secretKeys:  NewCollection(func(k scribe.PluginSecretKey) int64 { return k.ID }, nil),
+		installs:    NewCollection(func(in scribe.PluginInstallation) int64 { return in.ID }, cloneInstallation),
+		installsBy:  map[int64][]int64{},
+		uuids:       map[string]int64{},
+		webhooks:    NewCollection(func(w scribe.Webhook) int64 { return w.ID }, nil),
+		transcripts: NewCollection(func(t scribe.Transcript) int64 { return t.ID }, nil),
+	}
+}
+
+// now is the time stamped on resources: UTC, to the second.
+func (st *Store) now() time.Time { return st.clock().UTC().Truncate(time.Second) }
+
+// Tx is the store with its write lock held (Write, Update).
+type Tx struct {
+	st     *Store
+	quiet  bool // fixtures: the state a server starts from emits nothing
+	events []webhook.Event
+	undo   []func() // an Update's: what undoes each of its changes
+}
+
+// onUndo records how to undo a change of an Update.
+func (tx *Tx) onUndo(f func()) {
+	if tx.quiet {
+		tx.undo = append(tx.undo, f)
+	}
+}
+
+// emit records an event of the change about installation uuid of plugin,
+// with a fresh id; a quiet Tx emits none.
+func (tx *Tx) emit(typ webhook.EventType, plugin int64, uuid string, at time.Time, data []byte) {
+	if !tx.quiet {
+		tx.events = append(tx.events, webhook.Event{ID: "evt_" + rand.Text(), Type: typ, CreatedOn: at.UTC(),
+			PluginID: plugin, PluginInstallationUUID: uuid, Data: data})
+	}
+}
+
+// Events returns the events the change has emitted so far, in order.
+func (tx *Tx) Events() []webhook.Event { return tx.events }
+
+// Update runs fn in a Tx whose changes emit no events and are all undone if
+// fn fails: a fixture load, whose documents the JSON decoder has already
+// checked to be what the wire can carry, so that nothing it adds is encoded
+// until it is asked for. Only adding is undone: fn adds, and reads.
+func (st *Store) Update(fn func(tx *Tx) error) error {
+	_, err := Write(st, func(tx *Tx) (struct{}, error) {
+		tx.quiet = true
+		for _, last := range []*int64{&st.users.Last, &st.plugins.Last, &st.secretKeys.Last, &st.installs.Last,
+			&st.transcripts.Last, &st.webhooks.Last, &st.lastJob, &st.lastAudio} {
+			was := *last
+			tx.onUndo(func() { *last = was }) // the id counters are restored last
+		}
+		err := fn(tx)
+		if err != nil {
+			for _, undo := range slices.Backward(tx.undo) {
+				undo()
+			}
+		}
+		return struct{}{}, err
+	})
+	return err
+}
+
+// Write runs fn in a Tx, then publishes its events.
+func Write[T any](st *Store, fn func(tx *Tx) (T, error)) (T, error) {
+	tx := &Tx{st: st}
+	st.mu.Lock()
+	out, err := fn(tx)
+	st.mu.Unlock()
+	if st.emit != nil {
+		for _, e := range tx.events {
+			st.emit(e)
+		}
+	}
+	return out, err
+}
+
+// read runs fn under the read lock and returns its result.
+func read[T any](st *Store, fn func() T) T {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return fn()
+}
+
+// encode encodes a resource as the wire carries it, for an event's data.
+func encode(what string, v any) ([]byte, error) {
+	b, err := apijson.Marshal(v)
+	if err != nil {
+		return nil, &FieldError{what, "cannot be encoded as JSON (a timestamp outside the years 0 to 9999, text that is not UTF-8, or metadata that is not JSON?)"}
+	}
+	return b, nil
+}
+
+// checkNewID checks an id chosen for a new row of c (0: one is assigned).
+func checkNewID[T any](c *Collection[T], kind string, id int64) error {
+	if err := CheckChosenID(id); err != nil {
+		return fmt.Errorf("%s id: %w", kind, err)
+	}
+	if id != 0 && c.Taken(id) {
+		return fmt.Errorf("%s id %d is already taken: %w", kind, id, ErrConflict)
+	}
+	return nil
+}
+
+// stamp fills zero timestamps: created defaults to now, updated to created.
+func stamp(created, updated *time.Time, now time.Time) {
+	if created.IsZero() {
+		*created = now
+	}
+	if updated.IsZero() {
+		*updated = *created
+	}
+}
+
+// KeyHash is the SHA-256 of a developer key: the store keeps no key.
+func KeyHash(key string) [32]byte { return sha256.Sum256([]byte(key)) }
