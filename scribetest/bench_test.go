@@ -2,6 +2,7 @@ package scribetest_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest"
 )
@@ -19,6 +21,12 @@ import (
 // TCP, each beside a baseline measured in the same run, request for request
 // interleaved so that the machine's load falls on both alike. They report
 // the nanoseconds of each side and their ratio; compare runs with benchstat.
+
+// The plugin's secret key and the installation of the benchmarks' fixtures.
+const (
+	benchSecretKey    = "ask_live_benchbenchbenchbenchbenchbench"
+	benchInstallation = "0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90"
+)
 
 // benchServer is a started server whose installation's user owns n
 // transcripts, with the Authorization value of the installation.
@@ -49,8 +57,8 @@ func serverOf(b *testing.B, n int) *benchServer {
 	if err != nil {
 		b.Fatal(err)
 	}
-	key, _ := auth.ParseSecretKey("ask_live_benchbenchbenchbenchbenchbench")
-	tok, err := auth.Mint(key, "0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90", time.Now())
+	key, _ := auth.ParseSecretKey(benchSecretKey)
+	tok, err := auth.Mint(key, benchInstallation, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -155,14 +163,48 @@ func client(b *testing.B) *http.Client {
 // BenchmarkServerVsCanned is one GET /transcripts/{id} (get) and one page
 // of 100 (page100), both from the middle of 1,000 transcripts, against the
 // server and, interleaved, against a handler writing the same bytes. Its
-// x-canned is the server's time over the canned handler's.
+// x-canned is the server's time over the canned handler's, measured two
+// ways:
+//
+//   - client=sdk calls the operation as a test does, through the SDK's
+//     installation client, which decodes the answer: what a test feels the
+//     reference server cost, against a server that costs nothing;
+//   - client=http sends the request with net/http and discards the body:
+//     the server's own work over HTTP. For a page that is mostly encoding
+//     100 transcripts with the JSON library.
 func BenchmarkServerVsCanned(b *testing.B) {
 	bs := serverOf(b, 1000)
-	for _, op := range []struct{ name, target string }{
-		{"get", "/transcripts/500"},
-		{"page100", "/transcripts?limit=100&after_id=500"},
+	key, err := auth.ParseSecretKey(benchSecretKey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, op := range []struct {
+		name, target string
+		call         func(c *scribe.Client) error
+	}{
+		{"get", "/transcripts/500", func(c *scribe.Client) error {
+			_, err := c.GetTranscript(ctx, 500)
+			return err
+		}},
+		{"page100", "/transcripts?limit=100&after_id=500", func(c *scribe.Client) error {
+			_, err := c.ListTranscripts(ctx, &scribe.ListTranscriptsParams{ListParams: scribe.ListParams{Limit: 100, AfterID: 500}}).Next()
+			return err
+		}},
 	} {
-		b.Run(op.name, func(b *testing.B) {
+		b.Run(op.name+"/client=sdk", func(b *testing.B) {
+			canned := httptest.NewServer(bs.canned(b, op.target))
+			defer canned.Close()
+			sdk := func(base string) func() error {
+				c, err := scribe.NewInstallationClient(base, key, benchInstallation)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return func() error { return op.call(c) }
+			}
+			interleave(b, [2]string{"server", "canned"}, [2]func() error{sdk(bs.s.URL()), sdk(canned.URL)})
+		})
+		b.Run(op.name+"/client=http", func(b *testing.B) {
 			canned := httptest.NewServer(bs.canned(b, op.target))
 			defer canned.Close()
 			hc := client(b)
