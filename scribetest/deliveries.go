@@ -129,7 +129,7 @@ type PendingDelivery struct {
 // Deliveries returns the webhook delivery attempts made so far, oldest first
 // (the last 10,000 on a long-running server). An attempt is listed once it is
 // finished.
-func (s *Server) Deliveries() []DeliveryAttempt { return s.deliveries.attempts() }
+func (s *Server) Deliveries() []DeliveryAttempt { return s.deliveries.record.All() }
 
 // PendingDeliveries returns the deliveries that are not settled (neither
 // delivered nor given up), in the order their events were emitted. After
@@ -192,13 +192,6 @@ func (e *engine) notifyLocked() {
 		close(e.changed)
 		e.changed = nil
 	}
-}
-
-// attempts returns the attempts made so far, oldest first.
-func (e *engine) attempts() []DeliveryAttempt {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.record.All()
 }
 
 // pending returns the deliveries not settled, in publishing order.

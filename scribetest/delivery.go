@@ -89,7 +89,7 @@ type engine struct {
 	ready     []*delivery            // due now, oldest first
 	inflight  map[int64]int          // attempts in flight by webhook id
 	active    int                    // sender goroutines running
-	record    ring[DeliveryAttempt]  // the attempts finished
+	record    ring[DeliveryAttempt]  // the attempts finished, pushed under mu
 	changed   chan struct{}          // closed at the next change of state; nil if nobody waits
 	closed    bool
 	done      chan struct{} // closed by Close

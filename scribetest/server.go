@@ -30,7 +30,7 @@ type Server struct {
 	addr       string
 	retryScale float64 // how the waits of the clients it hands out are scaled on the real clock
 	st         *state.Store
-	log        requestLog
+	requests   ring[Request]
 	faults     faults
 	deliveries *engine
 	handler    http.Handler
@@ -73,7 +73,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
 	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: cfg.limiter, BasePath: cfg.basePath,
-		Logger: cfg.logger, Log: s.log.add,
+		Logger: cfg.logger, Log: s.logRequest,
 		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
 			return s.faults.take(r, s.basePath, at, requestID)
 		}})
