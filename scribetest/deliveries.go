@@ -271,7 +271,7 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 		select {
 		case <-changed:
 		case <-ctx.Done():
-		case <-e.done:
+		case <-e.ctx.Done():
 		}
 		e.mu.Lock()
 	}
@@ -302,7 +302,6 @@ func (e *engine) close() int {
 	first := !e.closed
 	if first {
 		e.closed = true
-		close(e.done)
 		e.cancel()
 		for dl := range e.unsettled {
 			if dl.timer != nil && dl.timer.Stop() {

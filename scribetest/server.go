@@ -57,7 +57,7 @@ const defaultRetryScale = 0.001
 // it answers only through Handler, to mount in a server of your own. URL is
 // "" until then, and the clients it hands out cannot be made.
 func NewUnstartedServer(opts ...Option) (*Server, error) {
-	cfg := config{clock: realClock{}, addr: "127.0.0.1:0", logger: slog.Default()}
+	cfg := config{clock: realClock{}, addr: "127.0.0.1:0", logger: slog.Default(), schedule: defaultSchedule}
 	for _, o := range opts {
 		if o == nil {
 			continue
