@@ -1,6 +1,7 @@
 package scribetest
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strings"
@@ -139,10 +140,7 @@ func parse(f Fault, basePath string) (*pendingFault, error) {
 	case f.Status == 0 && f.RetryAfter != 0:
 		return nil, fmt.Errorf("the fault's RetryAfter needs a Status to be sent with")
 	}
-	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: f.Times}
-	if p.left == 0 {
-		p.left = 1
-	}
+	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: cmp.Or(f.Times, 1)}
 	if strings.ContainsAny(p.method, " \t/") {
 		return nil, fmt.Errorf("the fault's Method %q is not an HTTP method; write it alone, such as POST, and the path in Path", f.Method)
 	}
