@@ -43,12 +43,16 @@ type Server struct {
 
 // ErrNotFound is returned (wrapped) by the seeding calls when an id or uuid
 // names nothing, such as CreatePlugin for a developer that does not exist.
-var ErrNotFound = state.ErrNotFound
+var ErrNotFound = errNotFound
 
 // ErrConflict is returned (wrapped) by the seeding calls when the change
 // clashes with the server's state, such as an id already taken or a second
 // active installation of a plugin for the same user.
-var ErrConflict = state.ErrConflict
+var ErrConflict = errConflict
+
+// The sentinels the state's errors wrap, which the seeding calls return
+// wrapped.
+var errNotFound, errConflict = state.ErrNotFound, state.ErrConflict
 
 // defaultRetryScale scales the retry waits of the server's clients.
 const defaultRetryScale = 0.001
