@@ -39,7 +39,7 @@ func Marshal(v any) ([]byte, error) {
 	return json.Marshal(v, json.Deterministic(true), revealSecrets)
 }
 
-// reply is a success body, encoded; writeJSON ends it with a newline.
+// reply is a success body, encoded; write ends it with a newline.
 type reply []byte
 
 // encode encodes a success body with apijson.Marshal.
