@@ -116,9 +116,7 @@ func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 
 // PageInstallations is PagePlugins for plugin's installations.
 func (st *Store) PageInstallations(plugin, afterID int64, limit int) ([]scribe.PluginInstallation, bool, int) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.installs.Page(plugin, afterID, limit)
+	return page(st, st.installs, plugin, afterID, limit)
 }
 
 // InstallationsOf returns plugin's installations by ascending id.

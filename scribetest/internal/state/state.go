@@ -140,6 +140,13 @@ func read[T any](st *Store, fn func() T) T {
 	return fn()
 }
 
+// page returns c.Page(owner, afterID, limit), read under the read lock.
+func page[T any](st *Store, c *Collection[T], owner, afterID int64, limit int) ([]T, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return c.Page(owner, afterID, limit)
+}
+
 // encode encodes a resource as the wire carries it, for an event's data; a
 // quiet Tx emits no event, so it encodes nothing. v is a T rather than an
 // any so that a quiet Tx does not copy it to the heap either: a fixture load

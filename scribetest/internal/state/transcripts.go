@@ -100,9 +100,7 @@ func (st *Store) Transcript(owner, id int64) (scribe.Transcript, bool) {
 // TranscriptPage is PagePlugins for owner's transcripts, to encode: they
 // share their metadata with the store.
 func (st *Store) TranscriptPage(owner, afterID int64, limit int) ([]scribe.Transcript, bool, int) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.transcripts.Page(owner, afterID, limit)
+	return page(st, st.transcripts, owner, afterID, limit)
 }
 
 // TranscriptsOf returns copies of owner's transcripts by ascending id.
