@@ -79,25 +79,20 @@ const adminMaxBodyBytes = MaxEventBytes
 
 var adminJSONOptions = apijson.Strict()
 
-// adminDecode decodes the body's one JSON object into v, strictly.
-func adminDecode(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, adminMaxBodyBytes))
-	if err == nil {
-		err = apijson.Unmarshal(body, v, adminJSONOptions)
-	}
-	if err != nil {
-		adminError(w, http.StatusBadRequest, fmt.Errorf("the body must be one JSON object of the documented members: %w", err))
-		return false
-	}
-	return true
-}
-
-// adminOp decodes a POST or PATCH body into a B, calls do and answers.
+// adminOp decodes a POST or PATCH body, one JSON object, strictly into a B,
+// calls do and answers.
 func adminOp[B any](do func(r *http.Request, b *B) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var b B
-		if (r.Method == http.MethodPost || r.Method == http.MethodPatch) && !adminDecode(w, r, &b) {
-			return
+		if r.Method == http.MethodPost || r.Method == http.MethodPatch {
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, adminMaxBodyBytes))
+			if err == nil {
+				err = apijson.Unmarshal(body, &b, adminJSONOptions)
+			}
+			if err != nil {
+				adminError(w, http.StatusBadRequest, fmt.Errorf("the body must be one JSON object of the documented members: %w", err))
+				return
+			}
 		}
 		out, err := do(r, &b)
 		if err != nil {
@@ -160,12 +155,10 @@ func (b *adminTranscript) apply(t *scribe.Transcript) {
 func (s *Server) adminCreateTranscript(_ *http.Request, b *adminTranscript) (any, error) {
 	var t scribe.Transcript
 	b.apply(&t)
-	p := TranscriptParams{Headline: t.Headline, Text: t.Text, Type: t.Type, Job: t.Job, Audio: t.Audio}
-	if b.Metadata != nil {
-		p.Metadata = make(map[string]any, len(b.Metadata))
-		for k, v := range b.Metadata {
-			p.Metadata[k] = v
-		}
+	p := TranscriptParams{Headline: t.Headline, Text: t.Text, Type: t.Type, Job: t.Job, Audio: t.Audio,
+		Metadata: make(map[string]any, len(b.Metadata))}
+	for k, v := range b.Metadata {
+		p.Metadata[k] = v
 	}
 	return s.CreateTranscript(b.UserID, p)
 }

@@ -11,13 +11,16 @@ import (
 )
 
 // CheckOption configures CheckReceiver.
-type CheckOption func(*receivercheck.Config)
+type CheckOption func(*checkConfig)
+
+// checkConfig is the configuration of the check the options set.
+type checkConfig = receivercheck.Config
 
 // WithReceiverTimeout sets how long the receiver has to answer a valid
 // delivery: by default 15 s, the service's delivery timeout. It must not be
 // negative; zero keeps the default.
 func WithReceiverTimeout(d time.Duration) CheckOption {
-	return func(cfg *receivercheck.Config) { cfg.Timeout = d }
+	return func(cfg *checkConfig) { cfg.Timeout = d }
 }
 
 // WithProcessedCount makes CheckReceiver also assert exactly-once
@@ -28,7 +31,7 @@ func WithReceiverTimeout(d time.Duration) CheckOption {
 // once a delivery has been answered, so it suits a receiver that processes
 // an event before it answers, such as one built on webhook.NewHandler.
 func WithProcessedCount(count func(eventID string) int) CheckOption {
-	return func(cfg *receivercheck.Config) { cfg.Processed = count }
+	return func(cfg *checkConfig) { cfg.Processed = count }
 }
 
 // CheckReceiver checks the webhook receiver at url against the delivery
@@ -45,19 +48,17 @@ func WithProcessedCount(count func(eventID string) int) CheckOption {
 // anywhere else, in any language; the check never prints secret.
 func CheckReceiver(t testing.TB, url string, secret webhook.Secret, opts ...CheckOption) {
 	t.Helper()
-	cfg := receivercheck.Config{URL: url, Secret: secret}
+	cfg := checkConfig{URL: url, Secret: secret}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	var results []receivercheck.Result
-	sum, err := receivercheck.Run(t.Context(), cfg, func(r receivercheck.Result) { results = append(results, r) })
-	for _, r := range results {
+	sum, err := receivercheck.Run(t.Context(), cfg, func(r receivercheck.Result) {
 		if r.Passed {
 			t.Log(r)
 		} else {
 			t.Error(r)
 		}
-	}
+	})
 	if err != nil {
 		t.Fatalf("scribetest: CheckReceiver: %v", err)
 	}

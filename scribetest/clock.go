@@ -86,10 +86,7 @@ func (c *FakeClock) Now() time.Time {
 func (c *FakeClock) Advance(d time.Duration) {
 	c.move.Lock()
 	defer c.move.Unlock()
-	c.mu.Lock()
-	target := c.now.Add(d)
-	c.mu.Unlock()
-	c.moveTo(target)
+	c.moveTo(c.Now().Add(d))
 }
 
 // Set moves the clock to t, firing the timers due by then when t is later

@@ -129,7 +129,7 @@ type PendingDelivery struct {
 // Deliveries returns the webhook delivery attempts made so far, oldest first
 // (the last 10,000 on a long-running server). An attempt is listed once it is
 // finished.
-func (s *Server) Deliveries() []DeliveryAttempt { return s.deliveries.attempts() }
+func (s *Server) Deliveries() []DeliveryAttempt { return s.deliveries.record.All() }
 
 // PendingDeliveries returns the deliveries that are not settled (neither
 // delivered nor given up), in the order their events were emitted. After
@@ -194,13 +194,6 @@ func (e *engine) notifyLocked() {
 	}
 }
 
-// attempts returns the attempts made so far, oldest first.
-func (e *engine) attempts() []DeliveryAttempt {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.record.All()
-}
-
 // pending returns the deliveries not settled, in publishing order.
 func (e *engine) pending() []PendingDelivery {
 	e.mu.Lock()
@@ -234,7 +227,7 @@ func (e *engine) sortedLocked(want func(*delivery) bool) []*delivery {
 
 // wait waits until every delivery is settled, ctx ends or the engine closes.
 func (e *engine) wait(ctx context.Context) error {
-	n, cause := e.settled(ctx, nil)
+	n, cause := e.settled(ctx, nil, false)
 	switch {
 	case n == 0:
 		return nil
@@ -245,12 +238,15 @@ func (e *engine) wait(ctx context.Context) error {
 }
 
 // settled waits until no delivery want selects is pending, or says how many are and
-// why it ended; when nothing is due or in flight it moves a test's clock on.
-func (e *engine) settled(ctx context.Context, want func(*delivery) bool) (int, error) {
+// why it ended; when nothing is due or in flight it moves a test's clock on. With
+// stopLate it also ends once every one waits for a retry due after ctx's deadline.
+func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLate bool) (int, error) {
+	deadline, _ := ctx.Deadline()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for {
-		n := len(e.sortedLocked(want))
+		dls := e.sortedLocked(want)
+		n := len(dls)
 		switch {
 		case n == 0:
 			return 0, nil
@@ -258,6 +254,8 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool) (int, e
 			return n, ErrClosed
 		case ctx.Err() != nil:
 			return n, ctx.Err()
+		case stopLate && e.lateLocked(dls, deadline):
+			return n, errors.New("the next attempt is due after the wait's deadline")
 		}
 		if e.advancer != nil && len(e.ready) == 0 && len(e.inflight) == 0 {
 			if next, ok := e.nextDueLocked(); ok {
@@ -273,10 +271,17 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool) (int, e
 		select {
 		case <-changed:
 		case <-ctx.Done():
-		case <-e.done:
+		case <-e.ctx.Done():
 		}
 		e.mu.Lock()
 	}
+}
+
+// lateLocked reports whether every one of dls waits for a retry due after
+// deadline, a time of the wall clock.
+func (e *engine) lateLocked(dls []*delivery, deadline time.Time) bool {
+	bound := e.clock.Now().Add(time.Until(deadline)) // the deadline by the server's clock
+	return !slices.ContainsFunc(dls, func(dl *delivery) bool { return dl.timer == nil || !dl.due.After(bound) })
 }
 
 // nextDueLocked returns when the earliest timer of a pending delivery fires.
@@ -297,7 +302,6 @@ func (e *engine) close() int {
 	first := !e.closed
 	if first {
 		e.closed = true
-		close(e.done)
 		e.cancel()
 		for dl := range e.unsettled {
 			if dl.timer != nil && dl.timer.Stop() {
@@ -322,7 +326,7 @@ func (e *engine) close() int {
 
 // shutdown waits, until ctx ends, for every delivery to settle, then closes.
 func (e *engine) shutdown(ctx context.Context) error {
-	_, cause := e.settled(ctx, nil)
+	_, cause := e.settled(ctx, nil, false)
 	n := e.close()
 	if n == 0 {
 		return nil
@@ -350,20 +354,12 @@ type deliveryKey struct {
 // require waits for the deliveries of the events named (all, if none) to settle and
 // returns their attempts and, if one did not end with a 2xx, the failure to report.
 func (e *engine) require(eventIDs []string, timeout time.Duration) (failure string, attempts []DeliveryAttempt) {
-	named := make(map[string]bool, len(eventIDs))
-	for _, id := range eventIDs {
-		named[id] = true
-	}
-	var want func(*delivery) bool
-	if len(named) > 0 {
-		want = func(dl *delivery) bool { return named[dl.id] }
-	}
+	named := func(id string) bool { return len(eventIDs) == 0 || slices.Contains(eventIDs, id) }
+	want := func(dl *delivery) bool { return named(dl.id) }
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if e.advancer == nil {
-		go e.stopBeforeLateRetry(ctx, cancel, want) // on the system clock, do not wait for a retry due after the bound
-	}
-	_, cause := e.settled(ctx, want)
+	// On the system clock, do not wait for a retry due after the bound.
+	_, cause := e.settled(ctx, want, e.advancer == nil)
 
 	e.mu.Lock()
 	all, pending, closed, now := e.record.All(), e.pendingLocked(want), e.closed, e.clock.Now()
@@ -378,7 +374,7 @@ func (e *engine) require(eventIDs []string, timeout time.Duration) (failure stri
 		}
 	}
 	for _, a := range all {
-		if k := (deliveryKey{a.EventID, a.WebhookID}); len(named) == 0 || named[a.EventID] {
+		if k := (deliveryKey{a.EventID, a.WebhookID}); named(a.EventID) {
 			attempts = append(attempts, a)
 			see(k)
 			byDelivery[k] = append(byDelivery[k], a)
@@ -398,7 +394,7 @@ func (e *engine) require(eventIDs []string, timeout time.Duration) (failure stri
 			fmt.Fprintf(&report, "\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, maxRecords)
 		}
 	}
-	if len(named) == 0 && len(order) == 0 {
+	if len(eventIDs) == 0 && len(order) == 0 {
 		report.WriteString("\n  no webhook event was emitted: does the plugin have a webhook (CreateWebhook), and did something install it or create a transcript?")
 	}
 	if report.Len() == 0 {
@@ -436,34 +432,5 @@ func describeFailure(b *strings.Builder, k deliveryKey, as []DeliveryAttempt, wa
 		b.WriteString("\n    still pending: an attempt is due or in flight")
 	case len(as) == 0:
 		b.WriteString("\n    no attempt recorded")
-	}
-}
-
-// stopBeforeLateRetry cancels the wait once every delivery waits past ctx's deadline.
-func (e *engine) stopBeforeLateRetry(ctx context.Context, cancel context.CancelFunc, want func(*delivery) bool) {
-	deadline, _ := ctx.Deadline()
-	for {
-		e.mu.Lock()
-		dls := e.sortedLocked(want)
-		late := len(dls) > 0
-		for _, dl := range dls {
-			if dl.timer == nil || !dl.due.After(e.clock.Now().Add(time.Until(deadline))) {
-				late = false
-			}
-		}
-		if late {
-			e.mu.Unlock()
-			cancel()
-			return
-		}
-		changed := e.changedLocked()
-		e.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		case <-e.done:
-			return
-		}
 	}
 }

@@ -80,7 +80,7 @@ type engine struct {
 	workers  int
 	perHook  int
 	timeout  time.Duration
-	ctx      context.Context // canceled by Close: aborts attempts in flight
+	ctx      context.Context // canceled by Close: aborts attempts in flight and ends the waits
 	cancel   context.CancelFunc
 
 	mu        sync.Mutex
@@ -89,10 +89,9 @@ type engine struct {
 	ready     []*delivery            // due now, oldest first
 	inflight  map[int64]int          // attempts in flight by webhook id
 	active    int                    // sender goroutines running
-	record    ring[DeliveryAttempt]  // the attempts finished
+	record    ring[DeliveryAttempt]  // the attempts finished, pushed under mu
 	changed   chan struct{}          // closed at the next change of state; nil if nobody waits
 	closed    bool
-	done      chan struct{} // closed by Close
 	wg        sync.WaitGroup
 }
 
@@ -101,21 +100,16 @@ type engine struct {
 // on the system's; a test's FakeClock is moved where they would wait.
 func newEngine(cfg *config) *engine {
 	e := &engine{clock: cfg.clock, timers: realClock{}, logger: cfg.logger,
-		schedule: defaultSchedule, workers: cmp.Or(cfg.workers, defaultWorkers), timeout: cmp.Or(cfg.timeout, defaultTimeout),
-		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}, done: make(chan struct{})}
-	if cfg.schedule != nil {
-		e.schedule = cfg.schedule
-	}
+		schedule: slices.Clone(cfg.schedule), workers: cmp.Or(cfg.workers, defaultWorkers), timeout: cmp.Or(cfg.timeout, defaultTimeout),
+		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}}
 	if tc, ok := cfg.clock.(TimerClock); ok {
 		e.timers = tc
 	}
 	e.advancer, _ = cfg.clock.(advancer)
 	if cfg.scale > 0 {
-		s := make([]time.Duration, len(e.schedule))
 		for i, d := range e.schedule {
-			s[i] = scaled(d, cfg.scale)
+			e.schedule[i] = scaled(d, cfg.scale)
 		}
-		e.schedule = s
 	}
 	e.perHook = max(1, e.workers/2) // a slow receiver cannot hold every sender
 	rt := cfg.transport

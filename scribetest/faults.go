@@ -1,6 +1,7 @@
 package scribetest
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strings"
@@ -93,7 +94,7 @@ func (s *Server) ClearFaults() { s.faults.clear() }
 
 // FiredFaults returns the faults that have fired, oldest first (the last
 // 10,000 of them): one entry per faulted request.
-func (s *Server) FiredFaults() []FiredFault { return s.faults.all() }
+func (s *Server) FiredFaults() []FiredFault { return s.faults.fired.All() }
 
 // pendingFault is an injected fault, parsed, with what is left of its Times.
 type pendingFault struct {
@@ -106,7 +107,7 @@ type pendingFault struct {
 // faults holds the injected faults in order and the record of those that
 // fired; the zero value is ready.
 type faults struct {
-	mu      sync.Mutex
+	mu      sync.Mutex // guards pending
 	pending []*pendingFault
 	fired   ring[FiredFault]
 }
@@ -139,10 +140,7 @@ func parse(f Fault, basePath string) (*pendingFault, error) {
 	case f.Status == 0 && f.RetryAfter != 0:
 		return nil, fmt.Errorf("the fault's RetryAfter needs a Status to be sent with")
 	}
-	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: f.Times}
-	if p.left == 0 {
-		p.left = 1
-	}
+	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: cmp.Or(f.Times, 1)}
 	if strings.ContainsAny(p.method, " \t/") {
 		return nil, fmt.Errorf("the fault's Method %q is not an HTTP method; write it alone, such as POST, and the path in Path", f.Method)
 	}
@@ -231,11 +229,4 @@ func (q *faults) take(r *http.Request, basePath string, now time.Time, requestID
 		return httpapi.Failure{Status: p.f.Status, RetryAfter: p.f.RetryAfter, Drop: p.f.Drop, Delay: p.f.Delay}, true
 	}
 	return httpapi.Failure{}, false
-}
-
-// all returns the faults that fired, oldest first.
-func (q *faults) all() []FiredFault {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.fired.All()
 }

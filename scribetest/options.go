@@ -27,7 +27,8 @@ type config struct {
 	limiter  *httpapi.Limiter // WithRateLimit
 	admin    bool             // WithAdminAPI
 
-	// The WithWebhook... options; zero is the default.
+	// The WithWebhook... options; zero is the default, but for the
+	// schedule, which starts as defaultSchedule.
 	schedule  []time.Duration
 	scale     float64
 	workers   int

@@ -39,61 +39,41 @@ type Request struct {
 
 // Requests returns the requests the server has answered, oldest first (the
 // last 10,000 of them).
-func (s *Server) Requests() []Request { return s.log.all() }
+func (s *Server) Requests() []Request { return s.requests.All() }
 
 // RequestCount returns how many requests the server has answered.
-func (s *Server) RequestCount() int { return s.log.total() }
+func (s *Server) RequestCount() int { return s.requests.Total() }
 
-// requestLog keeps the last requests answered and counts them all. The zero
-// value is empty and ready.
-type requestLog struct {
-	mu    sync.Mutex
-	recs  ring[Request]
-	count int
-}
-
-// add records r, answered with status (and problem code, if any).
-func (l *requestLog) add(r *http.Request, at time.Time, requestID string, status int, code string) {
+// logRequest records r, answered with status (and problem code, if any).
+func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, status int, code string) {
 	key := ""
 	if v := r.Header["Idempotency-Key"]; len(v) > 0 {
 		key = truncate(v[0], state.MaxIdempotencyKey)
 	}
-	rec := Request{
+	s.requests.Push(Request{
 		Time: at, Method: truncate(r.Method, maxMethod),
 		Path: truncate(r.URL.Path, maxURLPart), Query: truncate(r.URL.RawQuery, maxURLPart),
 		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code,
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.count++
-	l.recs.Push(rec)
-}
-
-// all returns the records kept, oldest first.
-func (l *requestLog) all() []Request {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.recs.All()
-}
-
-// total returns how many requests were recorded in all.
-func (l *requestLog) total() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.count
+	})
 }
 
 // maxRecords bounds each record: requests, fired faults, delivery attempts.
 const maxRecords = 10000
 
-// ring keeps the last maxRecords values pushed; its owner locks it.
+// ring keeps the last maxRecords values pushed and counts them all. It is
+// safe for concurrent use; the zero value is empty and ready.
 type ring[T any] struct {
-	buf  []T
-	next int // where the next push goes once buf is full
+	mu    sync.Mutex
+	buf   []T
+	next  int // where the next push goes once buf is full
+	total int // how many values were pushed in all
 }
 
 // Push adds v, dropping the oldest value when the ring is full.
 func (r *ring[T]) Push(v T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.total++
 	if len(r.buf) < maxRecords {
 		r.buf = append(r.buf, v)
 		return
@@ -104,9 +84,18 @@ func (r *ring[T]) Push(v T) {
 
 // All returns a copy of the values, oldest first.
 func (r *ring[T]) All() []T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	out := make([]T, 0, len(r.buf))
 	out = append(out, r.buf[r.next:]...)
 	return append(out, r.buf[:r.next]...)
+}
+
+// Total returns how many values were pushed in all.
+func (r *ring[T]) Total() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
 }
 
 // Bounds of what the records keep of a request: a few megabytes in all.

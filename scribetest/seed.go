@@ -14,7 +14,8 @@ import (
 )
 
 // UserParams describes a user to create. A zero ID asks for a fresh one; a
-// chosen one is at most 2^53-1 (docs/server.md, "Identifiers"). An empty
+// chosen one is at most 2^53-1 (docs/server.md, "Identifiers"), and one
+// already taken is an error wrapping ErrConflict. An empty
 // EmailAddress is generated as "user<id>@example.com"; a given one must be a
 // bare e-mail address, as the document's format: email says.
 type UserParams struct {

@@ -30,7 +30,7 @@ type Server struct {
 	addr       string
 	retryScale float64 // how the waits of the clients it hands out are scaled on the real clock
 	st         *state.Store
-	log        requestLog
+	requests   ring[Request]
 	faults     faults
 	deliveries *engine
 	handler    http.Handler
@@ -43,12 +43,16 @@ type Server struct {
 
 // ErrNotFound is returned (wrapped) by the seeding calls when an id or uuid
 // names nothing, such as CreatePlugin for a developer that does not exist.
-var ErrNotFound = state.ErrNotFound
+var ErrNotFound = errNotFound
 
 // ErrConflict is returned (wrapped) by the seeding calls when the change
 // clashes with the server's state, such as an id already taken or a second
 // active installation of a plugin for the same user.
-var ErrConflict = state.ErrConflict
+var ErrConflict = errConflict
+
+// The sentinels the state's errors wrap, which the seeding calls return
+// wrapped.
+var errNotFound, errConflict = state.ErrNotFound, state.ErrConflict
 
 // defaultRetryScale scales the retry waits of the server's clients.
 const defaultRetryScale = 0.001
@@ -57,7 +61,7 @@ const defaultRetryScale = 0.001
 // it answers only through Handler, to mount in a server of your own. URL is
 // "" until then, and the clients it hands out cannot be made.
 func NewUnstartedServer(opts ...Option) (*Server, error) {
-	cfg := config{clock: realClock{}, addr: "127.0.0.1:0", logger: slog.Default()}
+	cfg := config{clock: realClock{}, addr: "127.0.0.1:0", logger: slog.Default(), schedule: defaultSchedule}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -73,7 +77,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
 	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: cfg.limiter, BasePath: cfg.basePath,
-		Logger: cfg.logger, Log: s.log.add,
+		Logger: cfg.logger, Log: s.logRequest,
 		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
 			return s.faults.take(r, s.basePath, at, requestID)
 		}})

@@ -94,40 +94,35 @@ const (
 )
 
 // parsePage reads limit (1 to 100, default 20) and after_id (0 to 2^53-1).
-func parsePage(r *http.Request) (limit int, afterID int64, _ *problem) {
+func parsePage(r *http.Request) (limit int, afterID int64, p *problem) {
 	q := r.URL.Query()
 	limit = defaultLimit
 	if v, ok := q["limit"]; ok {
-		n, err := parseDecimal(v[0])
-		if err != nil || n < 1 || n > maxLimit {
-			return 0, 0, invalidParameter(fmt.Sprintf("limit: must be an integer from 1 to %d, got %s", maxLimit, state.Excerpt(v[0])))
+		n, p := integer("limit", v[0], 1, maxLimit)
+		if p != nil {
+			return 0, 0, p
 		}
 		limit = int(n)
 	}
 	if v, ok := q["after_id"]; ok {
-		n, err := parseDecimal(v[0])
-		if err != nil || n > state.MaxChosenID {
-			return 0, 0, invalidParameter(fmt.Sprintf("after_id: must be an integer from 0 to %d, got %s", int64(state.MaxChosenID), state.Excerpt(v[0])))
+		if afterID, p = integer("after_id", v[0], 0, state.MaxChosenID); p != nil {
+			return 0, 0, p
 		}
-		afterID = n
 	}
 	return limit, afterID, nil
 }
 
-// parseDecimal parses plain ASCII digits, no sign, as an int64.
-func parseDecimal(s string) (int64, error) {
-	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, errors.New("not a non-negative integer")
+// integer reads s, the value of the parameter name, as plain ASCII digits
+// (no sign) making an integer from lo to hi.
+func integer(name, s string, lo, hi int64) (int64, *problem) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || strings.TrimLeft(s, "0123456789") != "" || n < lo || n > hi {
+		return 0, invalidParameter(fmt.Sprintf("%s: must be an integer from %d to %d, got %s", name, lo, hi, state.Excerpt(s)))
 	}
-	return strconv.ParseInt(s, 10, 64)
+	return n, nil
 }
 
 // pathID reads the path's {id}: 1 to 2^53-1 (api/openapi.yaml, Id).
 func pathID(c *call) (int64, *problem) {
-	s := c.r.PathValue("id")
-	n, err := parseDecimal(s)
-	if err != nil || n < 1 || n > state.MaxChosenID {
-		return 0, invalidParameter(fmt.Sprintf("id: must be an integer from 1 to %d, got %s", int64(state.MaxChosenID), state.Excerpt(s)))
-	}
-	return n, nil
+	return integer("id", c.r.PathValue("id"), 1, state.MaxChosenID)
 }

@@ -39,7 +39,7 @@ func Marshal(v any) ([]byte, error) {
 	return json.Marshal(v, json.Deterministic(true), revealSecrets)
 }
 
-// reply is a success body, encoded; writeJSON ends it with a newline.
+// reply is a success body, encoded; write ends it with a newline.
 type reply []byte
 
 // encode encodes a success body with apijson.Marshal.
@@ -55,9 +55,16 @@ func encodeWith(marshal func(any) ([]byte, error), v any) (reply, *problem) {
 	return b, nil
 }
 
-// page is the envelope of every list operation.
-func page[T any](data []T, hasMore bool, total int) wire.List[T] {
-	return wire.List[T]{HasMore: hasMore, TotalCount: total, Data: data}
+// list answers the page the request asks for of owner's resources, as
+// pageOf returns them, in the envelope of every list operation, encoded
+// with marshal.
+func list[T any](c *call, marshal func(any) ([]byte, error), owner int64, pageOf func(owner, afterID int64, limit int) ([]T, bool, int)) (reply, *problem) {
+	limit, after, p := parsePage(c.r)
+	if p != nil {
+		return nil, p
+	}
+	data, hasMore, total := pageOf(owner, after, limit)
+	return encodeWith(marshal, wire.List[T]{HasMore: hasMore, TotalCount: total, Data: data})
 }
 
 func permissionDenied(field string) *problem {
@@ -71,11 +78,7 @@ func (a *API) listTranscripts(c *call) (reply, *problem) {
 	if c.caller.Plugin.Permissions.Transcript != scribe.PermissionRead {
 		return nil, permissionDenied("transcript")
 	}
-	limit, after, p := parsePage(c.r)
-	if p != nil {
-		return nil, p
-	}
-	return encode(page(a.cfg.State.TranscriptPage(c.caller.Installation.UserID, after, limit)))
+	return list(c, apijson.Marshal, c.caller.Installation.UserID, a.cfg.State.TranscriptPage)
 }
 
 func (a *API) getTranscript(c *call) (reply, *problem) {
@@ -120,11 +123,7 @@ func (a *API) ownPlugin(c *call) (scribe.Plugin, *problem) {
 }
 
 func (a *API) listPlugins(c *call) (reply, *problem) {
-	limit, after, p := parsePage(c.r)
-	if p != nil {
-		return nil, p
-	}
-	return encode(page(a.cfg.State.PagePlugins(c.caller.Developer.ID, after, limit)))
+	return list(c, apijson.Marshal, c.caller.Developer.ID, a.cfg.State.PagePlugins)
 }
 
 func (a *API) getPlugin(c *call) (reply, *problem) {
@@ -203,27 +202,18 @@ func NewSecretKey(st *state.Store, plugin int64, description string) (scribe.Plu
 	})
 }
 
-// ownPage reads the caller's plugin of the path and the page parameters.
-func (a *API) ownPage(c *call) (plugin int64, limit int, after int64, p *problem) {
-	pl, p := a.ownPlugin(c)
-	if p == nil {
-		limit, after, p = parsePage(c.r)
-	}
-	return pl.ID, limit, after, p
-}
-
 func (a *API) listInstallations(c *call) (reply, *problem) {
-	plugin, limit, after, p := a.ownPage(c)
+	pl, p := a.ownPlugin(c)
 	if p != nil {
 		return nil, p
 	}
-	return encode(page(a.cfg.State.PageInstallations(plugin, after, limit)))
+	return list(c, apijson.Marshal, pl.ID, a.cfg.State.PageInstallations)
 }
 
 func (a *API) listWebhooks(c *call) (reply, *problem) {
-	plugin, limit, after, p := a.ownPage(c)
+	pl, p := a.ownPlugin(c)
 	if p != nil {
 		return nil, p
 	}
-	return encodeWith(Marshal, page(a.cfg.State.PageWebhooks(plugin, after, limit)))
+	return list(c, Marshal, pl.ID, a.cfg.State.PageWebhooks)
 }

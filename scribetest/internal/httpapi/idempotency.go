@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,15 +61,8 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, 
 
 // validKey reports 1 to 255 visible ASCII characters (api/openapi.yaml).
 func validKey(k string) bool {
-	if k == "" || len(k) > state.MaxIdempotencyKey {
-		return false
-	}
-	for i := range len(k) {
-		if k[i] < '!' || k[i] > '~' {
-			return false
-		}
-	}
-	return true
+	invisible := func(r rune) bool { return r < '!' || r > '~' } // a byte not ASCII reads as a rune above '~'
+	return k != "" && len(k) <= state.MaxIdempotencyKey && !strings.ContainsFunc(k, invisible)
 }
 
 // keyTTL is how long a key's answer is kept.

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/apijson"
@@ -65,17 +64,3 @@ func writeProblem(w http.ResponseWriter, p *problem) {
 	w.WriteHeader(p.status)
 	_, _ = w.Write(append(body, '\n'))
 }
-
-// writeJSON writes status and body and a newline, with their Content-Length.
-func writeJSON(w http.ResponseWriter, status int, body reply) {
-	h := w.Header()
-	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(body) + 1)}
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-	_, _ = w.Write(newline)
-}
-
-var newline = []byte("\n")
-
-var contentTypeJSON = []string{"application/json"}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,14 +145,24 @@ func (a *API) serve(op *operation, w http.ResponseWriter, r *http.Request) {
 	a.idempotent(w, c, op.handle)
 }
 
-// write writes an operation's result.
+// write writes an operation's result: its problem, or 200 and its body and
+// a newline, with their Content-Length.
 func write(w http.ResponseWriter, body reply, p *problem) {
 	if p != nil {
 		writeProblem(w, p)
 		return
 	}
-	writeJSON(w, http.StatusOK, body)
+	h := w.Header()
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body) + 1)}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+	_, _ = w.Write(newline)
 }
+
+var newline = []byte("\n")
+
+var contentTypeJSON = []string{"application/json"}
 
 // canonical answers 404 for a path with an empty, "." or ".." segment, which
 // http.ServeMux would redirect: the service never redirects.

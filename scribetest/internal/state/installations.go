@@ -66,11 +66,9 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	}
 	in.FirstName, in.LastName, in.EmailAddress = u.FirstName, u.LastName, u.EmailAddress
 	stamp(&in.CreatedOn, &in.UpdatedOn, st.now())
-	var data []byte
-	if !tx.quiet {
-		if data, err = encode("installation", in); err != nil {
-			return scribe.PluginInstallation{}, err
-		}
+	data, err := encode(tx, "installation", in)
+	if err != nil {
+		return scribe.PluginInstallation{}, err
 	}
 	st.installs.Add(in.PluginID, in)
 	st.installsBy[in.UserID] = append(st.installsBy[in.UserID], in.ID)
@@ -107,7 +105,7 @@ func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 	}
 	now := st.now()
 	in.DeletedOn, in.UpdatedOn = &now, now
-	data, err := encode("installation", in)
+	data, err := encode(tx, "installation", in)
 	if err != nil { // a timestamp of a fixture outside what JSON holds
 		return scribe.PluginInstallation{}, err
 	}
@@ -118,9 +116,7 @@ func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 
 // PageInstallations is PagePlugins for plugin's installations.
 func (st *Store) PageInstallations(plugin, afterID int64, limit int) ([]scribe.PluginInstallation, bool, int) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.installs.Page(plugin, afterID, limit)
+	return page(st, st.installs, plugin, afterID, limit)
 }
 
 // InstallationsOf returns plugin's installations by ascending id.

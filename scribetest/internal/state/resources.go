@@ -108,9 +108,7 @@ func (tx *Tx) SetPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) 
 
 // PagePlugins returns developer's plugins after afterID, whether more follow, and the total.
 func (st *Store) PagePlugins(developer, afterID int64, limit int) ([]scribe.Plugin, bool, int) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.plugins.Page(developer, afterID, limit)
+	return page(st, st.plugins, developer, afterID, limit)
 }
 
 // Plugins returns every plugin by ascending id.
@@ -173,9 +171,7 @@ func (tx *Tx) AddWebhook(w scribe.Webhook) (scribe.Webhook, error) {
 
 // PageWebhooks returns a page of plugin's webhooks, as PagePlugins does.
 func (st *Store) PageWebhooks(plugin, afterID int64, limit int) ([]scribe.Webhook, bool, int) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.webhooks.Page(plugin, afterID, limit)
+	return page(st, st.webhooks, plugin, afterID, limit)
 }
 
 // WebhooksOf returns plugin's webhooks by ascending id.

@@ -140,8 +140,21 @@ func read[T any](st *Store, fn func() T) T {
 	return fn()
 }
 
-// encode encodes a resource as the wire carries it, for an event's data.
-func encode(what string, v any) ([]byte, error) {
+// page returns c.Page(owner, afterID, limit), read under the read lock.
+func page[T any](st *Store, c *Collection[T], owner, afterID int64, limit int) ([]T, bool, int) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return c.Page(owner, afterID, limit)
+}
+
+// encode encodes a resource as the wire carries it, for an event's data; a
+// quiet Tx emits no event, so it encodes nothing. v is a T rather than an
+// any so that a quiet Tx does not copy it to the heap either: a fixture load
+// of a million transcripts would pay for a million copies.
+func encode[T any](tx *Tx, what string, v T) ([]byte, error) {
+	if tx.quiet {
+		return nil, nil
+	}
 	b, err := apijson.Marshal(v)
 	if err != nil {
 		return nil, &FieldError{what, "cannot be encoded as JSON (a timestamp outside the years 0 to 9999, text that is not UTF-8, or metadata that is not JSON?)"}

@@ -39,12 +39,9 @@ func (tx *Tx) AddTranscript(t scribe.Transcript) (scribe.Transcript, error) {
 		t.Audio.CreatedOn = t.CreatedOn
 	}
 	t.User = scribe.TranscriptUser{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName}
-	var data []byte
-	if !tx.quiet {
-		var err error
-		if data, err = encode("transcript", t); err != nil {
-			return scribe.Transcript{}, err
-		}
+	data, err := encode(tx, "transcript", t)
+	if err != nil {
+		return scribe.Transcript{}, err
 	}
 	st.transcripts.Add(u.ID, t)
 	st.lastJob, st.lastAudio = max(st.lastJob, t.Job.ID), max(st.lastAudio, t.Audio.ID)
@@ -73,7 +70,7 @@ func (tx *Tx) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Tr
 	next := CloneTranscript(cur)
 	fn(&next)
 	next.ID, next.User, next.CreatedOn = cur.ID, cur.User, cur.CreatedOn
-	data, err := encode("transcript", next)
+	data, err := encode(tx, "transcript", next)
 	if err != nil {
 		return scribe.Transcript{}, err
 	}
@@ -103,9 +100,7 @@ func (st *Store) Transcript(owner, id int64) (scribe.Transcript, bool) {
 // TranscriptPage is PagePlugins for owner's transcripts, to encode: they
 // share their metadata with the store.
 func (st *Store) TranscriptPage(owner, afterID int64, limit int) ([]scribe.Transcript, bool, int) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.transcripts.Page(owner, afterID, limit)
+	return page(st, st.transcripts, owner, afterID, limit)
 }
 
 // TranscriptsOf returns copies of owner's transcripts by ascending id.
