@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// One version everywhere: the module that ships beside the SDK requires this
-// version of it, and the changelog has a section for it. A release that
-// bumps Version without the others (or the reverse) fails here.
+// One version everywhere: scribe.Version (which scribe-server -version and
+// the User-Agent print) is a version the changelog has a section for, and
+// the module that ships beside the SDK requires that version of it. A
+// release that bumps one without the others fails here.
 func TestVersionIsTheSameEverywhere(t *testing.T) {
 	t.Parallel()
 	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(Version) {

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/scribehq/scribe-go v0.2.0
+	github.com/scribehq/scribe-go v0.1.0
 )
 
 require (
@@ -18,6 +18,8 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 )
 
-// The store and the SDK are released together; in this repository the store
-// builds against the SDK beside it.
+// The store and the SDK are released together, and the store requires the
+// SDK's own version (scribe.Version; a release bumps both, and the root
+// module's TestVersionIsTheSameEverywhere holds them equal). In this
+// repository the store builds against the SDK beside it.
 replace github.com/scribehq/scribe-go => ../..
