@@ -13,8 +13,7 @@ import (
 // TestLayering holds the code to the tree's one import rule
 // (docs/design/layering.md): of the scribetest tree, a package under
 // internal/ imports only internal/state, and internal/state imports none.
-// So nothing below imports the face, and httpapi and delivery do not import
-// each other.
+// So nothing below imports the face, and the state knows no HTTP.
 func TestLayering(t *testing.T) {
 	const tree = "github.com/scribehq/scribe-go/scribetest"
 	err := filepath.WalkDir("internal", func(path string, d os.DirEntry, err error) error {
