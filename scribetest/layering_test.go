@@ -13,7 +13,7 @@ import (
 // TestLayering holds the code to the tree's one import rule
 // (docs/design/layering.md): of the scribetest tree, a package under
 // internal/ imports only internal/state, and internal/state imports none.
-// So nothing below imports the face, and the state knows no HTTP.
+// So nothing below imports the face, and the state imports no layer above it.
 func TestLayering(t *testing.T) {
 	const tree = "github.com/scribehq/scribe-go/scribetest"
 	err := filepath.WalkDir("internal", func(path string, d os.DirEntry, err error) error {
