@@ -12,10 +12,8 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -265,18 +263,7 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 
 // excerpt renders the start of an answer as DeliveryAttempt.ResponseBody says.
 func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
-	s := redact.Known(strings.ToValidUTF8(string(b), "\uFFFD"), redact.WebhookSecretForms(secret.Reveal())...)
-	s = strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	s, cut := redact.Cut(s, MaxResponseExcerpt)
-	if truncated || cut {
-		s += "…"
-	}
-	return s
+	return redact.Excerpt(string(b), MaxResponseExcerpt, truncated, redact.WebhookSecretForms(secret.Reveal())...)
 }
 
 // settleLocked records an attempt and decides what follows.

@@ -21,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/redact"
@@ -277,20 +276,11 @@ func (c *checker) send(ctx context.Context, d delivery) answer {
 }
 
 // scrub makes text from the receiver fit to print: the secrets and anything
-// shaped like a credential redacted, control characters blanked, white
-// space trimmed, at most maxExcerpt bytes.
+// shaped like a credential redacted, control characters but newline and tab
+// blanked (the report quotes the body, so those print escaped), white space
+// trimmed, at most maxExcerpt bytes.
 func (c *checker) scrub(s string) string {
-	s = redact.Known(strings.ToValidUTF8(s, "\uFFFD"), c.secrets...)
-	s = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s))
-	if cut, more := redact.Cut(s, maxExcerpt); more {
-		return cut + "…"
-	}
-	return s
+	return strings.TrimSpace(redact.Excerpt(s, maxExcerpt, false, c.secrets...))
 }
 
 // ran checks, when counting, that the receiver's function ran want times

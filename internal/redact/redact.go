@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -121,4 +122,25 @@ func Cut(s string, limit int) (string, bool) {
 		i--
 	}
 	return s[:i], true
+}
+
+// Excerpt returns the start of s, text a peer sent (a webhook receiver's
+// answer, say), fit to print or keep: invalid UTF-8 replaced by U+FFFD, each
+// of secrets and anything shaped like a credential redacted before the cut,
+// control characters other than newline and tab replaced by spaces, and at
+// most limit bytes, cut at a character boundary. "…" marks a cut, or more
+// text after s that the caller did not pass (more).
+func Excerpt(s string, limit int, more bool, secrets ...string) string {
+	s = Known(strings.ToValidUTF8(s, "\uFFFD"), secrets...)
+	s = strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s, cut := Cut(s, limit)
+	if cut || more {
+		s += "…"
+	}
+	return s
 }

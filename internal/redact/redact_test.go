@@ -122,3 +122,29 @@ func TestCut(t *testing.T) {
 		}
 	}
 }
+
+// Excerpt keeps what a reader needs of a peer's text and nothing that could
+// leak or garble: secrets redacted before the cut, control characters but
+// newline and tab blanked, valid UTF-8, at most limit bytes and "…" where
+// anything was left out.
+func TestExcerpt(t *testing.T) {
+	t.Parallel()
+	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	for _, c := range []struct {
+		name, in string
+		limit    int
+		more     bool
+		want     string
+	}{
+		{"plain", "ok\n", 10, false, "ok\n"},
+		{"controls", "a\x1b[31m\rb\tc\x00", 20, false, "a [31m b\tc "},
+		{"secret before the cut", "key " + secret + " end", 12, false, "key whsec_[R…"},
+		{"invalid UTF-8", "a\xffb", 10, false, "a\uFFFDb"},
+		{"cut at a character", "ééé", 3, false, "é…"},
+		{"more text after", "short", 10, true, "short…"},
+	} {
+		if got := Excerpt(c.in, c.limit, c.more, secret); got != c.want {
+			t.Errorf("%s: Excerpt(%q, %d, %v) = %q, want %q", c.name, c.in, c.limit, c.more, got, c.want)
+		}
+	}
+}
