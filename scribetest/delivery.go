@@ -29,9 +29,9 @@ import (
 
 // Defaults and bounds of delivery.
 const (
-	defaultTimeout = 15 * time.Second // bounds one attempt: any 2xx within it is success
-	defaultWorkers = 8                // bounds the attempts in flight at once
-	jitterFraction = 0.2              // each wait is spread uniformly over ±20 %
+	defaultTimeout = webhook.DeliveryTimeout // bounds one attempt: any 2xx within it is success
+	defaultWorkers = 8                       // bounds the attempts in flight at once
+	jitterFraction = 0.2                     // each wait is spread uniformly over ±20 %
 	maxDrained     = 64 << 10
 	userAgent      = "scribe-webhooks/1.0 (scribetest)"
 )

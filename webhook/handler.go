@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -58,6 +59,12 @@ func WithErrorDetails(on bool) HandlerOption {
 // MaxErrorDetailBytes bounds the text of your function's error that an
 // answer carries (see WithErrorDetails).
 const MaxErrorDetailBytes = 512
+
+// DeliveryTimeout is how long the service waits for a receiver's answer to
+// one delivery attempt (docs/contract.md, "Events and webhooks"): a 2xx
+// within it is a delivery; a later one, or none, is a failed attempt that
+// the service retries. Answer within it, and queue work that takes longer.
+const DeliveryTimeout = 15 * time.Second
 
 // RetryAfterInFlight is the Retry-After, in seconds, the handler sends with a
 // 409 answer to a delivery whose id another delivery is still processing.

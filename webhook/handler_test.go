@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -591,5 +592,19 @@ func TestHandlerDedupeStoreFull(t *testing.T) {
 	}
 	if ran.Load() != 2 {
 		t.Errorf("fn ran %d times, want 2 (each event once)", ran.Load())
+	}
+}
+
+// DeliveryTimeout is the contract's delivery timeout: the reference server
+// and the receiver check time attempts by it, and receivers are told to
+// answer within it.
+func TestDeliveryTimeoutIsTheContracts(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../docs/contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("any 2xx within %d s is success", int(DeliveryTimeout.Seconds())); !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), want) {
+		t.Errorf("docs/contract.md does not say %q: DeliveryTimeout (%v) and the contract disagree", want, DeliveryTimeout)
 	}
 }

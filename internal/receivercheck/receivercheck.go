@@ -27,10 +27,9 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// DefaultTimeout is the service's delivery timeout: any 2xx within 15 s is
-// a delivery, anything later is a failed attempt (docs/contract.md, "Events
-// and webhooks").
-const DefaultTimeout = 15 * time.Second
+// DefaultTimeout is the service's delivery timeout: any 2xx within it is a
+// delivery, anything later is a failed attempt.
+const DefaultTimeout = webhook.DeliveryTimeout
 
 // Grace is how much longer than the timeout the check waits for an answer
 // before it calls a delivery unanswered. Only the valid rule judges speed;
