@@ -5,8 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
@@ -109,11 +109,9 @@ const TruncatedMarker = "…[truncated]"
 
 // truncate returns a copy (not pinning the request) of s cut to n bytes, marked if cut.
 func truncate(s string, n int) string {
-	if len(s) <= n {
+	cut, more := redact.Cut(s, n)
+	if !more {
 		return strings.Clone(s)
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + TruncatedMarker
+	return cut + TruncatedMarker
 }
