@@ -24,6 +24,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/internal/transport"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -218,7 +219,7 @@ func (c *checker) fresh(typ webhook.EventType, at time.Time, what string) (deliv
 type answer struct {
 	status     int    // 0 when there was no answer
 	statusText string // "401 Unauthorized", scrubbed
-	retryAfter string
+	retryAfter bool   // a valid Retry-After came with it: delay seconds or an HTTP date
 	excerpt    string // the start of the body, scrubbed
 	elapsed    time.Duration
 	err        string // why there was no answer
@@ -269,7 +270,7 @@ func (c *checker) send(ctx context.Context, d delivery) answer {
 	_ = resp.Body.Close()
 	return answer{
 		status: resp.StatusCode, statusText: c.scrub(resp.Status),
-		retryAfter: resp.Header.Get("Retry-After"),
+		retryAfter: hasRetryAfter(resp.Header),
 		excerpt:    c.scrub(string(head[:n])), elapsed: time.Since(start),
 	}
 }
@@ -280,6 +281,13 @@ func (c *checker) send(ctx context.Context, d delivery) answer {
 // trimmed, at most maxExcerpt bytes.
 func (c *checker) scrub(s string) string {
 	return strings.TrimSpace(redact.Excerpt(s, maxExcerpt, false, c.secrets...))
+}
+
+// hasRetryAfter reports whether h carries a Retry-After a client can act on,
+// read as the SDK's own retries read it.
+func hasRetryAfter(h http.Header) bool {
+	_, ok := transport.RetryAfter(h, time.Now())
+	return ok
 }
 
 // ran checks, when counting, that the receiver's function ran want times

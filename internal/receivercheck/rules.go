@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -151,10 +150,7 @@ func checkRedelivery(ctx context.Context, c *checker) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a := c.send(ctx, again); !a.is2xx() {
-		return []string{failed(again, a)}, nil
-	}
-	return appendNonEmpty(nil, c.ran(again, 1, false)), nil
+	return appendNonEmpty(nil, c.accepted(ctx, again, false)), nil
 }
 
 func checkWrongSecret(ctx context.Context, c *checker) ([]string, error) {
@@ -227,10 +223,7 @@ func checkRotation(ctx context.Context, c *checker) ([]string, error) {
 		return nil, err
 	}
 	d.header.Set(webhook.HeaderSignature, webhook.Sign(c.forger, d.id, d.at, d.body)+" "+d.header.Get(webhook.HeaderSignature))
-	if a := c.send(ctx, d); !a.is2xx() {
-		return []string{failed(d, a)}, nil
-	}
-	return appendNonEmpty(nil, c.ran(d, 1, false)), nil
+	return appendNonEmpty(nil, c.accepted(ctx, d, false)), nil
 }
 
 func checkUnknownType(ctx context.Context, c *checker) ([]string, error) {
@@ -238,10 +231,7 @@ func checkUnknownType(ctx context.Context, c *checker) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a := c.send(ctx, d); !a.is2xx() {
-		return []string{failed(d, a)}, nil
-	}
-	return appendNonEmpty(nil, c.ran(d, 1, true)), nil
+	return appendNonEmpty(nil, c.accepted(ctx, d, true)), nil
 }
 
 func checkConcurrent(ctx context.Context, c *checker) ([]string, error) {
@@ -267,7 +257,7 @@ func checkConcurrent(ctx context.Context, c *checker) ([]string, error) {
 		switch {
 		case a.is2xx():
 			continue
-		case (a.status == http.StatusConflict || a.status == http.StatusTooManyRequests) && !validRetryAfter(a.retryAfter):
+		case (a.status == http.StatusConflict || a.status == http.StatusTooManyRequests) && !a.retryAfter:
 			s = a.String() + " without a valid Retry-After"
 		case a.status == http.StatusConflict || a.status == http.StatusTooManyRequests:
 			continue
@@ -287,6 +277,15 @@ func checkConcurrent(ctx context.Context, c *checker) ([]string, error) {
 	return []string{fmt.Sprintf("Sent %s; got %s.", d.what, strings.Join(bad, ", "))}, nil
 }
 
+// accepted sends d and checks that it is answered 2xx and, when counting,
+// processed once (at most once, when upTo): "" if so.
+func (c *checker) accepted(ctx context.Context, d delivery, upTo bool) string {
+	if a := c.send(ctx, d); !a.is2xx() {
+		return failed(d, a)
+	}
+	return c.ran(d, 1, upTo)
+}
+
 // refused sends d and checks that it is refused with 4xx and, when
 // counting, never processed: "" if so.
 func (c *checker) refused(ctx context.Context, d delivery) string {
@@ -294,16 +293,6 @@ func (c *checker) refused(ctx context.Context, d delivery) string {
 		return failed(d, a)
 	}
 	return c.ran(d, 0, false)
-}
-
-// validRetryAfter reports whether v is a Retry-After value: delay seconds
-// or an HTTP date.
-func validRetryAfter(v string) bool {
-	if n, err := strconv.Atoi(v); err == nil {
-		return n >= 0
-	}
-	_, err := http.ParseTime(v)
-	return err == nil
 }
 
 func appendNonEmpty(list []string, s ...string) []string {
