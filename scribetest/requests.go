@@ -35,6 +35,11 @@ type Request struct {
 	// Code is the problem code of an error answer (such as "not_found"); ""
 	// for a success.
 	Code string
+	// Installation is the uuid of the installation whose JWT the request
+	// carried, once the JWT's signature verified (so also for a 401
+	// installation_deleted); "" for a developer key or a token refused
+	// before that.
+	Installation string
 }
 
 // Requests returns the requests the server has answered, oldest first (the
@@ -44,8 +49,8 @@ func (s *Server) Requests() []Request { return s.requests.All() }
 // RequestCount returns how many requests the server has answered.
 func (s *Server) RequestCount() int { return s.requests.Total() }
 
-// logRequest records r, answered with status (and problem code, if any).
-func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, status int, code string) {
+// logRequest records r, answered with status (and problem code, if any), of installation (if any).
+func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, status int, code, installation string) {
 	key := ""
 	if v := r.Header["Idempotency-Key"]; len(v) > 0 {
 		key = truncate(v[0], state.MaxIdempotencyKey)
@@ -53,7 +58,7 @@ func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, sta
 	s.requests.Push(Request{
 		Time: at, Method: truncate(r.Method, maxMethod),
 		Path: truncate(r.URL.Path, maxURLPart), Query: truncate(r.URL.RawQuery, maxURLPart),
-		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code,
+		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code, Installation: installation,
 	})
 }
 

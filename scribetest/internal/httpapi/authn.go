@@ -89,7 +89,9 @@ func (a authenticator) authenticate(values []string) (*principal, *problem) {
 }
 
 // installation verifies an installation JWT (docs/contract.md, "Tokens");
-// what the token names is told only once its signature verifies.
+// what the token names is told only once its signature verifies. A token
+// that verifies but is refused (an uninstalled installation, a disabled
+// plugin) comes with its principal too, for the request log.
 func (a authenticator) installation(token string) (*principal, *problem) {
 	var in scribe.PluginInstallation
 	var p scribe.Plugin
@@ -101,15 +103,16 @@ func (a authenticator) installation(token string) (*principal, *problem) {
 	if err != nil {
 		return nil, tokenRefusal(err)
 	}
+	caller := &principal{Kind: installationJWT, Installation: in, Plugin: p, Scope: "installation:" + in.UUID}
 	switch {
 	case in.DeletedOn != nil:
-		return nil, unauthorized(scribe.CodeInstallationDeleted,
+		return caller, unauthorized(scribe.CodeInstallationDeleted,
 			"the installation the token names was uninstalled on "+in.DeletedOn.Format(time.RFC3339)+"; stop calling for it")
 	case p.Disabled:
-		return nil, newProblem(http.StatusForbidden, scribe.CodePluginDisabled,
+		return caller, newProblem(http.StatusForbidden, scribe.CodePluginDisabled,
 			fmt.Sprintf("plugin %d is disabled; its installations cannot call the service", p.ID))
 	}
-	return &principal{Kind: installationJWT, Installation: in, Plugin: p, Scope: "installation:" + in.UUID}, nil
+	return caller, nil
 }
 
 // tokenRefusal maps a refusal of package auth to a 401 that shows nothing of the token.

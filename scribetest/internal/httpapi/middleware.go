@@ -18,7 +18,7 @@ type reqInfo struct {
 	at      time.Time // when the request arrived, by the server's clock
 	code    string    // the problem code answered, if any
 	authed  bool      // authenticate's verdict is below, shared by the rate limit and the operation
-	caller  *principal
+	caller  *principal // with a refusal, who a verified token names (or nil): for the log only
 	refusal *problem
 }
 
@@ -96,7 +96,13 @@ func (a *API) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Now()}}
 		w.Header()["Request-Id"] = []string{sw.info.id}
-		defer func() { a.cfg.Log(r, sw.info.at, sw.info.id, sw.status, sw.info.code) }()
+		defer func() {
+			installation := ""
+			if c := sw.info.caller; c != nil && c.Kind == installationJWT {
+				installation = c.Installation.UUID
+			}
+			a.cfg.Log(r, sw.info.at, sw.info.id, sw.status, sw.info.code, installation)
+		}()
 		if status, code, detail := CheckHead(r); status != 0 {
 			writeProblem(sw, newProblem(status, code, detail))
 			return

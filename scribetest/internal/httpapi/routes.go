@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,8 +32,9 @@ type Config struct {
 	// Fail says how a request is to fail instead of being served, if it
 	// is to (a fault a test injected).
 	Fail func(r *http.Request, at time.Time, requestID string) (Failure, bool)
-	// Log is told of every request answered.
-	Log func(r *http.Request, at time.Time, requestID string, status int, code string)
+	// Log is told of every request answered, and of the installation
+	// whose JWT it carried, once the JWT's signature verified ("" for none).
+	Log func(r *http.Request, at time.Time, requestID string, status int, code, installation string)
 }
 
 // API serves the operations.
@@ -84,6 +86,10 @@ func (a *API) operations() []operation {
 	}
 }
 
+// versionPrefix matches a path's first segment when it names an API version,
+// such as the /v1 of the service's documented URLs.
+var versionPrefix = regexp.MustCompile(`^/v[0-9]+\b`)
+
 // routes registers the operations, a 405 beside each path and a 404 catch-all.
 func (a *API) routes() http.Handler {
 	mux := http.NewServeMux()
@@ -106,8 +112,11 @@ func (a *API) routes() http.Handler {
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		detail := "no operation at " + state.Excerpt(r.URL.Path)
-		if base != "" && !strings.HasPrefix(r.URL.Path, base+"/") {
+		switch version := versionPrefix.FindString(r.URL.Path); {
+		case base != "" && !strings.HasPrefix(r.URL.Path, base+"/"):
 			detail += "; every path begins with the base path " + base
+		case base == "" && version != "":
+			detail += fmt.Sprintf("; this server serves without a base path: drop %s from the URL, or start scribe-server with -base-path %[1]s (WithBasePath(%[1]q) in Go)", version)
 		}
 		writeProblem(w, notFound(detail))
 	})
