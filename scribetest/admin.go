@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,8 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux.HandleFunc("GET "+p+"/deliveries", adminOp(s.adminDeliveries))
 	mux.HandleFunc("POST "+p+"/trigger", adminOp(s.adminTrigger))
 	mux.HandleFunc("POST "+p+"/events/{id}/resend", adminOp(s.adminResend))
+	mux.HandleFunc("GET "+p+"/requests", adminOp(s.adminRequests))
+	mux.HandleFunc("POST "+p+"/scenes", adminOp(s.adminScene))
 	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %q; see docs/server.md", r.Method, r.URL.Path))
 	})
@@ -225,6 +228,36 @@ func (s *Server) adminResend(r *http.Request, _ *struct{}) (any, error) {
 		return nil, err
 	}
 	return map[string]string{"event_id": id}, nil
+}
+
+// adminRequests serves GET /_scribetest/requests: the request log, or with
+// installation=UUID (repeatable) the requests of those installations.
+func (s *Server) adminRequests(r *http.Request, _ *struct{}) (any, error) {
+	of := r.URL.Query()["installation"]
+	out := struct {
+		Requests []Request `json:"requests"`
+	}{Requests: []Request{}}
+	for _, req := range s.Requests() {
+		if len(of) == 0 || slices.Contains(of, req.Installation) && req.Installation != "" {
+			out.Requests = append(out.Requests, req)
+		}
+	}
+	return out, nil
+}
+
+type adminSceneBody struct {
+	PluginID    int64 `json:"plugin_id"`
+	Uninstalled bool  `json:"uninstalled"`
+}
+
+// adminScene serves POST /_scribetest/scenes, what "check-receiver -server"
+// makes for each event it sends.
+func (s *Server) adminScene(_ *http.Request, b *adminSceneBody) (any, error) {
+	in, tr, err := s.checkScene(b.PluginID, b.Uninstalled)
+	return struct {
+		Installation scribe.PluginInstallation `json:"installation"`
+		Transcript   scribe.Transcript         `json:"transcript"`
+	}{in, tr}, err
 }
 
 // adminTrigger serves POST /_scribetest/trigger. With uri, the plugin's

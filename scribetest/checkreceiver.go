@@ -2,11 +2,14 @@ package scribetest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/receivercheck"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -34,13 +37,80 @@ func WithProcessedCount(count func(eventID string) int) CheckOption {
 	return func(cfg *checkConfig) { cfg.Processed = count }
 }
 
+// WithServer makes CheckReceiver's events name resources of s, as
+// "scribe-server check-receiver -server" does: for each event it makes on s,
+// emitting no event, a user, that user's installation of plugin pluginID and
+// a transcript (an uninstalled installation for installation.deleted), and
+// the event names them. A receiver that calls s back with the plugin's
+// secret key (GET /users/me, GET /transcripts/{id}) then gets real answers,
+// and its calls, read from s's request log by installation, show which
+// events it processed: the check fails a receiver that processes a
+// redelivery or a concurrent duplicate again, or acts on a delivery it
+// refused, and a rule where the receiver made no call is "not checked".
+// WithProcessedCount, when given too, counts exactly instead of by calls.
+func WithServer(s *Server, pluginID int64) CheckOption {
+	return func(cfg *checkConfig) { cfg.Server = checkScenes{s, pluginID} }
+}
+
+// checkScenes makes the receiver check's scenes on a Server and reads the
+// receiver's calls back.
+type checkScenes struct {
+	s      *Server
+	plugin int64
+}
+
+func (c checkScenes) NewScene(_ context.Context, uninstalled bool) (scribe.PluginInstallation, scribe.Transcript, error) {
+	return c.s.checkScene(c.plugin, uninstalled)
+}
+
+func (c checkScenes) Calls(_ context.Context, uuid string) ([]receivercheck.Call, error) {
+	var calls []receivercheck.Call
+	for _, r := range c.s.Requests() {
+		if r.Installation == uuid {
+			calls = append(calls, receivercheck.Call{Method: r.Method, Path: r.Path, Status: r.Status, Code: r.Code})
+		}
+	}
+	return calls, nil
+}
+
+// checkScene makes, emitting no event (so that the plugin's webhooks get
+// nothing), what one event of the receiver check names: a user, that
+// user's installation of plugin pluginID and one transcript of the user;
+// with uninstalled, the installation is then uninstalled.
+func (s *Server) checkScene(pluginID int64, uninstalled bool) (in scribe.PluginInstallation, tr scribe.Transcript, err error) {
+	err = s.st.Update(func(tx *state.Tx) error {
+		u, err := tx.AddUser(receivercheck.SceneUser(), "")
+		if err != nil {
+			return err
+		}
+		if in, err = tx.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: u.ID}); err != nil {
+			return err
+		}
+		t := receivercheck.SceneTranscript(s.clock.Now())
+		t.User.ID = u.ID
+		if tr, err = tx.AddTranscript(t); err != nil {
+			return err
+		}
+		tr = state.CloneTranscript(tr)
+		if uninstalled {
+			in, err = tx.Uninstall(in.UUID)
+		}
+		return err
+	})
+	if err != nil {
+		return scribe.PluginInstallation{}, scribe.Transcript{}, fmt.Errorf("scribetest: the receiver check's scene: %w", err)
+	}
+	return in, tr, nil
+}
+
 // CheckReceiver checks the webhook receiver at url against the delivery
 // rules the service relies on, as "scribe-server check-receiver" does from
 // the command line (docs/webhooks.md, "Check your receiver"). It sends the
 // receiver real deliveries of every event type signed with secret, and
 // forged, tampered, stale, repeated and concurrent ones, then fails t with
 // t.Error once per rule the receiver broke, saying what was sent, what came
-// back and why it matters; it logs the rules kept and a summary. It stops t
+// back and why it matters; it logs how processing is checked, the rules kept
+// or not checked (see WithServer), and a summary. It stops t
 // with t.Fatal if url is not an absolute http:// or https:// URL, or secret
 // is the zero Secret.
 //
@@ -52,8 +122,13 @@ func CheckReceiver(t testing.TB, url string, secret webhook.Secret, opts ...Chec
 	for _, opt := range opts {
 		opt(&cfg)
 	}
+	note := receivercheck.Note(cfg)
 	sum, err := receivercheck.Run(t.Context(), cfg, func(r receivercheck.Result) {
-		if r.Passed {
+		if note != "" { // once the configuration is known to be usable
+			t.Logf("scribetest: CheckReceiver: %s", note)
+			note = ""
+		}
+		if r.Passed || r.NotChecked {
 			t.Log(r)
 		} else {
 			t.Error(r)

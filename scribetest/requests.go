@@ -14,32 +14,33 @@ import (
 // holds no credential. Every field is bounded, so that the log stays small
 // whatever clients send: Method is cut to 32 bytes, Path and Query to 512
 // bytes each, IdempotencyKey to its limit of 255; a cut value ends with
-// TruncatedMarker.
+// TruncatedMarker. Its JSON form is the one the admin API lists
+// (GET /_scribetest/requests).
 type Request struct {
 	// Time is when the request arrived, by the server's clock.
-	Time time.Time
+	Time time.Time `json:"time"`
 	// Method is the request's HTTP method.
-	Method string
+	Method string `json:"method"`
 	// Path is the request's URL path, base path included, such as
 	// "/v1/transcripts/42".
-	Path string
+	Path string `json:"path"`
 	// Query is the raw query string, without the "?"; "" when the request had
 	// none.
-	Query string
+	Query string `json:"query"`
 	// IdempotencyKey is the request's Idempotency-Key header, if any.
-	IdempotencyKey string
+	IdempotencyKey string `json:"idempotency_key"`
 	// RequestID is the Request-Id the server answered with.
-	RequestID string
+	RequestID string `json:"request_id"`
 	// Status is the HTTP status answered.
-	Status int
+	Status int `json:"status"`
 	// Code is the problem code of an error answer (such as "not_found"); ""
 	// for a success.
-	Code string
+	Code string `json:"code"`
 	// Installation is the uuid of the installation whose JWT the request
 	// carried, once the JWT's signature verified (so also for a 401
 	// installation_deleted); "" for a developer key or a token refused
 	// before that.
-	Installation string
+	Installation string `json:"installation"`
 }
 
 // Requests returns the requests the server has answered, oldest first (the

@@ -171,9 +171,13 @@ func TestCheckReceiverCommand(t *testing.T) {
 			code, stdout, stderr := runCheck(t, secret.Reveal(), args...)
 
 			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-			if len(lines) != len(checkRules)+1 {
-				t.Fatalf("%d lines, want one per rule and the summary:\n%s", len(lines), stdout)
+			if len(lines) != len(checkRules)+2 {
+				t.Fatalf("%d lines, want a note, one per rule and the summary:\n%s", len(lines), stdout)
 			}
+			if note := lines[0]; !strings.HasPrefix(note, "note: ") || !strings.Contains(note, "calls the service back gets 401") || !strings.Contains(note, "-server") {
+				t.Errorf("first line %q, want a note that callbacks need -server", note)
+			}
+			lines = lines[1:]
 			for i, rule := range checkRules {
 				want, fails := tt.fail[rule]
 				switch {
@@ -229,6 +233,9 @@ func TestCheckReceiverUsage(t *testing.T) {
 		{"not a webhook secret", "ask_live_0123456789abcdef", []string{"http://127.0.0.1:9/hook"}, "SCRIBE_WEBHOOK_SECRET: "},
 		{"secret with a newline", valid + "\n", []string{"http://127.0.0.1:9/hook"}, "SCRIBE_WEBHOOK_SECRET: "},
 		{"secret without its key", "whsec_", []string{"http://127.0.0.1:9/hook"}, "SCRIBE_WEBHOOK_SECRET: "},
+		{"plugin without server", valid, []string{"-plugin", "7", "http://127.0.0.1:9/hook"}, "-plugin names a plugin on the server of -server; give -server too"},
+		{"bad plugin", valid, []string{"-server", "http://127.0.0.1:9", "-plugin", "0", "http://127.0.0.1:9/hook"}, "-plugin 0: give a plugin id"},
+		{"bad server", valid, []string{"-server", "127.0.0.1:9", "http://127.0.0.1:9/hook"}, `-server "127.0.0.1:9": give the server's URL`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,7 +262,7 @@ func TestHelp(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		code := exitCode(run(t.Context(), []string{arg}, &stdout, &stderr), &stderr)
 		out := stdout.String() + stderr.String()
-		if code != 0 || !strings.HasPrefix(out, "Usage: scribe-server") || !strings.Contains(out, "scribe-server check-receiver [-timeout 15s] URL") {
+		if code != 0 || !strings.HasPrefix(out, "Usage: scribe-server") || !strings.Contains(out, "scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] URL") {
 			t.Errorf("%s: exit %d, output:\n%s", arg, code, out)
 		}
 		if arg == "help" && stderr.Len() != 0 {

@@ -7,7 +7,7 @@
 //	scribe-server [-addr 127.0.0.1:8080] [-fixtures FILE] [-base-path /v1] [-admin] [-webhook-schedule-scale F]
 //	scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE
 //	scribe-server resend [-server URL] [-wait 20s] EVENT_ID
-//	SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] URL
+//	SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] URL
 //	scribe-server -version
 //	scribe-server help
 //
@@ -45,6 +45,14 @@
 // one PASS or FAIL line per rule, each FAIL with what was sent, what came
 // back and why it matters, then "N passed, M failed". -timeout is how long
 // the receiver has to answer a valid delivery (default 15 s, the service's).
+// With -server (a scribe-server started with -admin), each event names an
+// installation and a transcript it makes there for plugin -plugin (default
+// 100, the demo plugin), so a receiver that calls the service back gets
+// real answers; its calls there show which events it processed, so a
+// receiver that processes a redelivery or a concurrent duplicate again
+// fails, and a rule where it made no call prints NOT CHECKED ("not
+// checked"), counted in the summary. Without -server, such a receiver's
+// calls get 401, and double processing is not checked.
 // docs/webhooks.md, "Check your receiver", explains the rules.
 //
 // The server has read, write, idle and header timeouts and a cap on header
@@ -254,7 +262,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
 		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
 		fmt.Fprintln(fs.Output(), "       scribe-server resend [-server URL] [-wait 20s] EVENT_ID")
-		fmt.Fprintln(fs.Output(), "       SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] URL")
+		fmt.Fprintln(fs.Output(), "       SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] URL")
 		fmt.Fprintln(fs.Output(), "       scribe-server -version")
 		fmt.Fprintln(fs.Output(), "       scribe-server help")
 		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")

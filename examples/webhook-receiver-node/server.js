@@ -1,17 +1,27 @@
 // A webhook receiver for the Plugin Integration Service in Node, on the
 // Standard Webhooks reference library (npm package standardwebhooks). It
-// verifies each delivery, processes each event once, and answers with the
+// verifies each delivery, processes each event once, calls the service back
+// for the user and the transcript an event names, and answers with the
 // status that makes the service retry exactly when it should.
 //
 //   npm ci
-//   SCRIBE_WEBHOOK_SECRET=whsec_... node server.js [port]
+//   SCRIBE_WEBHOOK_SECRET=whsec_... \
+//   SCRIBE_API_URL=http://127.0.0.1:8080 SCRIBE_SECRET_KEY=ask_live_... \
+//   node server.js [port]
 //
 // It listens on 127.0.0.1 (port 0, the default, picks a free one) and prints
 // "listening on http://127.0.0.1:PORT/hook", the URL to register as the
-// webhook's uri. scripts/check-receiver-node checks it with
-// "scribe-server check-receiver" (docs/webhooks.md, "Check your receiver").
+// webhook's uri. With SCRIBE_API_URL (the service's base URL, base path
+// included) and SCRIBE_SECRET_KEY (the plugin's secret key), it fetches
+// GET /users/me for an installation.created and GET /transcripts/{id} for a
+// transcript event, with an installation JWT it mints (docs/auth.md);
+// without them it only logs. SCRIBE_DEDUPE=off turns the dedupe off, to see
+// "scribe-server check-receiver -server" fail a receiver that processes an
+// event twice. scripts/check-receiver-node runs the check both ways
+// (docs/webhooks.md, "Check your receiver").
 "use strict";
 
+const crypto = require("node:crypto");
 const http = require("node:http");
 const { Webhook, WebhookVerificationError } = require("standardwebhooks");
 
@@ -23,10 +33,85 @@ if (!secret.startsWith("whsec_")) {
   console.error("webhook-receiver-node: set SCRIBE_WEBHOOK_SECRET to the webhook's signing secret (whsec_...)");
   process.exit(2);
 }
+const apiURL = (process.env.SCRIBE_API_URL || "").replace(/\/+$/, "");
+const secretKey = process.env.SCRIBE_SECRET_KEY || "";
+if (Boolean(apiURL) !== Boolean(secretKey) || (secretKey && !secretKey.startsWith("ask_live_"))) {
+  console.error("webhook-receiver-node: set both SCRIBE_API_URL and SCRIBE_SECRET_KEY (the plugin's ask_live_ key), or neither");
+  process.exit(2);
+}
+const dedupe = process.env.SCRIBE_DEDUPE !== "off";
+
 // verify() checks the signature against the body as received (any of the
 // space-separated entries, for a secret rotation) and that webhook-timestamp
 // is within 5 minutes of the clock.
 const webhook = new Webhook(secret);
+
+// An installation JWT (docs/contract.md, "Tokens"): HS256 over the UTF-8
+// bytes of the plugin's secret key, with iat, exp = iat + 3600 and
+// plugin_installation_uuid. Each is reused until a minute before it expires.
+const tokens = new Map(); // installation uuid -> { token, exp }
+
+function installationToken(uuid) {
+  const now = Math.floor(Date.now() / 1000);
+  const cached = tokens.get(uuid);
+  if (cached && cached.exp - 60 > now) return cached.token;
+  const part = (obj) => Buffer.from(JSON.stringify(obj)).toString("base64url");
+  const claims = { iat: now, exp: now + 3600, plugin_installation_uuid: uuid };
+  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}`;
+  const signature = crypto.createHmac("sha256", Buffer.from(secretKey, "utf8")).update(unsigned).digest("base64url");
+  const token = `${unsigned}.${signature}`;
+  tokens.set(uuid, { token, exp: claims.exp });
+  return token;
+}
+
+// InstallationDeleted is thrown when the service answers 401
+// installation_deleted: the user uninstalled the plugin.
+class InstallationDeleted extends Error {}
+
+// call sends GET path for the installation and returns the JSON answer.
+async function call(uuid, path) {
+  const res = await fetch(apiURL + path, {
+    headers: { Authorization: `Bearer ${installationToken(uuid)}`, Accept: "application/json" },
+    signal: AbortSignal.timeout(10_000), // well within the service's 15 s for the whole delivery
+  });
+  const body = await res.json().catch(() => ({}));
+  if (res.status === 401 && body.code === "installation_deleted") throw new InstallationDeleted(body.detail);
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body.code || ""} ${body.detail || ""}`.trim());
+  return body;
+}
+
+// handle is the plugin's work. It acknowledges the event types it does not
+// know: the service may add types at any time.
+async function handle(event) {
+  const uuid = event.plugin_installation_uuid;
+  try {
+    switch (event.type) {
+      case "installation.created": {
+        const me = apiURL ? await call(uuid, "/users/me") : event.data;
+        console.log(`${event.type} ${event.id} installation ${uuid}: ${me.first_name} ${me.last_name}`);
+        break;
+      }
+      case "installation.deleted":
+        tokens.delete(uuid); // forget the installation: no call for it will succeed again
+        console.log(`${event.type} ${event.id} installation ${uuid}`);
+        break;
+      case "transcript.created":
+      case "transcript.updated": {
+        const t = apiURL ? await call(uuid, `/transcripts/${event.data.id}`) : event.data;
+        console.log(`${event.type} ${event.id} transcript ${t.id}: ${JSON.stringify(t.headline)}`);
+        break;
+      }
+      default:
+        console.log(`${event.type} ${event.id} (not handled)`);
+    }
+  } catch (err) {
+    if (!(err instanceof InstallationDeleted)) throw err;
+    // Uninstalled since the event was sent: nothing to do, and a retry would
+    // get the same answer, so acknowledge the event (2xx) and forget it.
+    tokens.delete(uuid);
+    console.log(`${event.type} ${event.id}: installation ${uuid} was uninstalled; acknowledged`);
+  }
+}
 
 // Delivery is at least once: a retry, or a delivery that overlaps one still
 // running, carries the same webhook-id. So process each id once, answer 2xx
@@ -36,23 +121,6 @@ const webhook = new Webhook(secret);
 // by the id), keeping ids longer than the service retries (30 hours).
 const processed = new Set();
 const inFlight = new Set();
-
-// handle is the plugin's work. It acknowledges the event types it does not
-// know: the service may add types at any time.
-async function handle(event) {
-  switch (event.type) {
-    case "installation.created":
-    case "installation.deleted":
-      console.log(`${event.type} ${event.id} installation ${event.data.uuid}`);
-      break;
-    case "transcript.created":
-    case "transcript.updated":
-      console.log(`${event.type} ${event.id} transcript ${event.data.id}: ${JSON.stringify(event.data.headline)}`);
-      break;
-    default:
-      console.log(`${event.type} ${event.id} (not handled)`);
-  }
-}
 
 function reply(res, status, text, headers = {}) {
   res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", ...headers });
@@ -90,10 +158,11 @@ async function receive(req, res) {
     // Refusals are 4xx: a 5xx would make the service retry what can never pass.
     return reply(res, err instanceof WebhookVerificationError ? 401 : 400, `refused: ${err.message}`);
   }
-  if (typeof event?.type !== "string") return reply(res, 400, "refused: the body is not an event");
   const id = req.headers["webhook-id"];
-  if (processed.has(id)) return reply(res, 200, "duplicate: event already processed");
-  if (inFlight.has(id)) {
+  if (typeof event?.type !== "string") return reply(res, 400, "refused: the body is not an event");
+  if (event.id !== id) return reply(res, 400, "refused: the body's id differs from webhook-id");
+  if (dedupe && processed.has(id)) return reply(res, 200, "duplicate: event already processed");
+  if (dedupe && inFlight.has(id)) {
     return reply(res, 409, "another delivery of this event is being processed; retry later", { "Retry-After": "5" });
   }
   inFlight.add(id);
@@ -103,7 +172,7 @@ async function receive(req, res) {
     reply(res, 200, "ok");
   } catch (err) {
     console.error(`${event.type} ${id} failed: ${err.message}`);
-    reply(res, 500, "the event handler failed; retry later"); // the service retries; the id was not marked
+    reply(res, 500, `the event handler failed; retry later: ${err.message}`); // the service retries; the id was not marked
   } finally {
     inFlight.delete(id);
   }

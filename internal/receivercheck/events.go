@@ -14,10 +14,11 @@ import (
 // unknown-type rule sends it, as the service will send the types it adds.
 const UnknownEventType webhook.EventType = "transcript.summarized"
 
-// scene is what the check's events are about, as the service would send
-// them: one installation of a plugin by a user, and one of that user's
-// transcripts. Only the event ids are fresh for each check; the data is
-// realistic and fixed.
+// scene is what one of the check's events is about, as the service would
+// send it: one installation of a plugin by a user, and one of that user's
+// transcripts. On a Server, each event has a scene of its own, made there;
+// otherwise every event names the same scene, realistic and fixed, that
+// exists on no server.
 type scene struct {
 	inst scribe.PluginInstallation
 	tr   scribe.Transcript
@@ -30,25 +31,42 @@ const (
 	tamperedHeadline = "Q4 planning with the sales team"
 )
 
-// newScene returns the scene, its times set a little before now.
+// SceneUser is the user of a scene, who installs the plugin; a Server's
+// NewScene makes one (its id is the server's).
+func SceneUser() scribe.User {
+	return scribe.User{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace.hopper@example.com"}
+}
+
+// SceneTranscript is the transcript of a scene, recorded a little before
+// now; a Server's NewScene makes one for its user (its ids are the
+// server's). The tampered-body rule changes its headline by one byte.
+func SceneTranscript(now time.Time) scribe.Transcript {
+	recorded := now.Add(-20 * time.Minute).UTC().Truncate(time.Second)
+	return scribe.Transcript{
+		Headline:  headline,
+		Type:      "meeting",
+		Text:      "Grace: Let's go through the pipeline for the third quarter.\nAlan: We have four deals close to signing.",
+		CreatedOn: recorded.Add(3 * time.Minute),
+		Metadata:  map[string]json.RawMessage{"language": json.RawMessage(`"en"`), "participants": json.RawMessage(`2`)},
+		Job:       scribe.TranscriptJob{Lines: 2},
+		Audio:     scribe.TranscriptAudio{LengthInSeconds: 1260, CreatedOn: recorded},
+	}
+}
+
+// newScene returns the fixed scene, its times set a little before now.
 func newScene(now time.Time) scene {
 	installed := now.Add(-72 * time.Hour).UTC().Truncate(time.Second)
-	recorded := now.Add(-20 * time.Minute).UTC().Truncate(time.Second)
+	u := SceneUser()
+	tr := SceneTranscript(now)
+	tr.ID, tr.Job.ID, tr.Audio.ID = 90211, 55210, 77331
+	tr.User = scribe.TranscriptUser{ID: 1207, FirstName: u.FirstName, LastName: u.LastName}
 	return scene{
 		inst: scribe.PluginInstallation{
 			ID: 381, UUID: "3f2b8c1e-6d4a-4c7e-9a51-2e8f0b7d6c43", PluginID: 4217, UserID: 1207,
-			FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace.hopper@example.com",
+			FirstName: u.FirstName, LastName: u.LastName, EmailAddress: u.EmailAddress,
 			CreatedOn: installed, UpdatedOn: installed,
 		},
-		tr: scribe.Transcript{
-			ID: 90211, Headline: headline, Type: "meeting",
-			Text:      "Grace: Let's go through the pipeline for the third quarter.\nAlan: We have four deals close to signing.",
-			CreatedOn: recorded.Add(3 * time.Minute),
-			Metadata:  map[string]json.RawMessage{"language": json.RawMessage(`"en"`), "participants": json.RawMessage(`2`)},
-			User:      scribe.TranscriptUser{ID: 1207, FirstName: "Grace", LastName: "Hopper"},
-			Job:       scribe.TranscriptJob{ID: 55210, Lines: 2},
-			Audio:     scribe.TranscriptAudio{ID: 77331, LengthInSeconds: 1260, CreatedOn: recorded},
-		},
+		tr: tr,
 	}
 }
 
@@ -62,7 +80,9 @@ func (s scene) event(typ webhook.EventType, id string, now time.Time) (webhook.E
 		data = s.inst
 	case webhook.EventInstallationDeleted:
 		inst := s.inst
-		inst.DeletedOn, inst.UpdatedOn = &now, now
+		if inst.DeletedOn == nil { // a scene of a Server is uninstalled there
+			inst.DeletedOn, inst.UpdatedOn = &now, now
+		}
 		data = inst
 	case webhook.EventTranscriptCreated:
 		data = s.tr

@@ -74,6 +74,63 @@ type Config struct {
 	// suits a receiver that processes an event before it answers, in the
 	// same process as the check.
 	Processed func(eventID string) int
+	// Server, when not nil, is the reference server the events are about:
+	// each event names an installation and a transcript made there, so a
+	// receiver that calls the service back gets real answers, and the
+	// receiver's calls with an event's installation token show that it
+	// processed the event. Without Processed, the check then fails a
+	// receiver that processes a redelivery or a concurrent duplicate again,
+	// or acts on a delivery it refused, and says "not checked" where the
+	// receiver made no call.
+	Server Server
+}
+
+// Server is a reference server the check makes its scenes on and reads the
+// receiver's calls from: a scribetest.Server, or a running scribe-server
+// -admin through its admin API.
+type Server interface {
+	// NewScene makes, without emitting any event, a user (SceneUser),
+	// that user's installation of the plugin and one transcript of the
+	// user (SceneTranscript); with uninstalled, the installation is then
+	// uninstalled. It returns both as the server serves them.
+	NewScene(ctx context.Context, uninstalled bool) (scribe.PluginInstallation, scribe.Transcript, error)
+	// Calls returns the requests the server answered that carried a token
+	// of the installation uuid (once the token's signature verified),
+	// oldest first.
+	Calls(ctx context.Context, uuid string) ([]Call, error)
+}
+
+// Call is a request the receiver made to the server.
+type Call struct {
+	Method string
+	Path   string
+	Status int
+	Code   string // the problem code of an error answer
+}
+
+// String returns "GET /users/me 200", or with the problem code of an error.
+func (c Call) String() string {
+	s := fmt.Sprintf("%s %s %d", c.Method, c.Path, c.Status)
+	if c.Code != "" {
+		s += " " + c.Code
+	}
+	return s
+}
+
+// Note says how the check sees whether the receiver processed an event, for
+// the faces to print before the results; "" with Processed, the exact count.
+func Note(cfg Config) string {
+	switch {
+	case cfg.Processed != nil:
+		return ""
+	case cfg.Server != nil:
+		return "each event names an installation and a transcript made on the server; the receiver's calls to the server " +
+			"with an event's installation token (such as GET /users/me, GET /transcripts/{id}) show that it processed the event, " +
+			"and a rule where it made none is \"not checked\""
+	}
+	return "the events name an installation that exists on no server, so a receiver that calls the service back gets 401, " +
+		"and whether it processes an event twice is not checked: to check both, run against a server " +
+		"(check-receiver -server URL -plugin ID with scribe-server -admin, or WithServer in Go)"
 }
 
 // Result is how the receiver kept one rule.
@@ -82,33 +139,50 @@ type Result struct {
 	Rule string
 	// Claim is what the rule says of a correct receiver.
 	Claim string
-	// Passed reports whether the receiver's answers kept the rule.
+	// Passed reports whether the receiver's answers kept the rule, and
+	// its processing too where that was checked.
 	Passed bool
+	// NotChecked reports that the receiver's answers kept the rule but its
+	// processing, which the claim is also about, could not be seen (no call
+	// to the Server for the event); Passed is false.
+	NotChecked bool
 	// Detail says, for a rule not kept, what was sent, what came back and
-	// why it matters; "" for a rule kept. It holds no secret: answers are
-	// quoted redacted.
+	// why it matters, and for a rule not checked, why; "" for a rule kept.
+	// It holds no secret: answers are quoted redacted.
 	Detail string
 }
 
-// String formats the result on one line: "PASS rule: claim", or
-// "FAIL rule: claim. detail".
+// String formats the result on one line: "PASS rule: claim",
+// "FAIL rule: claim. detail" or "NOT CHECKED rule: claim. detail".
 func (r Result) String() string {
-	if r.Passed {
+	switch {
+	case r.Passed:
 		return "PASS " + r.Rule + ": " + r.Claim
+	case r.NotChecked:
+		return "NOT CHECKED " + r.Rule + ": " + r.Claim + ". " + r.Detail
 	}
 	return "FAIL " + r.Rule + ": " + r.Claim + ". " + r.Detail
 }
 
-// Summary counts the rules kept and broken.
+// Summary counts the rules kept, broken and not checked.
 type Summary struct {
 	// Passed is the number of rules kept.
 	Passed int
 	// Failed is the number of rules broken.
 	Failed int
+	// NotChecked is the number of rules whose processing could not be
+	// checked, though the receiver's answers kept them.
+	NotChecked int
 }
 
-// String returns "N passed, M failed".
-func (s Summary) String() string { return fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed) }
+// String returns "N passed, M failed", and ", K not checked" when K > 0.
+func (s Summary) String() string {
+	out := fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed)
+	if s.NotChecked > 0 {
+		out += fmt.Sprintf(", %d not checked", s.NotChecked)
+	}
+	return out
+}
 
 // Run checks the receiver of cfg against every rule, one after the other,
 // passing each Result to report as soon as it is known. Its error wraps
@@ -122,24 +196,41 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (Summary, error) 
 	defer c.client.CloseIdleConnections()
 	var sum Summary
 	for _, r := range rules {
-		failures, err := r.check(ctx, c)
+		v, err := r.check(ctx, c)
 		if err == nil {
 			err = ctx.Err() // an answer cut short by ctx says nothing of the receiver
 		}
 		if err != nil {
 			return sum, err
 		}
-		res := Result{Rule: r.name, Claim: r.claimFor(c), Passed: len(failures) == 0}
-		if res.Passed {
-			sum.Passed++
-		} else {
+		res := Result{Rule: r.name, Claim: r.claimFor(c)}
+		switch {
+		case len(v.fails) > 0:
 			sum.Failed++
-			res.Detail = strings.Join(failures, " ") + " " + r.why
+			res.Detail = strings.Join(v.fails, " ") + " " + r.why
+			c.broken[r.name] = true
+		case v.unchecked != "":
+			sum.NotChecked++
+			res.NotChecked = true
+			res.Detail = "Its answers keep the rule, but processing is not checked: " + v.unchecked
+		default:
+			sum.Passed++
+			res.Passed = true
 		}
 		report(res)
 	}
 	return sum, nil
 }
+
+// verdict is what a rule found: one sentence per delivery that broke it,
+// or why processing could not be checked.
+type verdict struct {
+	fails     []string
+	unchecked string
+}
+
+// failing returns the verdict of the sentences that are not empty.
+func failing(s ...string) verdict { return verdict{fails: appendNonEmpty(nil, s...)} }
 
 // checker holds what every rule sends with.
 type checker struct {
@@ -148,9 +239,13 @@ type checker struct {
 	forger  webhook.Secret // another secret, for forged signatures
 	timeout time.Duration
 	count   func(string) int
+	server  Server
 	client  *http.Client
-	scene   scene
+	scene   scene    // the fixed scene, when there is no server
 	secrets []string // the texts the secrets may be quoted as, redacted from answers
+	// Filled in as the rules run.
+	baseline map[webhook.EventType]int // on a server: the calls the valid rule's event of each type made
+	broken   map[string]bool           // the rules broken so far
 }
 
 func newChecker(cfg Config) (*checker, error) {
@@ -173,21 +268,28 @@ func newChecker(cfg Config) (*checker, error) {
 	transport.MaxIdleConnsPerHost = Concurrent
 	return &checker{
 		url: cfg.URL, secret: cfg.Secret, forger: forger,
-		timeout: cmp.Or(cfg.Timeout, DefaultTimeout), count: cfg.Processed,
+		timeout: cmp.Or(cfg.Timeout, DefaultTimeout), count: cfg.Processed, server: cfg.Server,
 		client: &http.Client{
 			Transport: transport,
 			// The service does not follow redirects: a 3xx is a failed attempt.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
-		scene:   newScene(time.Now()),
-		secrets: append(redact.WebhookSecretForms(cfg.Secret.Reveal()), redact.WebhookSecretForms(forger.Reveal())...),
+		scene:    newScene(time.Now()),
+		secrets:  append(redact.WebhookSecretForms(cfg.Secret.Reveal()), redact.WebhookSecretForms(forger.Reveal())...),
+		baseline: map[webhook.EventType]int{}, broken: map[string]bool{},
 	}, nil
 }
+
+// watching reports whether processing is seen from calls to the server:
+// there is one, and no exact count.
+func (c *checker) watching() bool { return c.server != nil && c.count == nil }
 
 // delivery is one request the check sends.
 type delivery struct {
 	what   string // what it is, for the report: "transcript.created evt_…, validly signed"
 	id     string // the event's id
+	typ    webhook.EventType
+	uuid   string // the installation the event names
 	at     time.Time
 	body   []byte
 	header http.Header
@@ -203,16 +305,104 @@ func (c *checker) signed(e webhook.Event, at time.Time, what string) (delivery, 
 	h := webhook.SignHeaders(c.secret, e.ID, at, body)
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", userAgent)
-	return delivery{what: fmt.Sprintf("%s %s %s", e.Type, e.ID, what), id: e.ID, at: at, body: body, header: h}, nil
+	return delivery{what: fmt.Sprintf("%s %s %s", e.Type, e.ID, what), id: e.ID, typ: e.Type, uuid: e.PluginInstallationUUID,
+		at: at, body: body, header: h}, nil
 }
 
-// fresh returns a delivery of a new event of type typ, signed at.
-func (c *checker) fresh(typ webhook.EventType, at time.Time, what string) (delivery, error) {
-	e, err := c.scene.event(typ, newEventID(), at)
+// newScene returns the scene of an event of type typ: one made on the
+// server, uninstalled for installation.deleted, or the fixed one.
+func (c *checker) newScene(ctx context.Context, typ webhook.EventType) (scene, error) {
+	if c.server == nil {
+		return c.scene, nil
+	}
+	inst, tr, err := c.server.NewScene(ctx, typ == webhook.EventInstallationDeleted)
+	if err != nil {
+		return scene{}, fmt.Errorf("making the installation and transcript of a %s event on the server: %w", typ, err)
+	}
+	return scene{inst: inst, tr: tr}, nil
+}
+
+// fresh returns a delivery of a new event of type typ, about a scene of its
+// own, signed at.
+func (c *checker) fresh(ctx context.Context, typ webhook.EventType, at time.Time, what string) (delivery, error) {
+	sc, err := c.newScene(ctx, typ)
+	if err != nil {
+		return delivery{}, err
+	}
+	e, err := sc.event(typ, newEventID(), at)
 	if err != nil {
 		return delivery{}, err
 	}
 	return c.signed(e, at, what)
+}
+
+// Waiting for the receiver's calls: they are taken as all made once none
+// came for callsQuiet (a receiver may call the server after it answers,
+// from a queue), and at most callsMax after the answer.
+const (
+	callsQuiet = 150 * time.Millisecond
+	callsMax   = 3 * time.Second
+)
+
+// calls returns, for each delivery, the calls the receiver made to the
+// server with its event's installation, once they stopped coming.
+func (c *checker) calls(ctx context.Context, ds ...delivery) ([][]Call, error) {
+	read := func() ([][]Call, int, error) {
+		out, n := make([][]Call, len(ds)), 0
+		for i, d := range ds {
+			calls, err := c.server.Calls(ctx, d.uuid)
+			if err != nil {
+				return nil, 0, fmt.Errorf("reading the receiver's calls from the server: %w", err)
+			}
+			out[i], n = calls, n+len(calls)
+		}
+		return out, n, nil
+	}
+	last, n, err := read()
+	deadline := time.Now().Add(callsMax)
+	for err == nil && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(callsQuiet):
+		}
+		var cur [][]Call
+		var m int
+		if cur, m, err = read(); err == nil && m == n {
+			return cur, nil
+		}
+		last, n = cur, m
+	}
+	return last, err
+}
+
+// listCalls names the calls, at most five: "GET /users/me 200, GET …".
+func listCalls(calls []Call) string {
+	var names []string
+	for i, call := range calls {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(calls)-i))
+			break
+		}
+		names = append(names, call.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// plural says "1 call" or "N calls".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// timesCalled says "once" or "N times".
+func timesCalled(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // answer is what came back for a delivery.
@@ -313,3 +503,44 @@ func (c *checker) ran(d delivery, want int, upTo bool) string {
 
 // failed reports a delivery whose answer broke the rule.
 func failed(d delivery, a answer) string { return fmt.Sprintf("Sent %s; got %s.", d.what, a) }
+
+// notAccepted reports an answer other than 2xx to a delivery the receiver
+// should accept, explained as handlingFailed says.
+func (c *checker) notAccepted(ctx context.Context, d delivery, a answer, subject string) (string, error) {
+	why, err := c.handlingFailed(ctx, d, a, subject)
+	return failed(d, a) + why, err
+}
+
+// handlingFailed explains an answer a to a delivery d the receiver should
+// accept: "" for a 4xx, which refused it, as the rule is about. A 5xx, or no
+// answer, means the receiver failed while handling a valid event: that is
+// said as such rather than blamed on what the rule checks (subject), with
+// what the server saw of the receiver's calls.
+func (c *checker) handlingFailed(ctx context.Context, d delivery, a answer, subject string) (string, error) {
+	if a.status != 0 && a.status < 500 {
+		return "", nil
+	}
+	s := " A 5xx to a valid delivery: the receiver failed while handling the event"
+	if a.status == 0 {
+		s = " The receiver did not answer a valid delivery in time"
+	}
+	if subject != "" && c.broken["valid"] {
+		s += fmt.Sprintf(", as it did in the valid rule: fix that first; it is not about %s", subject)
+	}
+	s += "."
+	switch {
+	case c.server == nil:
+		return s + " If it calls the service back while handling events, run the check against a server (-server): " +
+			"without one, the events name an installation that exists nowhere, so its calls get 401.", nil
+	case c.count != nil:
+		return s, nil
+	}
+	calls, err := c.calls(ctx, d)
+	if err != nil {
+		return "", err
+	}
+	if len(calls[0]) == 0 {
+		return s + " The server saw no call from it with the event's installation (a token refused for its signature or form names none: does it sign with the plugin's secret key?).", nil
+	}
+	return s + " Its calls to the server with the event's installation: " + listCalls(calls[0]) + ".", nil
+}

@@ -19,23 +19,52 @@ import (
 type rule struct {
 	name  string
 	claim string // "{timeout}" stands for the timeout
-	// counted is added to the claim when the check counts processing.
+	// counted is added to the claim when the check counts processing
+	// exactly (Config.Processed).
 	counted string
+	// watched is added to the claim when the check sees processing from
+	// the receiver's calls to the server (Config.Server); for a refusal,
+	// only once the receiver was seen calling back for valid events.
+	watched string
+	refusal bool
 	// why says why the rule matters, after the failures.
 	why string
 	// check sends the rule's deliveries and returns one sentence per
-	// delivery whose answer broke the rule; an error only when it could
-	// not build a delivery.
-	check func(context.Context, *checker) ([]string, error)
+	// delivery whose answer (or processing) broke the rule, or why its
+	// processing could not be checked; an error only when it could not
+	// build a delivery or reach the server.
+	check func(context.Context, *checker) (verdict, error)
 }
 
 func (r rule) claimFor(c *checker) string {
 	claim := strings.ReplaceAll(r.claim, "{timeout}", c.timeout.String())
-	if c.count != nil {
+	switch {
+	case c.count != nil:
 		claim += r.counted
+	case c.watching() && (!r.refusal || c.callsBack()):
+		claim += r.watched
 	}
 	return claim
 }
+
+// callsBack reports whether the receiver called the server back for any
+// event of the valid rule.
+func (c *checker) callsBack() bool {
+	for _, n := range c.baseline {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// The hint of the rules that a receiver without a shared dedupe breaks.
+const dedupeHint = "dedupe on webhook-id (process an id once, answer a duplicate 2xx). " +
+	"If more than one process answers at the URL (replicas behind a load balancer), each with a store of its own, " +
+	"they must share the store (Redis: webhook/redisdedupe; or a table keyed by the id): a redelivery or a duplicate " +
+	"that reaches another replica is processed again."
+
+const neverProcessed = ", and never processed (no call to the server for its event)"
 
 // rules are checked in this order.
 var rules = []rule{{
@@ -49,13 +78,16 @@ var rules = []rule{{
 	name:    "redelivery",
 	claim:   "a redelivery of a handled event (same webhook-id, new timestamp and signature) is answered 2xx",
 	counted: ", and not processed again",
+	watched: ", and not processed again",
 	why: "The service redelivers whenever it did not see your 2xx (a timeout, a dropped connection): " +
-		"dedupe on webhook-id and answer a duplicate 2xx, or the service retries an event you already handled for more than a day.",
+		dedupeHint + " Otherwise the service retries an event you already handled for more than a day, or you handle it twice.",
 	check: checkRedelivery,
 }, {
 	name:    "wrong-secret",
 	claim:   "a delivery signed with another secret is refused with 4xx",
 	counted: ", and never processed",
+	watched: neverProcessed,
+	refusal: true,
 	why: "Anyone who knows the URL can send a delivery: accepting one whose signature was not made with " +
 		"the webhook's secret means acting on forged events. Refuse with 4xx, not 5xx: a 5xx makes the service retry a forgery.",
 	check: checkWrongSecret,
@@ -63,6 +95,8 @@ var rules = []rule{{
 	name:    "tampered-body",
 	claim:   "a body changed by one byte after signing is refused with 4xx",
 	counted: ", and never processed",
+	watched: neverProcessed,
+	refusal: true,
 	why: "The signature covers the exact bytes of the body: verify it against the body as received, " +
 		"before parsing or re-encoding it, or altered events pass.",
 	check: checkTampered,
@@ -70,6 +104,8 @@ var rules = []rule{{
 	name:    "missing-headers",
 	claim:   "a delivery without webhook-signature, webhook-timestamp or webhook-id is refused with 4xx",
 	counted: ", and never processed",
+	watched: neverProcessed,
+	refusal: true,
 	why: "A delivery without its signature headers cannot be verified, so nothing says it comes from the service. " +
 		"Refuse with 4xx, not 5xx.",
 	check: checkMissingHeaders,
@@ -77,6 +113,8 @@ var rules = []rule{{
 	name:    "stale-timestamp",
 	claim:   "a delivery signed more than 5 minutes ago, or more than 5 minutes ahead, is refused with 4xx",
 	counted: ", and never processed",
+	watched: neverProcessed,
+	refusal: true,
 	why: "Without the timestamp check, anyone who captured one delivery can replay it forever: " +
 		"refuse a webhook-timestamp more than 5 minutes from your clock, either way, with 4xx.",
 	check: checkStale,
@@ -98,8 +136,10 @@ var rules = []rule{{
 	name:    "concurrent",
 	claim:   fmt.Sprintf("%d concurrent deliveries of one event are each answered 2xx, or 409/429 with Retry-After, never 5xx", Concurrent),
 	counted: ", and the event is processed once",
+	watched: ", and the event is processed once",
 	why: "Deliveries of one event can overlap (a retry after a timeout while the first still runs): process the event once, " +
-		"answer the others 2xx, or 409/429 with a Retry-After to be asked again later; a 5xx is a failure the service retries.",
+		"answer the others 2xx, or 409/429 with a Retry-After to be asked again later; a 5xx is a failure the service retries. " +
+		"To process it once, " + dedupeHint,
 	check: checkConcurrent,
 }}
 
@@ -112,92 +152,150 @@ var eventTypes = []webhook.EventType{
 
 const validly = "validly signed"
 
-func checkValid(ctx context.Context, c *checker) ([]string, error) {
+func checkValid(ctx context.Context, c *checker) (verdict, error) {
 	var fails []string
+	var handled []delivery
 	for _, typ := range eventTypes {
-		d, err := c.fresh(typ, time.Now(), validly)
+		d, err := c.fresh(ctx, typ, time.Now(), validly)
 		if err != nil {
-			return nil, err
+			return verdict{}, err
 		}
 		switch a := c.send(ctx, d); {
 		case !a.is2xx():
-			fails = append(fails, failed(d, a))
+			s, err := c.notAccepted(ctx, d, a, "")
+			if err != nil {
+				return verdict{}, err
+			}
+			fails = append(fails, s)
 		case a.elapsed > c.timeout:
 			fails = append(fails, fmt.Sprintf("Sent %s; got %s after %v, beyond the %v timeout.",
 				d.what, a, a.elapsed.Round(time.Millisecond), c.timeout))
 		default:
 			fails = appendNonEmpty(fails, c.ran(d, 1, false))
+			handled = append(handled, d)
 		}
 	}
-	return fails, nil
+	if c.watching() { // how many calls one processing of each type makes, for the concurrent rule
+		calls, err := c.calls(ctx, handled...)
+		if err != nil {
+			return verdict{}, err
+		}
+		for i, d := range handled {
+			c.baseline[d.typ] = len(calls[i])
+		}
+	}
+	return verdict{fails: fails}, nil
 }
 
-func checkRedelivery(ctx context.Context, c *checker) ([]string, error) {
+// notCalled says why processing is not checked when the receiver made no call.
+func notCalled(what string) string {
+	return "the receiver made no call to the server for the event (such as GET /users/me or GET /transcripts/{id} with its installation's token), " +
+		"so whether it " + what + " cannot be seen. A receiver that handles events without calling the service is checked exactly in Go (WithProcessedCount)."
+}
+
+func checkRedelivery(ctx context.Context, c *checker) (verdict, error) {
 	now := time.Now()
 	before := now.Add(-time.Minute) // the service's retries come later than this
-	e, err := c.scene.event(webhook.EventTranscriptUpdated, newEventID(), before)
+	sc, err := c.newScene(ctx, webhook.EventTranscriptUpdated)
 	if err != nil {
-		return nil, err
+		return verdict{}, err
+	}
+	e, err := sc.event(webhook.EventTranscriptUpdated, newEventID(), before)
+	if err != nil {
+		return verdict{}, err
 	}
 	first, err := c.signed(e, before, "validly signed a minute ago")
 	if err != nil {
-		return nil, err
+		return verdict{}, err
 	}
 	if a := c.send(ctx, first); !a.is2xx() {
-		return []string{failed(first, a) + " The first delivery must be accepted for its redelivery to be checked."}, nil
+		s, err := c.notAccepted(ctx, first, a, "the redelivery")
+		return failing(s + " The first delivery must be accepted for its redelivery to be checked."), err
+	}
+	var firstCalls []Call
+	if c.watching() {
+		calls, err := c.calls(ctx, first)
+		if err != nil {
+			return verdict{}, err
+		}
+		firstCalls = calls[0]
 	}
 	again, err := c.signed(e, now, "again, with a new timestamp and signature")
 	if err != nil {
-		return nil, err
+		return verdict{}, err
 	}
-	return appendNonEmpty(nil, c.accepted(ctx, again, false)), nil
+	if s, err := c.accepted(ctx, again, false, "the redelivery"); s != "" || err != nil || !c.watching() {
+		return failing(s), err
+	}
+	calls, err := c.calls(ctx, again)
+	if err != nil {
+		return verdict{}, err
+	}
+	switch more := calls[0][min(len(firstCalls), len(calls[0])):]; {
+	case len(more) > 0:
+		return failing(fmt.Sprintf("Sent %s; it was answered 2xx, but the receiver processed the event again: after the redelivery it called the server %s more with the event's installation (%s), where the first delivery made %s.",
+			again.what, timesCalled(len(more)), listCalls(more), plural(len(firstCalls), "call"))), nil
+	case len(firstCalls) == 0:
+		return verdict{unchecked: notCalled("processed the redelivery again")}, nil
+	}
+	return verdict{}, nil
 }
 
-func checkWrongSecret(ctx context.Context, c *checker) ([]string, error) {
-	d, err := c.fresh(webhook.EventInstallationCreated, time.Now(), "signed with another secret")
+func checkWrongSecret(ctx context.Context, c *checker) (verdict, error) {
+	d, err := c.fresh(ctx, webhook.EventInstallationCreated, time.Now(), "signed with another secret")
 	if err != nil {
-		return nil, err
+		return verdict{}, err
 	}
 	d.header.Set(webhook.HeaderSignature, webhook.Sign(c.forger, d.id, d.at, d.body))
-	return appendNonEmpty(nil, c.refused(ctx, d)), nil
+	s, err := c.refused(ctx, d)
+	return failing(s), err
 }
 
-func checkTampered(ctx context.Context, c *checker) ([]string, error) {
+func checkTampered(ctx context.Context, c *checker) (verdict, error) {
 	now := time.Now()
 	id := newEventID()
-	e, err := c.scene.event(webhook.EventTranscriptCreated, id, now)
+	sc, err := c.newScene(ctx, webhook.EventTranscriptCreated)
 	if err != nil {
-		return nil, err
+		return verdict{}, err
+	}
+	e, err := sc.event(webhook.EventTranscriptCreated, id, now)
+	if err != nil {
+		return verdict{}, err
 	}
 	d, err := c.signed(e, now, `validly signed, then its body changed by one byte ("Q3" to "Q4" in the headline)`)
 	if err != nil {
-		return nil, err
+		return verdict{}, err
 	}
-	altered := c.scene
+	altered := sc
 	altered.tr.Headline = tamperedHeadline
 	if e, err = altered.event(webhook.EventTranscriptCreated, id, now); err != nil {
-		return nil, err
+		return verdict{}, err
 	}
 	if d.body, err = encodeEvent(e); err != nil {
-		return nil, err
+		return verdict{}, err
 	}
-	return appendNonEmpty(nil, c.refused(ctx, d)), nil
+	s, err := c.refused(ctx, d)
+	return failing(s), err
 }
 
-func checkMissingHeaders(ctx context.Context, c *checker) ([]string, error) {
+func checkMissingHeaders(ctx context.Context, c *checker) (verdict, error) {
 	var fails []string
 	for _, h := range []string{webhook.HeaderSignature, webhook.HeaderTimestamp, webhook.HeaderID} {
-		d, err := c.fresh(webhook.EventTranscriptUpdated, time.Now(), "validly signed, then sent without "+h)
+		d, err := c.fresh(ctx, webhook.EventTranscriptUpdated, time.Now(), "validly signed, then sent without "+h)
 		if err != nil {
-			return nil, err
+			return verdict{}, err
 		}
 		d.header.Del(h)
-		fails = appendNonEmpty(fails, c.refused(ctx, d))
+		s, err := c.refused(ctx, d)
+		if err != nil {
+			return verdict{}, err
+		}
+		fails = appendNonEmpty(fails, s)
 	}
-	return fails, nil
+	return verdict{fails: fails}, nil
 }
 
-func checkStale(ctx context.Context, c *checker) ([]string, error) {
+func checkStale(ctx context.Context, c *checker) (verdict, error) {
 	minutes := int(staleBy.Minutes())
 	var fails []string
 	for _, s := range []struct {
@@ -208,36 +306,42 @@ func checkStale(ctx context.Context, c *checker) ([]string, error) {
 		{webhook.EventInstallationDeleted, -staleBy, fmt.Sprintf("signed with a webhook-timestamp %d minutes old", minutes)},
 		{webhook.EventTranscriptCreated, staleBy, fmt.Sprintf("signed with a webhook-timestamp %d minutes ahead", minutes)},
 	} {
-		d, err := c.fresh(s.typ, time.Now().Add(s.offset), s.what)
+		d, err := c.fresh(ctx, s.typ, time.Now().Add(s.offset), s.what)
 		if err != nil {
-			return nil, err
+			return verdict{}, err
 		}
-		fails = appendNonEmpty(fails, c.refused(ctx, d))
+		f, err := c.refused(ctx, d)
+		if err != nil {
+			return verdict{}, err
+		}
+		fails = appendNonEmpty(fails, f)
 	}
-	return fails, nil
+	return verdict{fails: fails}, nil
 }
 
-func checkRotation(ctx context.Context, c *checker) ([]string, error) {
-	d, err := c.fresh(webhook.EventTranscriptCreated, time.Now(), "with two signature entries: one made with another secret, then a valid one")
+func checkRotation(ctx context.Context, c *checker) (verdict, error) {
+	d, err := c.fresh(ctx, webhook.EventTranscriptCreated, time.Now(), "with two signature entries: one made with another secret, then a valid one")
 	if err != nil {
-		return nil, err
+		return verdict{}, err
 	}
 	d.header.Set(webhook.HeaderSignature, webhook.Sign(c.forger, d.id, d.at, d.body)+" "+d.header.Get(webhook.HeaderSignature))
-	return appendNonEmpty(nil, c.accepted(ctx, d, false)), nil
+	s, err := c.accepted(ctx, d, false, "the rotation's two signature entries")
+	return failing(s), err
 }
 
-func checkUnknownType(ctx context.Context, c *checker) ([]string, error) {
-	d, err := c.fresh(UnknownEventType, time.Now(), validly)
+func checkUnknownType(ctx context.Context, c *checker) (verdict, error) {
+	d, err := c.fresh(ctx, UnknownEventType, time.Now(), validly)
 	if err != nil {
-		return nil, err
+		return verdict{}, err
 	}
-	return appendNonEmpty(nil, c.accepted(ctx, d, true)), nil
+	s, err := c.accepted(ctx, d, true, "the unknown type")
+	return failing(s), err
 }
 
-func checkConcurrent(ctx context.Context, c *checker) ([]string, error) {
-	d, err := c.fresh(webhook.EventTranscriptCreated, time.Now(), fmt.Sprintf("validly signed, %d times at once", Concurrent))
+func checkConcurrent(ctx context.Context, c *checker) (verdict, error) {
+	d, err := c.fresh(ctx, webhook.EventTranscriptCreated, time.Now(), fmt.Sprintf("validly signed, %d times at once", Concurrent))
 	if err != nil {
-		return nil, err
+		return verdict{}, err
 	}
 	answers := make([]answer, Concurrent)
 	start := make(chan struct{})
@@ -252,6 +356,7 @@ func checkConcurrent(ctx context.Context, c *checker) ([]string, error) {
 	wg.Wait()
 	var bad []string // each wrong answer once, with how many times it came
 	counts := map[string]int{}
+	var failure *answer // a 5xx or no answer: the receiver failed while handling the event
 	for _, a := range answers {
 		var s string
 		switch {
@@ -263,36 +368,73 @@ func checkConcurrent(ctx context.Context, c *checker) ([]string, error) {
 			continue
 		default:
 			s = a.String()
+			if a.status == 0 || a.status >= 500 {
+				failure = &a
+			}
 		}
 		if counts[s]++; counts[s] == 1 {
 			bad = append(bad, s)
 		}
 	}
-	if len(bad) == 0 {
-		return appendNonEmpty(nil, c.ran(d, 1, false)), nil
+	if len(bad) > 0 {
+		for i, s := range bad {
+			bad[i] = fmt.Sprintf("%s (%d of %d)", s, counts[s], Concurrent)
+		}
+		msg := fmt.Sprintf("Sent %s; got %s.", d.what, strings.Join(bad, ", "))
+		if failure != nil {
+			why, err := c.handlingFailed(ctx, d, *failure, "concurrency")
+			if err != nil {
+				return verdict{}, err
+			}
+			msg += why
+		}
+		return failing(msg), nil
 	}
-	for i, s := range bad {
-		bad[i] = fmt.Sprintf("%s (%d of %d)", s, counts[s], Concurrent)
+	if s := c.ran(d, 1, false); s != "" || !c.watching() {
+		return failing(s), nil
 	}
-	return []string{fmt.Sprintf("Sent %s; got %s.", d.what, strings.Join(bad, ", "))}, nil
+	calls, err := c.calls(ctx, d)
+	if err != nil {
+		return verdict{}, err
+	}
+	switch n, once := len(calls[0]), c.baseline[d.typ]; {
+	case once > 0 && n > once:
+		return failing(fmt.Sprintf("Sent %s; each was answered as it should, but the receiver processed the event more than once: it called the server %s with the event's installation (%s), where processing one %s made %s in the valid rule.",
+			d.what, timesCalled(n), listCalls(calls[0]), d.typ, plural(once, "call"))), nil
+	case once == 0 && n == 0:
+		return verdict{unchecked: notCalled("processed it more than once")}, nil
+	case once == 0:
+		return verdict{unchecked: fmt.Sprintf("the receiver called the server %s for the event, but made no call for the %s of the valid rule, so there is no count of one processing to compare with.", timesCalled(n), d.typ)}, nil
+	}
+	return verdict{}, nil
 }
 
 // accepted sends d and checks that it is answered 2xx and, when counting,
-// processed once (at most once, when upTo): "" if so.
-func (c *checker) accepted(ctx context.Context, d delivery, upTo bool) string {
+// processed once (at most once, when upTo): "" if so. subject is what the
+// rule is about, which a 5xx is not blamed on.
+func (c *checker) accepted(ctx context.Context, d delivery, upTo bool, subject string) (string, error) {
 	if a := c.send(ctx, d); !a.is2xx() {
-		return failed(d, a)
+		return c.notAccepted(ctx, d, a, subject)
 	}
-	return c.ran(d, 1, upTo)
+	return c.ran(d, 1, upTo), nil
 }
 
-// refused sends d and checks that it is refused with 4xx and, when
-// counting, never processed: "" if so.
-func (c *checker) refused(ctx context.Context, d delivery) string {
-	if a := c.send(ctx, d); !a.is4xx() {
-		return failed(d, a)
+// refused sends d and checks that it is refused with 4xx and never
+// processed, by the count or, on a server, by the receiver's calls: "" if so.
+func (c *checker) refused(ctx context.Context, d delivery) (string, error) {
+	a := c.send(ctx, d)
+	if !a.is4xx() {
+		return failed(d, a), nil
 	}
-	return c.ran(d, 0, false)
+	if !c.watching() {
+		return c.ran(d, 0, false), nil
+	}
+	calls, err := c.calls(ctx, d)
+	if err != nil || len(calls[0]) == 0 {
+		return "", err
+	}
+	return fmt.Sprintf("Sent %s; got %s, yet the receiver called the server %s with the event's installation (%s): it acted on a delivery it refused, or before verifying it.",
+		d.what, a, timesCalled(len(calls[0])), listCalls(calls[0])), nil
 }
 
 func appendNonEmpty(list []string, s ...string) []string {

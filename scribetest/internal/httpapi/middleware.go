@@ -15,9 +15,9 @@ import (
 // reqInfo is what the middleware learns of a request, kept in the statusWriter (infoOf).
 type reqInfo struct {
 	id      string
-	at      time.Time // when the request arrived, by the server's clock
-	code    string    // the problem code answered, if any
-	authed  bool      // authenticate's verdict is below, shared by the rate limit and the operation
+	at      time.Time  // when the request arrived, by the server's clock
+	code    string     // the problem code answered, if any
+	authed  bool       // authenticate's verdict is below, shared by the rate limit and the operation
 	caller  *principal // with a refusal, who a verified token names (or nil): for the log only
 	refusal *problem
 }

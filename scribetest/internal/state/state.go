@@ -99,7 +99,8 @@ func (tx *Tx) Events() []webhook.Event { return tx.events }
 // Update runs fn in a Tx whose changes emit no events and are all undone if
 // fn fails: a fixture load, whose documents the JSON decoder has already
 // checked to be what the wire can carry, so that nothing it adds is encoded
-// until it is asked for. Only adding is undone: fn adds, and reads.
+// until it is asked for, or the receiver check's scene. Only adding is
+// undone: fn adds, and reads (and may uninstall what it added).
 func (st *Store) Update(fn func(tx *Tx) error) error {
 	_, err := Write(st, func(tx *Tx) (struct{}, error) {
 		tx.quiet = true

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+// demoSecretKey is the demo data set's secret key of plugin 100, public.
+const demoSecretKey = "ask_live_c2NyaWJlLWRlbW8tc2VjcmV0LWtleS1ETy1OT1QtVVNF"
+
+// check-receiver -server, against the binary's server started with -admin
+// and its demo data: a receiver that calls the server back (GET /users/me,
+// GET /transcripts/{id}) with plugin 100's secret key keeps every rule and
+// exits 0; the same receiver without dedupe exits 1 with FAIL lines saying
+// that it processed the event again; a server without -admin is an error
+// that says to start it with -admin.
+func TestCheckReceiverWithServer(t *testing.T) {
+	t.Parallel()
+	base := startServer(t, defaultLimits, "-admin")
+	key, err := auth.ParseSecretKey(demoSecretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := scribe.NewInstallationClients(base, auth.NewCache(key), scribe.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	callBack := func(ctx context.Context, e *webhook.Event) error {
+		client, err := clients.For(e.PluginInstallationUUID)
+		if err != nil {
+			return webhook.Permanent(err)
+		}
+		switch e.Type {
+		case webhook.EventInstallationCreated:
+			_, err = client.GetMe(ctx)
+		case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
+			var tr *scribe.Transcript
+			if tr, err = e.Transcript(); err == nil {
+				_, err = client.GetTranscript(ctx, tr.ID)
+			}
+		}
+		return err
+	}
+	for _, tc := range []struct {
+		name   string
+		opts   []webhook.HandlerOption
+		code   int
+		output []string
+	}{
+		{name: "dedupes", code: 0, output: []string{"PASS redelivery: ", "PASS concurrent: ", "\n9 passed, 0 failed\n"}},
+		{name: "no dedupe", code: 1, opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)}, output: []string{
+			"FAIL redelivery: ", "the receiver processed the event again: after the redelivery it called the server once more with the event's installation (GET /transcripts/",
+			"FAIL concurrent: ", "the receiver processed the event more than once", "\n7 passed, 2 failed\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			secret, err := webhook.NewSecret()
+			if err != nil {
+				t.Fatal(err)
+			}
+			recv := httptest.NewServer(webhook.NewHandler(newVerifier(t, secret), callBack, append(tc.opts, webhook.WithLogger(nil))...))
+			defer recv.Close()
+			code, stdout, stderr := runCheck(t, secret.Reveal(), "-timeout", "5s", "-server", base, "-plugin", "100", recv.URL)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %s", code, tc.code, stderr)
+			}
+			for _, want := range tc.output {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("the output lacks %q:\n%s", want, stdout)
+				}
+			}
+		})
+	}
+
+	t.Run("a server without -admin", func(t *testing.T) {
+		t.Parallel()
+		plain := startServer(t, defaultLimits)
+		secret, err := webhook.NewSecret()
+		if err != nil {
+			t.Fatal(err)
+		}
+		recv := httptest.NewServer(correctReceiver(t, secret))
+		defer recv.Close()
+		code, _, stderr := runCheck(t, secret.Reveal(), "-server", plain, recv.URL)
+		if code != 1 || !strings.Contains(stderr, "start scribe-server with -admin") {
+			t.Errorf("exit %d, stderr %q; want 1 and a word about -admin", code, stderr)
+		}
+	})
+}
