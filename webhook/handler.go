@@ -82,7 +82,9 @@ const RetryAfterStoreFailure = 10
 //  3. verifies it with v: 400 Bad Request when a header is missing or
 //     malformed, 401 Unauthorized when no signature matches or the timestamp
 //     is outside the tolerance;
-//  4. decodes the Event: 400 Bad Request when the body is not one;
+//  4. decodes the Event: 400 Bad Request when the body is not one, or when
+//     its id differs from the webhook-id (fn does not run, and neither id
+//     is marked as seen);
 //  5. reserves the webhook-id in the DedupeStore: 200 OK without calling fn
 //     when the id was processed before, 409 Conflict (with Retry-After) when
 //     another delivery of the id is being processed right now, 503 Service
@@ -161,6 +163,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	event, err := ParseEvent(body)
 	if err != nil {
 		h.refuse(w, r, http.StatusBadRequest, err)
+		return
+	}
+	if event.ID != id {
+		// Deduped on one id and handed over with the other, the event would
+		// be lost or run twice; neither id is claimed, so both events run
+		// when they are really delivered.
+		h.refuse(w, r, http.StatusBadRequest, fmt.Errorf("%w: the body's id %q differs from webhook-id %q; the service sends one event's id in both",
+			ErrMalformedEvent, clip(event.ID, 64), clip(id, 64)))
 		return
 	}
 	if h.store == nil {
