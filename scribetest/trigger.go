@@ -21,7 +21,9 @@ type TriggeredEvent struct {
 // pluginID, as "stripe trigger" does: it creates real resources with the
 // seeding calls, so the event's data is a resource the API serves. A new user
 // "Test User" installs the plugin (installation.created); for
-// installation.deleted the installation is then uninstalled; for
+// installation.deleted the installation is made without an event and then
+// uninstalled, so that installation.deleted is the only event (an
+// installation.created delivered beside it could arrive after it); for
 // transcript.created the user gets a sample transcript, which
 // transcript.updated then edits. Every event of the sequence is delivered,
 // signed and retried like any other, and returned, in order; events that other
@@ -48,6 +50,9 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 		}
 		switch typ {
 		case webhook.EventInstallationDeleted:
+			// Installed quietly: an installation.created delivered beside
+			// the installation.deleted could reach the receiver after it.
+			tx.DropEvents()
 			_, err = tx.Uninstall(inst.UUID)
 		case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
 			var t scribe.Transcript

@@ -96,6 +96,10 @@ func (tx *Tx) emit(typ webhook.EventType, plugin int64, uuid string, at time.Tim
 // Events returns the events the change has emitted so far, in order.
 func (tx *Tx) Events() []webhook.Event { return tx.events }
 
+// DropEvents forgets the events the change has emitted so far: they are
+// not published.
+func (tx *Tx) DropEvents() { tx.events = nil }
+
 // Update runs fn in a Tx whose changes emit no events and are all undone if
 // fn fails: a fixture load, whose documents the JSON decoder has already
 // checked to be what the wire can carry, so that nothing it adds is encoded
