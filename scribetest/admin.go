@@ -181,13 +181,24 @@ func (s *Server) adminUpdateTranscript(r *http.Request, b *adminTranscript) (any
 	return s.UpdateTranscript(id, b.apply)
 }
 
+// adminWebhook is the body of POST /_scribetest/webhooks; without
+// signing_secret, the webhook gets a fresh one.
 type adminWebhook struct {
-	PluginID int64  `json:"plugin_id"`
-	URI      string `json:"uri"`
+	PluginID      int64  `json:"plugin_id"`
+	URI           string `json:"uri"`
+	SigningSecret string `json:"signing_secret"`
 }
 
 func (s *Server) adminCreateWebhook(_ *http.Request, b *adminWebhook) (any, error) {
-	return s.CreateWebhook(b.PluginID, b.URI)
+	var secret webhook.Secret
+	if b.SigningSecret != "" {
+		var err error
+		if secret, err = webhook.ParseSecret(b.SigningSecret); err != nil { // its errors never repeat the secret
+			return nil, fmt.Errorf("signing_secret: %w", err)
+		}
+	}
+	hook, _, err := s.webhookOf(b.PluginID, b.URI, false, secret)
+	return hook, err
 }
 
 // adminAttempt is a DeliveryAttempt as the admin API lists it.
@@ -279,7 +290,7 @@ func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error)
 		return nil, err
 	}
 	if b.URI != "" {
-		hook, created, err := s.webhookOf(b.PluginID, b.URI, true)
+		hook, created, err := s.webhookOf(b.PluginID, b.URI, true, webhook.Secret{})
 		if err != nil {
 			return nil, err
 		}

@@ -287,16 +287,18 @@ func (s *Server) Transcripts(userID int64) []scribe.Transcript { return s.st.Tra
 // user:password@) to receive the events of a plugin, with a fresh whsec_
 // signing secret.
 func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, error) {
-	hook, _, err := s.webhookOf(pluginID, uri, false)
+	hook, _, err := s.webhookOf(pluginID, uri, false, webhook.Secret{})
 	return hook, err
 }
 
-// webhookOf creates a webhook of uri or, with reuse, returns the plugin's
-// (created false), in one transaction: concurrent calls create one.
-func (s *Server) webhookOf(pluginID int64, uri string, reuse bool) (hook scribe.Webhook, created bool, err error) {
-	secret, err := webhook.NewSecret()
-	if err != nil {
-		return scribe.Webhook{}, false, err
+// webhookOf creates a webhook of uri, signing with secret (the zero Secret:
+// a fresh one) or, with reuse, returns the plugin's (created false), in one
+// transaction: concurrent calls create one.
+func (s *Server) webhookOf(pluginID int64, uri string, reuse bool, secret webhook.Secret) (hook scribe.Webhook, created bool, err error) {
+	if secret.IsZero() {
+		if secret, err = webhook.NewSecret(); err != nil {
+			return scribe.Webhook{}, false, err
+		}
 	}
 	hook, err = change(s, "CreateWebhook", func(tx *state.Tx) (scribe.Webhook, error) {
 		if reuse {

@@ -180,8 +180,9 @@ func TestTrigger(t *testing.T) {
 
 	code, out := runTrigger("installation.created")
 	secret := regexp.MustCompile(`signing secret: (whsec_\S+)`).FindStringSubmatch(out)
-	if code != 1 || secret == nil || !strings.Contains(out, "receiver not configured yet") {
-		t.Fatalf("first trigger, receiver without a secret: exit %d; want 1, the new webhook's secret and the receiver's 503 answer:\n%s", code, out)
+	if code != 1 || secret == nil || !strings.Contains(out, "receiver not configured yet") ||
+		!strings.Contains(out, "a new webhook of plugin 100, with a new signing secret of its own") || !strings.Contains(out, "Replicas behind one URL share one webhook") {
+		t.Fatalf("first trigger, receiver without a secret: exit %d; want 1, the new webhook and its new secret, said so, and the receiver's 503 answer:\n%s", code, out)
 	}
 	s, err := webhook.ParseSecret(secret[1])
 	if err != nil {

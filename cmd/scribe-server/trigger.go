@@ -40,8 +40,12 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if res.Created {
 		// A local test server's secret, printed on purpose: the receiver needs it.
-		fmt.Fprintf(stdout, "created webhook %d for %s\n  signing secret: %s\n  (start your receiver with it, e.g. SCRIBE_WEBHOOK_SECRET=..., if it is not running with it yet)\n",
-			res.Hook.ID, res.Hook.URI, res.Hook.SigningSecret)
+		fmt.Fprintf(stdout, "created webhook %d for %s: a new webhook of plugin %d, with a new signing secret of its own\n"+
+			"  signing secret: %s\n"+
+			"  (start your receiver with it, e.g. SCRIBE_WEBHOOK_SECRET=..., if it is not running with it yet)\n"+
+			"  Each webhook signs with its own secret. Replicas behind one URL share one webhook and its secret: give -uri\n"+
+			"  the URL they share. To choose the secret, create the webhook first: POST %s/webhooks with signing_secret.\n",
+			res.Hook.ID, res.Hook.URI, t.plugin, res.Hook.SigningSecret, t.admin)
 	}
 	ids := map[string]bool{}
 	for _, e := range res.Events {
@@ -68,7 +72,7 @@ func parseTrigger(args []string, stderr io.Writer) (*triggerCall, error) {
 	fs.SetOutput(stderr)
 	server := fs.String("server", "http://127.0.0.1:8080", "`URL` of a scribe-server started with -admin")
 	plugin := fs.Int64("plugin", 100, "`id` of the plugin whose webhooks get the event (100 is the demo plugin)")
-	uri := fs.String("uri", "", "`URI` of your receiver: adds a webhook of this URI to the plugin if it has none, and prints its signing secret")
+	uri := fs.String("uri", "", "`URI` of your receiver: adds a webhook of this URI, with a new signing secret, to the plugin if it has none of this URI, and prints the secret")
 	wait := fs.Duration("wait", 20*time.Second, "how long to wait for the first attempt of each delivery")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
