@@ -59,7 +59,21 @@ func TestCommand(t *testing.T) {
 		{name: "mint without key", args: []string{"mint", "-uuid", testUUID}, code: 2, stderrHas: KeyEnv},
 		{name: "mint with an empty stdin", stdin: "", args: []string{"mint", "-key-stdin", "-uuid", testUUID}, code: 2, stderrHas: "standard input"},
 		{name: "mint with a malformed key", env: map[string]string{KeyEnv: "ask_live_" + keyBody[:20] + " " + keyBody[20:]}, args: []string{"mint", "-uuid", testUUID}, code: 2, stderrHas: "whitespace at position 29"},
-		{name: "key as a flag is refused", args: []string{"mint", "-key", testKey, "-uuid", testUUID}, code: 2, stderrHas: "-key"},
+		{name: "key as a flag is refused", args: []string{"mint", "-key", testKey, "-uuid", testUUID}, code: 2,
+			stderrHas: "-key: the secret key is never read from a flag, which the process list and the shell history would keep; set SCRIBE_SECRET_KEY, or pass -key-stdin"},
+		{name: "a flag named like a key is refused", args: []string{"verify", "--secret-key=" + testKey, testToken}, code: 2, stderrHas: "-secret-key: the secret key is never read from a flag"},
+		{name: "-secret is refused", args: []string{"mint", "-uuid", testUUID, "-secret", testKey}, code: 2, stderrHas: "set SCRIBE_SECRET_KEY, or pass -key-stdin"},
+		{name: "decode -key is refused", args: []string{"decode", "-key", testKey, testToken}, code: 2, stderrHas: "(decode needs no key)"},
+		{name: "decode needs no key", args: []string{"decode", "-now", "1700000100", testToken}, code: 0,
+			stdout: `header: {"alg":"HS256","typ":"JWT"}` + "\n" +
+				`claims: {"exp":1700003600,"iat":1700000000,"plugin_installation_uuid":"` + testUUID + `"}` + "\n" +
+				"iat:    2023-11-14T22:13:20Z (1m ago)\n" +
+				"exp:    2023-11-14T23:13:20Z (in 58m)\n" +
+				"signature: NOT verified: decode needs no key and checks nothing; use scribe-jwt verify to check the token\n"},
+		{name: "decode an expired token from stdin", stdin: testToken + "\n", args: []string{"decode", "-now", "1700014400"}, code: 0},
+		{name: "decode garbage", args: []string{"decode", "garbage"}, code: 1, stderrHas: "cannot decode the token: a JWT is three base64url parts"},
+		{name: "decode claims that are not JSON", args: []string{"decode", "eyJhbGciOiJIUzI1NiJ9.bm90IGpzb24.c2ln"}, code: 1, stderrHas: "the claims are not a JSON object"},
+		{name: "decode without a token", args: []string{"decode"}, code: 2, stderrHas: "no token"},
 		{name: "key as an argument is refused", args: []string{"mint", "-uuid", testUUID, testKey}, code: 2, stderrHas: "no arguments"},
 		{name: "mint at iat 2^53-1 is refused", env: withKey, args: []string{"mint", "-uuid", testUUID, "-iat", "9007199254740991"}, code: 2, stderrHas: "iat"},
 		{name: "mint at a negative iat is refused", env: withKey, args: []string{"mint", "-uuid", testUUID, "-iat", "-1"}, code: 2, stderrHas: "iat"},
@@ -72,6 +86,8 @@ func TestCommand(t *testing.T) {
 		{name: "verify token from stdin", env: withKey, stdin: testToken + "\n", args: []string{"verify", "-now", "1700000100"}, code: 0},
 		{name: "verify key and token from stdin", stdin: testKey + "\n" + testToken + "\n", args: []string{"verify", "-key-stdin", "-now", "1700000100"}, code: 0},
 		{name: "verify expired token", env: withKey, args: []string{"verify", "-now", "1700003661", testToken}, code: 1, stderrHas: "token expired"},
+		{name: "an expired token says when", env: withKey, args: []string{"verify", "-now", "1700014400", testToken}, code: 1,
+			stderrHas: "(it expired at 2023-11-14T23:13:20Z, 3h ago)"},
 		{name: "verify with leeway", env: withKey, args: []string{"verify", "-leeway", "2m", "-now", "1700003700", testToken}, code: 0},
 		{name: "verify with the wrong key", env: map[string]string{KeyEnv: "ask_live_" + strings.Repeat("A", 43)}, args: []string{"verify", "-now", "1700000100", testToken}, code: 1, stderrHas: "signature"},
 		{name: "verify garbage", env: withKey, args: []string{"verify", "garbage"}, code: 1, stderrHas: "malformed"},
