@@ -194,7 +194,7 @@ func (e *Error) advice() (hint, said string) {
 	case CodeInvalidToken:
 		return "check the credential: " + e.credentialKind() + " is needed here", ""
 	case CodeInstallationDeleted:
-		return "the user uninstalled the plugin; stop calling for this installation", ""
+		return "the user uninstalled the plugin; stop calling for this installation", "stop calling"
 	case CodePluginDisabled:
 		return "the plugin is disabled; only the platform can enable it again", ""
 	case CodeWrongTokenKind:
