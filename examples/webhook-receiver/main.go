@@ -13,10 +13,13 @@
 //
 // To try it by hand against the reference server:
 //
-//	go run ./cmd/scribe-server -admin &
-//	go run ./cmd/scribe-server trigger -uri http://127.0.0.1:9000/hook installation.created   # prints the secret
-//	SCRIBE_WEBHOOK_SECRET=whsec_... go run ./examples/webhook-receiver -addr 127.0.0.1:9000 &
-//	go run ./cmd/scribe-server trigger -uri http://127.0.0.1:9000/hook transcript.created
+//	go build -o bin/scribe-server ./cmd/scribe-server
+//	go build -o bin/webhook-receiver ./examples/webhook-receiver
+//	bin/scribe-server -admin &
+//	bin/scribe-server trigger -uri http://127.0.0.1:9000/hook installation.created   # prints the secret
+//	SCRIBE_WEBHOOK_SECRET=whsec_... bin/webhook-receiver -addr 127.0.0.1:9000 &
+//	bin/scribe-server trigger -uri http://127.0.0.1:9000/hook transcript.created
+//	kill %1 %2   # the binaries themselves: "go run ... &" would leave them running
 package main
 
 import (
