@@ -19,8 +19,8 @@
 // make, so no event is lost silently.
 //
 // -admin enables the admin API under /_scribetest/ (install, uninstall,
-// create and update transcripts, add webhooks, read delivery attempts,
-// trigger and resend events), so tests in any language can make the server emit
+// create and update transcripts, add webhooks, read delivery attempts and
+// the request log, trigger and resend events, make check-receiver's scenes), so tests in any language can make the server emit
 // webhook events. -webhook-schedule-scale shortens the retry schedule
 // (0.001 turns 5 minutes into 0.3 s).
 //

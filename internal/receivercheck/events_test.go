@@ -91,3 +91,24 @@ func TestEventsDecode(t *testing.T) {
 		}
 	}
 }
+
+// A result whose processing was not checked reads NOT CHECKED with its
+// reason, and the summary counts such rules apart, only when there are some.
+func TestNotCheckedIsSaid(t *testing.T) {
+	r := Result{Rule: "redelivery", Claim: "a claim", NotChecked: true, Detail: "Its answers keep the rule, but processing is not checked: why."}
+	if got, want := r.String(), "NOT CHECKED redelivery: a claim. Its answers keep the rule, but processing is not checked: why."; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	for _, tc := range []struct {
+		s    Summary
+		want string
+	}{
+		{Summary{Passed: 9}, "9 passed, 0 failed"},
+		{Summary{Passed: 7, NotChecked: 2}, "7 passed, 0 failed, 2 not checked"},
+		{Summary{Passed: 6, Failed: 1, NotChecked: 2}, "6 passed, 1 failed, 2 not checked"},
+	} {
+		if got := tc.s.String(); got != tc.want {
+			t.Errorf("%+v.String() = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}

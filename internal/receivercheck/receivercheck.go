@@ -2,7 +2,10 @@
 // against the delivery rules the service relies on (docs/webhooks.md, "Check
 // your receiver"). It sends the receiver real signed deliveries of
 // realistic events, and forged, tampered, stale, repeated and concurrent
-// ones, and says for each rule whether the receiver's answers keep it.
+// ones, and says for each rule whether the receiver's answers keep it. On a
+// Server, each event is about resources made there, and the receiver's
+// calls to the server show whether it processed an event again
+// (docs/design/receivercheck.md).
 //
 // The command "scribe-server check-receiver" and scribetest.CheckReceiver
 // are its two faces; this package is module-internal so that both share
