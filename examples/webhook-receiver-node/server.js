@@ -21,7 +21,6 @@
 // (docs/webhooks.md, "Check your receiver").
 "use strict";
 
-const crypto = require("node:crypto");
 const http = require("node:http");
 const { Webhook, WebhookVerificationError } = require("standardwebhooks");
 
@@ -48,19 +47,23 @@ const webhook = new Webhook(secret);
 
 // An installation JWT (docs/contract.md, "Tokens"): HS256 over the UTF-8
 // bytes of the plugin's secret key, with iat, exp = iat + 3600 and
-// plugin_installation_uuid. Each is reused until a minute before it expires.
+// plugin_installation_uuid, signed by jose (npm package jose). Each is
+// reused until a minute before it expires.
+const jose = import("jose"); // an ES module, loaded once
 const tokens = new Map(); // installation uuid -> { token, exp }
 
-function installationToken(uuid) {
+async function installationToken(uuid) {
   const now = Math.floor(Date.now() / 1000);
   const cached = tokens.get(uuid);
   if (cached && cached.exp - 60 > now) return cached.token;
-  const part = (obj) => Buffer.from(JSON.stringify(obj)).toString("base64url");
-  const claims = { iat: now, exp: now + 3600, plugin_installation_uuid: uuid };
-  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}`;
-  const signature = crypto.createHmac("sha256", Buffer.from(secretKey, "utf8")).update(unsigned).digest("base64url");
-  const token = `${unsigned}.${signature}`;
-  tokens.set(uuid, { token, exp: claims.exp });
+  const { SignJWT } = await jose;
+  const exp = now + 3600;
+  const token = await new SignJWT({ plugin_installation_uuid: uuid })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuedAt(now)
+    .setExpirationTime(exp)
+    .sign(new TextEncoder().encode(secretKey));
+  tokens.set(uuid, { token, exp });
   return token;
 }
 
@@ -71,7 +74,7 @@ class InstallationDeleted extends Error {}
 // call sends GET path for the installation and returns the JSON answer.
 async function call(uuid, path) {
   const res = await fetch(apiURL + path, {
-    headers: { Authorization: `Bearer ${installationToken(uuid)}`, Accept: "application/json" },
+    headers: { Authorization: `Bearer ${await installationToken(uuid)}`, Accept: "application/json" },
     signal: AbortSignal.timeout(10_000), // well within the service's 15 s for the whole delivery
   });
   const body = await res.json().catch(() => ({}));
