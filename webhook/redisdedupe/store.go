@@ -144,9 +144,8 @@ func New(rdb redis.UniversalClient, opts ...Option) *Store {
 }
 
 // An id's key holds "p:" and the claim's token while claimed, "d:" and the
-// token of the claim that completed it once processed ("d" alone if a store
-// before 0.2.0 wrote it; every script reads that as processed too). KEYS[1]
-// is the id's key and ARGV[1] the claim's token. The scripts are idempotent
+// token of the claim that completed it once processed. KEYS[1] is the id's
+// key and ARGV[1] the claim's token. The scripts are idempotent
 // per token: go-redis runs a command again when its reply is lost (a
 // dropped connection, a read timeout), and a script run again answers what
 // its first run did.
@@ -159,7 +158,7 @@ func New(rdb redis.UniversalClient, opts ...Option) *Store {
 var reserveScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if v == 'p:' .. ARGV[1] then return 1 end
-if v == 'd' or (v and string.sub(v, 1, 2) == 'd:') then return 2 end
+if v and string.sub(v, 1, 2) == 'd:' then return 2 end
 if v then return 3 end
 redis.call('SET', KEYS[1], 'p:' .. ARGV[1], 'PX', ARGV[2])
 return 1`)
