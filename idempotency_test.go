@@ -200,7 +200,9 @@ func TestIdempotencyKeyOfRecovers(t *testing.T) {
 			},
 			check: func(err error) bool { return errors.Is(err, context.Canceled) }},
 		{name: "deadline expired", mode: linkWithhold, created: true,
-			ctx:   func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), 300*time.Millisecond) },
+			ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 300*time.Millisecond)
+			},
 			check: isTimeout},
 		{name: "error answers, retries exhausted", fault: &scribetest.Fault{Method: "POST", Path: "/plugins", Times: -1, Status: http.StatusServiceUnavailable},
 			opts: []scribe.Option{scribe.WithMaxRetries(1)},
