@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -184,19 +183,6 @@ func sendAll(hc *http.Client, urls []string, ds []delivery) error {
 	}
 	wg.Wait()
 	return first
-}
-
-func send(hc *http.Client, req *http.Request) error {
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d", resp.StatusCode)
-	}
-	return nil
 }
 
 // processCPU returns the CPU time, user and system, this process has used.
