@@ -197,5 +197,8 @@ func (c *Client) do(ctx context.Context, r request, out any, opts []Option) (*Re
 	if err == nil && out != nil {
 		err = cl.decode(resp, data, out)
 	}
+	if err != nil && cl.idemKey != "" && cl.attempts > 0 {
+		err = withIdempotencyKey(err, cl.idemKey) // for IdempotencyKeyOf
+	}
 	return rr, err
 }

@@ -77,12 +77,19 @@ var ErrClaimLost = errors.New("webhook: dedupe claim lost: its lease expired and
 //
 // A store that fails returns an error, never a guess: the handler then
 // answers 503 and does not run your function.
+//
+// Complete and Release are idempotent per Claim: called again with the
+// Claim they succeeded with, they succeed again. A store on a network needs
+// this when its client sends a command again whose reply was lost (the
+// memory store never loses one); ErrClaimLost then means that another
+// delivery really holds or processed the id.
 type DedupeStore interface {
 	// Reserve claims id for processing, or says why not. The Claim is
 	// meaningful only with Reserved.
 	Reserve(ctx context.Context, id string) (Reservation, Claim, error)
 	// Complete marks the claimed id processed, if c still holds it (or no
-	// one does): later Reserve calls answer Duplicate. Else ErrClaimLost.
+	// one does, or c completed it already): later Reserve calls answer
+	// Duplicate. Else ErrClaimLost.
 	Complete(ctx context.Context, c Claim) error
 	// Release drops the claim, if c still holds it: the next Reserve
 	// answers Reserved. Else ErrClaimLost.
@@ -143,7 +150,7 @@ type MemoryDedupeStore struct {
 
 type dedupeEntry struct {
 	id       string
-	token    string    // of the in-flight claim; "" once done
+	token    string    // of the in-flight claim, or of the claim that completed it
 	isDone   bool      // processed
 	leaseEnd time.Time // in flight: when the claim may be taken over
 	expires  time.Time // when the entry is forgotten: its last change + ttl
@@ -216,15 +223,19 @@ func (s *MemoryDedupeStore) Reserve(_ context.Context, id string) (Reservation, 
 
 // Complete implements DedupeStore. Completing a claim whose lease expired,
 // while no one else claimed the id, records the id as processed all the
-// same: the function did succeed.
+// same: the function did succeed. Completing it again succeeds again.
 func (s *MemoryDedupeStore) Complete(_ context.Context, c Claim) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	s.prune(now)
 	if el, ok := s.entries[c.ID]; ok {
-		if e := el.Value.(*dedupeEntry); e.isDone || e.token != c.Token {
+		e := el.Value.(*dedupeEntry)
+		if e.token != c.Token {
 			return ErrClaimLost
+		}
+		if e.isDone {
+			return nil
 		}
 		s.remove(el)
 	}
@@ -232,7 +243,7 @@ func (s *MemoryDedupeStore) Complete(_ context.Context, c Claim) error {
 	// store holds one id more than its bound until a claim settles, rather
 	// than forget an event that ran.
 	s.makeRoom(now)
-	s.put(&dedupeEntry{id: c.ID, isDone: true, expires: now.Add(s.ttl)})
+	s.put(&dedupeEntry{id: c.ID, token: c.Token, isDone: true, expires: now.Add(s.ttl)})
 	return nil
 }
 

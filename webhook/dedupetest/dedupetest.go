@@ -1,6 +1,7 @@
 // Package dedupetest checks that a webhook.DedupeStore keeps the contract
 // the webhook handler relies on: atomic reservation, leases that expire,
-// claims fenced by their token, and ids remembered for the TTL. Run it from
+// claims fenced by their token, settling idempotent per claim, and ids
+// remembered for the TTL. Run it from
 // a test of your own store:
 //
 //	func TestMyStore(t *testing.T) {
@@ -53,6 +54,7 @@ func Run(t *testing.T, cfg Config) {
 		{"LeaseExpires", leaseExpires},
 		{"FencedByToken", fenced},
 		{"CompleteAfterLeaseWithNoRival", completeAfterLease},
+		{"SettleAgain", settleAgain},
 		{"TTL", ttl},
 		{"ConcurrentReserve", concurrentReserve},
 	} {
@@ -136,6 +138,24 @@ func completeAfterLease(t *testing.T, cfg Config) {
 	cfg.Advance(cfg.Lease + cfg.Lease/4)
 	check(t, "Complete(expired, unrivalled claim)", s.Complete(ctx, c), nil)
 	reserve(t, s, "evt_late", webhook.Duplicate)
+}
+
+// settleAgain: a Complete or Release called again with the claim it
+// succeeded with (a store's client resending a command whose reply was lost)
+// succeeds again and changes nothing; another claim's Complete still fails.
+func settleAgain(t *testing.T, cfg Config) {
+	s := cfg.New(t, cfg.Lease, cfg.TTL)
+	c := reserve(t, s, "evt_again", webhook.Reserved)
+	check(t, "Complete", s.Complete(ctx, c), nil)
+	check(t, "Complete again", s.Complete(ctx, c), nil)
+	reserve(t, s, "evt_again", webhook.Duplicate)
+	check(t, "Complete(another claim of the processed id)", s.Complete(ctx, webhook.Claim{ID: c.ID, Token: c.Token + "x"}), webhook.ErrClaimLost)
+
+	r := reserve(t, s, "evt_released", webhook.Reserved)
+	check(t, "Release", s.Release(ctx, r), nil)
+	check(t, "Release again", s.Release(ctx, r), nil)
+	reserve(t, s, "evt_released", webhook.Reserved)
+	check(t, "Release again, after another delivery claimed the id", s.Release(ctx, r), webhook.ErrClaimLost)
 }
 
 // ttl: a processed id is remembered for the TTL, then forgotten.

@@ -15,17 +15,21 @@ import (
 )
 
 // redisServer is a redis-server process of Debian's package, on a free
-// loopback port, without persistence, stopped by its PID when the test ends.
+// loopback port, stopped by its PID when the test ends. It persists nothing
+// unless its args say so, in a directory of the test's own that outlives a
+// restart.
 type redisServer struct {
 	t    testing.TB
 	port int
+	dir  string
+	args []string // more redis-server options
 	cmd  *exec.Cmd
 }
 
 // startRedis starts a redis-server for the test. Without the binary the test
 // is skipped, unless CI is set: .ci/run installs the package (through
 // scripts/redis-tests), so there a missing binary is a failure.
-func startRedis(t testing.TB) *redisServer {
+func startRedis(t testing.TB, args ...string) *redisServer {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -33,7 +37,7 @@ func startRedis(t testing.TB) *redisServer {
 		}
 		t.Skip("redis-server is not installed; run scripts/redis-tests, which installs it")
 	}
-	s := &redisServer{t: t, port: freePort(t)}
+	s := &redisServer{t: t, port: freePort(t), dir: t.TempDir(), args: args}
 	s.start()
 	t.Cleanup(s.stop)
 	return s
@@ -54,9 +58,9 @@ func (s *redisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port)
 // start runs redis-server on s.port and waits until it answers PING.
 func (s *redisServer) start() {
 	s.t.Helper()
-	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning")
-	s.cmd.Dir = s.t.TempDir()
+	s.cmd = exec.Command("redis-server", append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning"}, s.args...)...)
+	s.cmd.Dir = s.dir
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("starting redis-server: %v", err)
 	}

@@ -1,0 +1,36 @@
+package redisdedupe_test
+
+import (
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/scribehq/scribe-go/webhook"
+	"github.com/scribehq/scribe-go/webhook/dedupetest"
+	"github.com/scribehq/scribe-go/webhook/redisdedupe"
+)
+
+// TestContractOnMiniredis: the store keeps the DedupeStore contract on
+// miniredis, a Redis server in the test's process whose Lua interpreter
+// (gopher-lua) runs the store's scripts. It needs no redis-server, so it
+// runs in a plain go test; the contract's leases and TTLs pass at once,
+// since miniredis's clock is moved by FastForward.
+func TestContractOnMiniredis(t *testing.T) {
+	m := miniredis.RunT(t)
+	var n atomic.Int64
+	dedupetest.Run(t, dedupetest.Config{
+		New: func(t *testing.T, lease, ttl time.Duration) webhook.DedupeStore {
+			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+			t.Cleanup(func() { rdb.Close() })
+			p := prefix(t) + strconv.FormatInt(n.Add(1), 10) + ":"
+			return redisdedupe.New(rdb, redisdedupe.WithKeyPrefix(p), redisdedupe.WithLease(lease), redisdedupe.WithTTL(ttl))
+		},
+		Lease:   webhook.DefaultLease,
+		TTL:     webhook.DefaultDedupeTTL,
+		Advance: m.FastForward,
+	})
+}
