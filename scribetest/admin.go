@@ -32,9 +32,11 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux.HandleFunc("POST "+p+"/webhooks", adminOp(s.adminCreateWebhook))
 	mux.HandleFunc("GET "+p+"/deliveries", adminOp(s.adminDeliveries))
 	mux.HandleFunc("POST "+p+"/trigger", adminOp(s.adminTrigger))
+	s.mountDashboard(mux)
 	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %q; see docs/server.md", r.Method, r.URL.Path))
 	})
+	admin := sameOrigin(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case !strings.HasPrefix(r.URL.Path, AdminPathPrefix):
@@ -45,7 +47,7 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 			} else if !httpapi.CanonicalPath(r) { // no mux redirects
 				adminError(w, http.StatusNotFound, errors.New(httpapi.NonCanonicalDetail(r)))
 			} else {
-				mux.ServeHTTP(w, r)
+				admin.ServeHTTP(w, r)
 			}
 		}
 	})

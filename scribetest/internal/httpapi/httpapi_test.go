@@ -15,7 +15,9 @@ import (
 // testAPI is an API without state, whose log is logged.
 func testAPI(logged *[]int) *API {
 	return &API{cfg: Config{Now: time.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Log: func(_ *http.Request, _ time.Time, _ string, status int, _ string) { *logged = append(*logged, status) }}}
+		Log: func(_ *http.Request, _ time.Time, _ string, status int, _ string, _ time.Duration) {
+			*logged = append(*logged, status)
+		}}}
 }
 
 // TestPanicIsA500Problem: a panicking handler answers 500 internal_error

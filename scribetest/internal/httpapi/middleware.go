@@ -94,9 +94,10 @@ func CheckHead(r *http.Request) (status int, code, detail string) {
 // requestID sets the Request-Id, refuses an oversized head and logs the request.
 func (a *API) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Now()}}
 		w.Header()["Request-Id"] = []string{sw.info.id}
-		defer func() { a.cfg.Log(r, sw.info.at, sw.info.id, sw.status, sw.info.code) }()
+		defer func() { a.cfg.Log(r, sw.info.at, sw.info.id, sw.status, sw.info.code, time.Since(start)) }()
 		if status, code, detail := CheckHead(r); status != 0 {
 			writeProblem(sw, newProblem(status, code, detail))
 			return

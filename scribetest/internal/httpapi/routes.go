@@ -31,8 +31,9 @@ type Config struct {
 	// Fail says how a request is to fail instead of being served, if it
 	// is to (a fault a test injected).
 	Fail func(r *http.Request, at time.Time, requestID string) (Failure, bool)
-	// Log is told of every request answered.
-	Log func(r *http.Request, at time.Time, requestID string, status int, code string)
+	// Log is told of every request answered, and how long it took by the
+	// wall clock.
+	Log func(r *http.Request, at time.Time, requestID string, status int, code string, took time.Duration)
 }
 
 // API serves the operations.
