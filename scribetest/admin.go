@@ -32,6 +32,7 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux.HandleFunc("POST "+p+"/webhooks", adminOp(s.adminCreateWebhook))
 	mux.HandleFunc("GET "+p+"/deliveries", adminOp(s.adminDeliveries))
 	mux.HandleFunc("POST "+p+"/trigger", adminOp(s.adminTrigger))
+	mux.HandleFunc("POST "+p+"/events/{id}/resend", adminOp(s.adminResend))
 	s.mountDashboard(mux)
 	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %q; see docs/server.md", r.Method, r.URL.Path))
@@ -82,12 +83,15 @@ const adminMaxBodyBytes = MaxEventBytes
 var adminJSONOptions = apijson.Strict()
 
 // adminOp decodes a POST or PATCH body, one JSON object, strictly into a B,
-// calls do and answers.
+// calls do and answers. An operation whose B is struct{} takes an empty body too.
 func adminOp[B any](do func(r *http.Request, b *B) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var b B
 		if r.Method == http.MethodPost || r.Method == http.MethodPatch {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, adminMaxBodyBytes))
+			if _, none := any(&b).(*struct{}); none && err == nil && len(body) == 0 {
+				body = []byte("{}")
+			}
 			if err == nil {
 				err = apijson.Unmarshal(body, &b, adminJSONOptions)
 			}
@@ -214,6 +218,15 @@ func (s *Server) adminDeliveries(_ *http.Request, _ *struct{}) (any, error) {
 		out.Pending = append(out.Pending, adminPending{p, next})
 	}
 	return out, nil
+}
+
+// adminResend serves POST /_scribetest/events/{id}/resend.
+func (s *Server) adminResend(r *http.Request, _ *struct{}) (any, error) {
+	id := r.PathValue("id")
+	if err := s.Resend(id); err != nil {
+		return nil, err
+	}
+	return map[string]string{"event_id": id}, nil
 }
 
 // adminTrigger serves POST /_scribetest/trigger. With uri, the plugin's

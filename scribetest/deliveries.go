@@ -137,6 +137,25 @@ func (s *Server) Deliveries() []DeliveryAttempt { return s.deliveries.record.All
 // were not delivered.
 func (s *Server) PendingDeliveries() []PendingDelivery { return s.deliveries.pending() }
 
+// Resend sends the event eventID again to each webhook it was delivered to,
+// as the dashboards of Svix and Stripe do: the same webhook-id and body, with
+// a new webhook-timestamp and signature. Each is one more attempt of its
+// delivery, recorded in Deliveries with the next attempt number. A delivery
+// still pending (waiting for a retry) makes its next attempt now, and is
+// retried on the schedule if that fails; a settled one (delivered, given up
+// or refused permanently) gets one more attempt, which is not retried. A
+// delivery whose attempt is due or in flight makes that one only.
+//
+// The server keeps the last 10,000 events it emitted for this. An id it does
+// not keep gives an error wrapping ErrNotFound; an event that went to no
+// webhook, one wrapping ErrConflict; after Close, ErrClosed.
+func (s *Server) Resend(eventID string) error {
+	if err := s.deliveries.resend(eventID); err != nil {
+		return fmt.Errorf("scribetest: Resend: %w", err)
+	}
+	return nil
+}
+
 // WaitForDeliveries waits until every delivery is settled: delivered, refused
 // permanently, or given up after the last attempt of the schedule. It returns
 // nil then, or, when ctx ends or the server is closed first, an error with the

@@ -19,6 +19,7 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -64,6 +65,17 @@ type delivery struct {
 	lastErr    string
 	timer      Timer     // set while waiting for the next attempt
 	due        time.Time // when timer fires, by the clock
+	once       bool      // a resend of a settled delivery: its attempt is not retried
+}
+
+// sentEvent is an event the engine published, as Resend finds it: the
+// deliveries it made of it, settled or not, hold its body and webhooks.
+type sentEvent struct {
+	ID               string
+	Type             webhook.EventType
+	InstallationUUID string
+	Time             time.Time // the event's created_on
+	deliveries       []*delivery
 }
 
 // engine is the server's delivery engine.
@@ -88,6 +100,7 @@ type engine struct {
 	inflight  map[int64]int          // attempts in flight by webhook id
 	active    int                    // sender goroutines running
 	record    ring[DeliveryAttempt]  // the attempts finished, pushed under mu
+	events    ring[sentEvent]        // the events published, pushed under mu
 	changed   chan struct{}          // closed at the next change of state; nil if nobody waits
 	closed    bool
 	wg        sync.WaitGroup
@@ -122,8 +135,13 @@ func newEngine(cfg *config) *engine {
 	return e
 }
 
-// publish turns ev into one delivery per hook, queued or timed.
+// publish turns ev into one delivery per hook, queued or timed, and keeps
+// the event for Resend.
 func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
+	sent := sentEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer func() { e.events.Push(sent) }()
 	if len(hooks) == 0 {
 		return
 	}
@@ -132,8 +150,6 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 		e.logger.Error("scribetest: encoding a webhook event failed; it is not delivered", "event_type", ev.Type, "error", err)
 		return
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	defer e.notifyLocked()
 	for _, h := range hooks {
 		e.seq++
@@ -146,6 +162,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 			rec.Error = "the webhook has no signing secret; nothing was sent"
 		default:
 			dl := &delivery{seq: e.seq, id: ev.ID, typ: ev.Type, body: body, hook: h.ID, uri: h.URI, secret: h.SigningSecret}
+			sent.deliveries = append(sent.deliveries, dl)
 			e.unsettled[dl] = struct{}{}
 			if !e.closed {
 				e.waitLocked(dl, e.schedule[0])
@@ -154,6 +171,39 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 		}
 		e.record.Push(rec)
 	}
+}
+
+// resend makes the next attempt of each delivery of the event id now: a
+// delivery waiting for a retry is taken off its timer, and a settled one
+// is attempted once more, without retries. One due or in flight already
+// makes its attempt anyway.
+func (e *engine) resend(id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ev, ok := e.events.Find(func(ev sentEvent) bool { return ev.ID == id })
+	switch {
+	case e.closed:
+		return ErrClosed
+	case !ok:
+		return fmt.Errorf("no event %s was emitted (an id from elsewhere, or more than %d events ago): %w", state.Excerpt(id), maxRecords, ErrNotFound)
+	case len(ev.deliveries) == 0:
+		return fmt.Errorf("event %s (%s) was delivered to no webhook: its plugin had none when it was emitted, or it is larger than MaxEventBytes: %w", ev.ID, ev.Type, ErrConflict)
+	}
+	defer e.notifyLocked()
+	for _, dl := range ev.deliveries {
+		_, pending := e.unsettled[dl]
+		switch {
+		case !pending:
+			dl.once = true
+			e.unsettled[dl] = struct{}{}
+			e.readyLocked(dl)
+		case dl.timer != nil && dl.timer.Stop():
+			dl.timer = nil
+			e.wg.Done() // the timer's function will not run
+			e.readyLocked(dl)
+		}
+	}
+	return nil
 }
 
 // jitter spreads a delay over ±jitterFraction, within MaxWebhookDelay.
@@ -270,8 +320,10 @@ func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
 func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	dl.attempts, dl.lastStatus, dl.lastErr = rec.Attempt, rec.StatusCode, rec.Error
 	defer e.notifyLocked()
-	giveUp := !rec.Delivered && !e.closed && dl.attempts >= len(e.schedule)
-	rec.Final = rec.Delivered || giveUp || rec.Permanent
+	once := dl.once
+	dl.once = false
+	giveUp := !rec.Delivered && !e.closed && !once && dl.attempts >= len(e.schedule)
+	rec.Final = rec.Delivered || giveUp || rec.Permanent || once
 	e.record.Push(rec)
 	switch {
 	case rec.Permanent:

@@ -6,6 +6,7 @@
 //
 //	scribe-server [-addr 127.0.0.1:8080] [-fixtures FILE] [-base-path /v1] [-admin] [-webhook-schedule-scale F]
 //	scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE
+//	scribe-server resend [-server URL] [-wait 20s] EVENT_ID
 //	SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] URL
 //	scribe-server -version
 //	scribe-server help
@@ -19,7 +20,7 @@
 //
 // -admin enables the admin API under /_scribetest/ (install, uninstall,
 // create and update transcripts, add webhooks, read delivery attempts,
-// trigger events), so tests in any language can make the server emit
+// trigger and resend events), so tests in any language can make the server emit
 // webhook events. -webhook-schedule-scale shortens the retry schedule
 // (0.001 turns 5 minutes into 0.3 s).
 //
@@ -29,6 +30,12 @@
 // "stripe trigger" does, and prints each delivery attempt with the
 // receiver's answer. With -uri it first adds a webhook of that URI to the
 // plugin if there is none, and prints its signing secret for the receiver.
+//
+// resend asks a running server (-admin) to send the event EVENT_ID again to
+// each webhook it was delivered to: the same webhook-id and body, a new
+// timestamp and signature. A delivery waiting for a retry makes its next
+// attempt now; a settled one gets one more attempt, which is not retried.
+// It prints the attempts, and exits 1 unless each was delivered.
 //
 // check-receiver checks a webhook receiver, written in any language, against
 // the delivery rules the service relies on: it sends the receiver at URL
@@ -174,6 +181,8 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 		switch args[0] {
 		case "trigger":
 			return trigger(ctx, args[1:], stdout, stderr)
+		case "resend":
+			return resend(ctx, args[1:], stdout, stderr)
 		case "check-receiver":
 			return checkReceiver(ctx, args[1:], stdout, stderr, os.Getenv)
 		case "help":
@@ -244,11 +253,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
 		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
+		fmt.Fprintln(fs.Output(), "       scribe-server resend [-server URL] [-wait 20s] EVENT_ID")
 		fmt.Fprintln(fs.Output(), "       SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] URL")
 		fmt.Fprintln(fs.Output(), "       scribe-server -version")
 		fmt.Fprintln(fs.Output(), "       scribe-server help")
 		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")
-		fmt.Fprintln(fs.Output(), "trigger makes a running server (-admin) emit an event; check-receiver checks a webhook")
+		fmt.Fprintln(fs.Output(), "trigger makes a running server (-admin) emit an event, resend sends one again; check-receiver checks a webhook")
 		fmt.Fprintln(fs.Output(), "receiver against the delivery rules. Each takes -help.")
 		fs.PrintDefaults()
 	}

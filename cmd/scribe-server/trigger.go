@@ -87,17 +87,28 @@ func parseTrigger(args []string, stderr io.Writer) (*triggerCall, error) {
 	case *wait <= 0:
 		return nil, usagef("-wait %v: give a positive duration", *wait)
 	}
-	root, err := url.Parse(*server)
-	if err != nil || (root.Scheme != "http" && root.Scheme != "https") || root.Host == "" {
-		return nil, usagef("-server %q: give the server's URL, such as http://127.0.0.1:8080", *server)
+	admin, err := adminURL(*server)
+	if err != nil {
+		return nil, err
 	}
 	if *uri != "" {
 		if u, err := url.Parse(*uri); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, usagef("-uri %q: give your receiver's URL, such as http://127.0.0.1:9000/hook", *uri)
 		}
 	}
-	return &triggerCall{admin: root.Scheme + "://" + root.Host + strings.TrimSuffix(scribetest.AdminPathPrefix, "/"),
+	return &triggerCall{admin: admin,
 		event: fs.Arg(0), uri: *uri, plugin: *plugin, wait: *wait, client: &http.Client{Timeout: 30 * time.Second}}, nil
+}
+
+// adminURL returns the admin API's root on the server at server, a URL
+// such as http://127.0.0.1:8080 (a base path is dropped: the admin API is
+// not below it), or a usage error.
+func adminURL(server string) (string, error) {
+	root, err := url.Parse(server)
+	if err != nil || (root.Scheme != "http" && root.Scheme != "https") || root.Host == "" {
+		return "", usagef("-server %q: give the server's URL, such as http://127.0.0.1:8080", server)
+	}
+	return root.Scheme + "://" + root.Host + strings.TrimSuffix(scribetest.AdminPathPrefix, "/"), nil
 }
 
 // triggerAttempt is a delivery attempt as the admin API lists it.
@@ -115,24 +126,47 @@ type triggerAttempt struct {
 	Permanent    bool    `json:"permanent"`
 }
 
-// firstAttempts waits until every delivery of the events ids had its first
-// attempt, and returns the attempts made so far.
-func (t *triggerCall) firstAttempts(ctx context.Context, ids map[string]bool) ([]triggerAttempt, error) {
-	var state struct {
-		Attempts []triggerAttempt `json:"attempts"`
-		Pending  []struct {
-			EventID  string `json:"event_id"`
-			Attempts int    `json:"attempts"`
-		} `json:"pending"`
-	}
-	deadline := time.NewTimer(t.wait)
+// deliveryState is what the admin API's GET /_scribetest/deliveries answers.
+type deliveryState struct {
+	Attempts []triggerAttempt `json:"attempts"`
+	Pending  []struct {
+		EventID   string `json:"event_id"`
+		WebhookID int64  `json:"webhook_id"`
+		Attempts  int    `json:"attempts"`
+	} `json:"pending"`
+}
+
+// awaitDeliveries reads the server's delivery records until waiting says
+// nothing is awaited any more, and returns them; what waiting returns
+// describes what is still awaited ("" when nothing is).
+func awaitDeliveries(ctx context.Context, client *http.Client, admin string, wait time.Duration, waiting func(*deliveryState) string) (*deliveryState, error) {
+	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	tick := time.NewTicker(triggerPoll)
 	defer tick.Stop()
 	for {
-		if err := adminCall(ctx, t.client, http.MethodGet, t.admin+"/deliveries", nil, &state); err != nil {
+		var state deliveryState
+		if err := adminCall(ctx, client, http.MethodGet, admin+"/deliveries", nil, &state); err != nil {
 			return nil, err
 		}
+		what := waiting(&state)
+		if what == "" {
+			return &state, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-deadline.C:
+			return nil, fmt.Errorf("%s within %v; see %s/deliveries", what, wait, admin)
+		case <-tick.C:
+		}
+	}
+}
+
+// firstAttempts waits until every delivery of the events ids had its first
+// attempt, and returns the attempts made so far.
+func (t *triggerCall) firstAttempts(ctx context.Context, ids map[string]bool) ([]triggerAttempt, error) {
+	state, err := awaitDeliveries(ctx, t.client, t.admin, t.wait, func(state *deliveryState) string {
 		waiting := 0
 		for _, p := range state.Pending {
 			if ids[p.EventID] && p.Attempts == 0 {
@@ -140,16 +174,14 @@ func (t *triggerCall) firstAttempts(ctx context.Context, ids map[string]bool) ([
 			}
 		}
 		if waiting == 0 {
-			return state.Attempts, nil
+			return ""
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-deadline.C:
-			return nil, fmt.Errorf("%d deliveries had no attempt within %v; see %s/deliveries", waiting, t.wait, t.admin)
-		case <-tick.C:
-		}
+		return fmt.Sprintf("%d deliveries had no attempt", waiting)
+	})
+	if err != nil {
+		return nil, err
 	}
+	return state.Attempts, nil
 }
 
 // report prints the attempts of the events ids, and fails unless every
@@ -160,14 +192,7 @@ func (t *triggerCall) report(stdout io.Writer, ids map[string]bool, attempts []t
 		if !ids[a.EventID] {
 			continue
 		}
-		outcome := fmt.Sprintf("%d", a.StatusCode)
-		if a.Error != "" {
-			outcome = a.Error
-		}
-		fmt.Fprintf(stdout, "  %s %s -> webhook %d %s: attempt %d: %s (%.0f ms)\n", a.EventType, a.EventID, a.WebhookID, a.URI, a.Attempt, outcome, a.DurationMS)
-		if a.ResponseBody != "" {
-			fmt.Fprintf(stdout, "    answer: %q\n", a.ResponseBody)
-		}
+		printAttempt(stdout, a)
 		delivered[fmt.Sprint(a.EventID, "/", a.WebhookID)] = a.Delivered
 	}
 	failed := 0
@@ -181,6 +206,18 @@ func (t *triggerCall) report(stdout io.Writer, ids map[string]bool, attempts []t
 	}
 	fmt.Fprintf(stdout, "delivered: %d of %d\n", len(delivered), len(delivered))
 	return nil
+}
+
+// printAttempt prints a delivery attempt and the receiver's answer.
+func printAttempt(w io.Writer, a triggerAttempt) {
+	outcome := fmt.Sprintf("%d", a.StatusCode)
+	if a.Error != "" {
+		outcome = a.Error
+	}
+	fmt.Fprintf(w, "  %s %s -> webhook %d %s: attempt %d: %s (%.0f ms)\n", a.EventType, a.EventID, a.WebhookID, a.URI, a.Attempt, outcome, a.DurationMS)
+	if a.ResponseBody != "" {
+		fmt.Fprintf(w, "    answer: %q\n", a.ResponseBody)
+	}
 }
 
 // adminCall sends one admin API request and decodes its JSON answer into
