@@ -161,34 +161,33 @@ type tally struct {
 	attempts, failedAttempts                       int
 }
 
-// tally counts the events published, and the deliveries and attempts the
-// records keep: a delivery is pending, or settled as its last attempt says.
+// tally counts the events published, the deliveries of the events the
+// engine keeps (pending, or settled as their last attempt says) and the
+// attempts it keeps.
 func (e *engine) tally() tally {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	t := tally{events: e.events.Total(), pending: len(e.unsettled)}
-	pending := map[deliveryKey]bool{}
-	for dl := range e.unsettled {
-		pending[deliveryKey{dl.id, dl.hook}] = true
+	t := tally{events: e.events.Total()}
+	for ev := range e.events.Backward {
+		for _, dl := range ev.deliveries {
+			_, pending := e.unsettled[dl]
+			switch {
+			case pending:
+				t.pending++
+			case dl.lastErr == "":
+				t.delivered++
+			default:
+				t.failed++
+			}
+		}
 	}
-	seen := map[deliveryKey]bool{}
+	t.deliveries = t.delivered + t.failed + t.pending
 	for a := range e.record.Backward {
 		t.attempts++
 		if !a.Delivered {
 			t.failedAttempts++
 		}
-		k := deliveryKey{a.EventID, a.WebhookID}
-		if seen[k] || pending[k] {
-			continue
-		}
-		seen[k] = true
-		if a.Delivered {
-			t.delivered++
-		} else {
-			t.failed++
-		}
 	}
-	t.deliveries = t.delivered + t.failed + t.pending
 	return t
 }
 

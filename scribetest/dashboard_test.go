@@ -439,14 +439,14 @@ func TestDashboardFailedAttempts(t *testing.T) {
 // The events page shows 20 events a page, newest first.
 func TestDashboardEventPages(t *testing.T) {
 	t.Parallel()
-	e := newDashEnv(t, nil)
+	e := newDashEnv(t, nil, scribetest.WithWebhookWorkers(1)) // delivered in publishing order
 	for i := range 45 {
 		if _, err := e.s.CreateTranscript(8, scribetest.TranscriptParams{Headline: strconv.Itoa(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	e.wait()
-	got := e.rc.got() // in publishing order: one receiver, one attempt each
+	got := e.rc.got()
 	for _, tt := range []struct {
 		query       string
 		first, last int
@@ -606,21 +606,46 @@ type transportFunc func(*http.Request) (*http.Response, error)
 
 func (f transportFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// BenchmarkDashboard renders each page of a server that has recorded
-// 10,000 events, their 10,000 delivery attempts and 10,000 requests: one
-// page of each is rendered, whatever the records hold.
+// BenchmarkDashboard renders each page of a server that has recorded n
+// events, their n delivery attempts and n requests, for n = 20 (one page of
+// each: the baseline) and 10,000 (what the records keep): a page shows one
+// page of the records, whatever they hold.
 //
 //	go test -run '^$' -bench Dashboard -benchmem ./scribetest
 func BenchmarkDashboard(b *testing.B) {
+	for _, n := range []int{20, 10000} {
+		h := recorded(b, n)
+		for _, page := range []string{"events", "overview", "requests", "requests?status=4xx"} {
+			path := "/_scribetest/ui/" + strings.TrimPrefix(page, "overview")
+			b.Run(fmt.Sprintf("%s/%d", page, n), func(b *testing.B) {
+				for b.Loop() {
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+					if rec.Code != http.StatusOK {
+						b.Fatalf("GET %s = %d", path, rec.Code)
+					}
+				}
+			})
+		}
+	}
+}
+
+// recorded returns the handler of a server with the demo data set that has
+// recorded n events, delivered at once, and n requests, half of them 401.
+func recorded(b *testing.B, n int) http.Handler {
 	ok := transportFunc(func(r *http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: http.StatusNoContent, Body: http.NoBody, Request: r}, nil
 	})
 	s := scribetest.NewTestServer(b, scribetest.WithAdminAPI(), scribetest.WithWebhookTransport(ok),
-		scribetest.WithFixtures(scribetest.DemoFixtures()), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+		scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+	fx, err := s.LoadFixtures(scribetest.DemoFixtures())
+	if err != nil {
+		b.Fatal(err)
+	}
 	if _, err := s.CreateWebhook(demoPlugin, "http://receiver.invalid/hook"); err != nil {
 		b.Fatal(err)
 	}
-	for i := range 10000 {
+	for i := range n {
 		if _, err := s.CreateTranscript(8, scribetest.TranscriptParams{Headline: strconv.Itoa(i)}); err != nil {
 			b.Fatal(err)
 		}
@@ -631,18 +656,12 @@ func BenchmarkDashboard(b *testing.B) {
 		b.Fatal(err)
 	}
 	h := s.Handler()
-	for range 10000 {
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/plugins", nil))
+	for i := range n {
+		r := httptest.NewRequest(http.MethodGet, "/plugins", nil)
+		if i%2 == 0 {
+			r.Header.Set("Authorization", "Bearer "+fx.Developers[0].Key.Reveal())
+		}
+		h.ServeHTTP(httptest.NewRecorder(), r)
 	}
-	for _, path := range []string{"/_scribetest/ui/events", "/_scribetest/ui/events?page=400", "/_scribetest/ui/", "/_scribetest/ui/requests", "/_scribetest/ui/requests?status=2xx"} {
-		b.Run(strings.TrimPrefix(path, "/_scribetest/ui/"), func(b *testing.B) {
-			for b.Loop() {
-				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-				if rec.Code != http.StatusOK {
-					b.Fatalf("GET %s = %d", path, rec.Code)
-				}
-			}
-		})
-	}
+	return h
 }

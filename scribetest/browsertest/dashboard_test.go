@@ -118,9 +118,8 @@ func TestDashboard(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(`select[name="plugin_id"]`), "100"),
 		chromedp.SetValue(chromedp.CSS(`select[name="type"]`), string(webhook.EventTranscriptCreated)),
 		chromedp.SendKeys(chromedp.CSS(`input[name="uri"]`), rc.URL+"/webhooks"),
-		chromedp.Click(chromedp.CSS("form.trigger button")),
-		chromedp.WaitVisible(chromedp.CSS("#events")),
 	)
+	b.submit("triggering transcript.created", "form.trigger button")
 	id := heldEvent(t, s)
 	rows := `document.querySelectorAll("#` + id + ` tbody tr")`
 	b.do("finding the event", chromedp.WaitVisible(chromedp.ID(id)))
@@ -137,7 +136,7 @@ func TestDashboard(t *testing.T) {
 	}
 
 	// Resend: a second attempt of the same event.
-	b.do("resending", chromedp.Click(chromedp.CSS("#"+id+" form button")))
+	b.submit("resending", "#"+id+" form button")
 	b.poll("waiting for the second attempt", rows+`.length === 2 && [...`+rows+`].every(tr => tr.className === "ok")`)
 	if got := countAttempts(s, id); got != 2 {
 		t.Errorf("the server recorded %d attempts of %s, want 2", got, id)
@@ -169,6 +168,19 @@ func (b *tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
 	if err := chromedp.Do(b.ctx, steps...); err != nil {
 		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// submit clicks a form's button and waits for the page the form leads to,
+// which must be served with 200 (after the server's redirect).
+func (b *tab) submit(what, button string) {
+	b.t.Helper()
+	resp, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS(button)))
+	if err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	if resp.Status != http.StatusOK {
+		b.t.Fatalf("%s: the form led to a %d page", what, resp.Status)
 	}
 }
 
