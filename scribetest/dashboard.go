@@ -45,7 +45,7 @@ const dashboardCSP = "default-src 'none'; style-src 'self'; script-src 'self'; c
 
 // dashboardPages are the pages' templates, each the layout with its content.
 var dashboardPages = sync.OnceValue(func() map[string]*template.Template {
-	funcs := template.FuncMap{"root": func() string { return DashboardPath }, "clock": clock, "ms": millis}
+	funcs := template.FuncMap{"root": func() string { return DashboardPath }}
 	layout := template.Must(template.New("").Funcs(funcs).ParseFS(dashboardFiles, "dashboard/layout.html"))
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"overview", "events", "requests"} {
@@ -123,13 +123,14 @@ func (d *dashboard) eventsPage(self string, n int) page {
 	return page{Name: "events", Title: "Events and deliveries", Self: self, View: d.eventsView(n)}
 }
 
-// pageNumber reads the page query parameter: 1 unless a positive number.
+// pageNumber reads the page parameter: 1 unless a positive number, and at
+// most maxRecords, past the last page of any record.
 func pageNumber(r *http.Request) int {
 	n, err := strconv.Atoi(r.FormValue("page"))
 	if err != nil || n < 1 {
 		return 1
 	}
-	return n
+	return min(n, maxRecords)
 }
 
 // maxFormBytes bounds an action's form: a plugin id, an event type and a URI.

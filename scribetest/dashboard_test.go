@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -325,13 +326,14 @@ func TestDashboardTrigger(t *testing.T) {
 	t.Parallel()
 	e := newDashEnv(t, nil)
 	e.trigger(webhook.EventTranscriptCreated)
-	got := e.rc.got()
-	if len(got) != 2 || got[1].event.Type != webhook.EventTranscriptCreated {
-		t.Fatalf("the receiver got %d events; want installation.created and transcript.created", len(got))
+	received := e.rc.got()
+	i := slices.IndexFunc(received, func(g got) bool { return g.event.Type == webhook.EventTranscriptCreated })
+	if len(received) != 2 || i < 0 {
+		t.Fatalf("the receiver got %d events; want installation.created and transcript.created", len(received))
 	}
-	body := e.page("/_scribetest/ui/events")
-	ev := eventOf(body, got[1].event.ID)
-	for _, want := range []string{"transcript.created", got[1].event.PluginInstallationUUID, e.rc.url(), ">delivered<", "204 No Content", "Resend"} {
+	created := received[i].event
+	ev := eventOf(e.page("/_scribetest/ui/events"), created.ID)
+	for _, want := range []string{"transcript.created", created.PluginInstallationUUID, e.rc.url(), ">delivered<", "204 No Content", "Resend"} {
 		if !strings.Contains(ev, want) {
 			t.Errorf("the event lacks %q:\n%s", want, ev)
 		}
