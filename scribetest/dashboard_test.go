@@ -207,7 +207,7 @@ func TestDashboardOverview(t *testing.T) {
 	}
 	for _, want := range []string{
 		"<strong>2</strong> events", "<strong>1</strong> deliveries<small>0 delivered, 1 pending",
-		"<strong>1</strong> failed attempts<small>of 1 attempts", `<li class="bad"><strong>1</strong> requests<small>1 answered 4xx or 5xx`,
+		"<strong>1</strong> failed attempts<small>of 1 attempts", `<li class="bad"><strong>1</strong> requests<small>1 refused or failed`,
 		`<option value="100">100 CRM sync</option>`, "<option>transcript.created</option>",
 	} {
 		if !strings.Contains(body, want) {

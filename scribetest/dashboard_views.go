@@ -110,7 +110,7 @@ func (d *dashboard) counts() []countView {
 		{Label: "deliveries", N: t.deliveries, Note: strconv.Itoa(t.delivered) + " delivered, " + strconv.Itoa(t.pending) + " pending"},
 		{Label: "failed deliveries", N: t.failed, Note: "gave up, or refused permanently", Bad: t.failed > 0},
 		{Label: "failed attempts", N: t.failedAttempts, Note: "of " + strconv.Itoa(t.attempts) + " attempts", Bad: t.failedAttempts > 0},
-		{Label: "requests", N: reqs, Note: strconv.Itoa(failed) + " answered 4xx or 5xx", Bad: failed > 0},
+		{Label: "requests", N: reqs, Note: strconv.Itoa(failed) + " refused or failed", Bad: failed > 0},
 	}
 }
 
