@@ -36,9 +36,11 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux.HandleFunc("POST "+p+"/events/{id}/resend", adminOp(s.adminResend))
 	mux.HandleFunc("GET "+p+"/requests", adminOp(s.adminRequests))
 	mux.HandleFunc("POST "+p+"/scenes", adminOp(s.adminScene))
+	s.mountDashboard(mux)
 	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %q; see docs/server.md", r.Method, r.URL.Path))
 	})
+	admin := sameOrigin(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case !strings.HasPrefix(r.URL.Path, AdminPathPrefix):
@@ -49,7 +51,7 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 			} else if !httpapi.CanonicalPath(r) { // no mux redirects
 				adminError(w, http.StatusNotFound, errors.New(httpapi.NonCanonicalDetail(r)))
 			} else {
-				mux.ServeHTTP(w, r)
+				admin.ServeHTTP(w, r)
 			}
 		}
 	})

@@ -36,7 +36,9 @@
 // WithWebhookScheduleScale shorten it for tests), each attempt recorded in
 // Deliveries; WaitForDeliveries, RequireDelivered and PendingDeliveries tell
 // a test what has arrived, and Shutdown drains what is pending. Trigger and
-// the admin API (WithAdminAPI) make events happen on demand.
+// the admin API (WithAdminAPI) make events happen on demand; with the admin
+// API, a dashboard at DashboardPath shows events, deliveries and requests in
+// a browser.
 //
 // docs/server.md and docs/testing.md in the repository are the guides.
 package scribetest

@@ -137,7 +137,10 @@ func WithRateLimit(limit int, window time.Duration) Option {
 // webhook, trigger events, and read the delivery attempts. It is not part of
 // the service contract and takes no credentials, so it is off unless enabled.
 // Its requests are not in Requests, not rate limited and not faulted. See
-// docs/server.md, "The admin API".
+// docs/server.md, "The admin API". It also serves the dashboard at
+// DashboardPath: the server's records in a browser, with buttons for its
+// operations (docs/server.md, "Dashboard"). A POST, PATCH or DELETE that a
+// browser sends from a page of another origin is refused with 403.
 func WithAdminAPI() Option {
 	return func(cfg *config) error {
 		cfg.admin = true

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
@@ -41,7 +42,27 @@ type Request struct {
 	// installation_deleted); "" for a developer key or a token refused
 	// before that.
 	Installation string `json:"installation"`
+	// Credential is the kind of credential the request presented, accepted
+	// or not, as the server reads the shape of its bearer token.
+	Credential CredentialKind `json:"credential"`
+	// Duration is how long the server took to answer, by the wall clock.
+	Duration time.Duration `json:"-"`
 }
+
+// CredentialKind is the kind of credential a request presented: the server
+// verifies a bearer token shaped like a JWT as an installation JWT and looks
+// any other up as a developer key. The request log keeps only the kind.
+type CredentialKind string
+
+// The kinds of credential of Request.Credential.
+const (
+	// CredentialNone: no Authorization header, or one without a bearer token.
+	CredentialNone CredentialKind = httpapi.CredentialNone
+	// CredentialDeveloperKey: a bearer token not shaped like a JWT.
+	CredentialDeveloperKey CredentialKind = httpapi.CredentialDeveloperKey
+	// CredentialInstallationJWT: a bearer token shaped like a JWT.
+	CredentialInstallationJWT CredentialKind = httpapi.CredentialInstallationJWT
+)
 
 // Requests returns the requests the server has answered, oldest first (the
 // last 10,000 of them).
@@ -50,8 +71,9 @@ func (s *Server) Requests() []Request { return s.requests.All() }
 // RequestCount returns how many requests the server has answered.
 func (s *Server) RequestCount() int { return s.requests.Total() }
 
-// logRequest records r, answered with status (and problem code, if any), of installation (if any).
-func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, status int, code, installation string) {
+// logRequest records r, answered with status (and problem code, if any) in
+// took, of installation (if any).
+func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, status int, code, installation string, took time.Duration) {
 	key := ""
 	if v := r.Header["Idempotency-Key"]; len(v) > 0 {
 		key = truncate(v[0], state.MaxIdempotencyKey)
@@ -60,6 +82,7 @@ func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, sta
 		Time: at, Method: truncate(r.Method, maxMethod),
 		Path: truncate(r.URL.Path, maxURLPart), Query: truncate(r.URL.RawQuery, maxURLPart),
 		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code, Installation: installation,
+		Credential: CredentialKind(httpapi.CredentialKind(r.Header["Authorization"])), Duration: took,
 	})
 }
 
@@ -117,6 +140,18 @@ func (r *ring[T]) Total() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.total
+}
+
+// Backward yields the values newest first, holding the ring's lock: the
+// loop's body must not push.
+func (r *ring[T]) Backward(yield func(T) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range len(r.buf) {
+		if !yield(r.buf[(r.next+len(r.buf)-1-i)%len(r.buf)]) {
+			return
+		}
+	}
 }
 
 // Bounds of what the records keep of a request: a few megabytes in all.

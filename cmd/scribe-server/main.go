@@ -21,7 +21,9 @@
 // -admin enables the admin API under /_scribetest/ (install, uninstall,
 // create and update transcripts, add webhooks, read delivery attempts and
 // the request log, trigger and resend events, make check-receiver's scenes), so tests in any language can make the server emit
-// webhook events. -webhook-schedule-scale shortens the retry schedule
+// webhook events, and serves the dashboard at /_scribetest/ui/, whose
+// address it prints on its second line: the events, deliveries and requests
+// the server recorded, in a browser. -webhook-schedule-scale shortens the retry schedule
 // (0.001 turns 5 minutes into 0.3 s).
 //
 // trigger asks a running server (started with -admin) to emit an event of
@@ -222,6 +224,9 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 	go func() { serveErr <- hs.Serve(ln) }()
 	base := "http://" + ln.Addr().String() + strings.TrimSuffix(cfg.basePath, "/")
 	fmt.Fprintf(stdout, "listening on %s\n", base)
+	if cfg.admin {
+		fmt.Fprintf(stdout, "dashboard at http://%s%s\n", ln.Addr(), scribetest.DashboardPath)
+	}
 	if cfg.fixtures == "" {
 		printDemo(stdout, base, fx)
 	} else {
@@ -244,6 +249,7 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 // serveConfig is what the serving command's flags say.
 type serveConfig struct {
 	addr, basePath, fixtures string
+	admin                    bool
 	opts                     []scribetest.Option
 }
 
@@ -282,7 +288,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	case !(*scale > 0) || math.IsInf(*scale, 0):
 		return nil, usagef("-webhook-schedule-scale %v: give a positive finite factor, such as 0.001", *scale)
 	}
-	cfg := &serveConfig{addr: *addr, basePath: *basePath, fixtures: *fixtures, opts: []scribetest.Option{
+	cfg := &serveConfig{addr: *addr, basePath: *basePath, fixtures: *fixtures, admin: *admin, opts: []scribetest.Option{
 		scribetest.WithAddr(*addr),
 		scribetest.WithBasePath(*basePath),
 		scribetest.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),

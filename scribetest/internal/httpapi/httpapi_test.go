@@ -15,7 +15,7 @@ import (
 // testAPI is an API without state, whose log is logged.
 func testAPI(logged *[]int) *API {
 	return &API{cfg: Config{Now: time.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Log: func(_ *http.Request, _ time.Time, _ string, status int, _, _ string) {
+		Log: func(_ *http.Request, _ time.Time, _ string, status int, _, _ string, _ time.Duration) {
 			*logged = append(*logged, status)
 		}}}
 }

@@ -94,6 +94,7 @@ func CheckHead(r *http.Request) (status int, code, detail string) {
 // requestID sets the Request-Id, refuses an oversized head and logs the request.
 func (a *API) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, info: reqInfo{id: "req_" + rand.Text(), at: a.cfg.Now()}}
 		w.Header()["Request-Id"] = []string{sw.info.id}
 		defer func() {
@@ -101,7 +102,7 @@ func (a *API) requestID(next http.Handler) http.Handler {
 			if c := sw.info.caller; c != nil && c.Kind == installationJWT {
 				installation = c.Installation.UUID
 			}
-			a.cfg.Log(r, sw.info.at, sw.info.id, sw.status, sw.info.code, installation)
+			a.cfg.Log(r, sw.info.at, sw.info.id, sw.status, sw.info.code, installation, time.Since(start))
 		}()
 		if status, code, detail := CheckHead(r); status != 0 {
 			writeProblem(sw, newProblem(status, code, detail))

@@ -32,9 +32,10 @@ type Config struct {
 	// Fail says how a request is to fail instead of being served, if it
 	// is to (a fault a test injected).
 	Fail func(r *http.Request, at time.Time, requestID string) (Failure, bool)
-	// Log is told of every request answered, and of the installation
-	// whose JWT it carried, once the JWT's signature verified ("" for none).
-	Log func(r *http.Request, at time.Time, requestID string, status int, code, installation string)
+	// Log is told of every request answered: the installation whose JWT it
+	// carried, once the JWT's signature verified ("" for none), and how long
+	// it took by the wall clock.
+	Log func(r *http.Request, at time.Time, requestID string, status int, code, installation string, took time.Duration)
 }
 
 // API serves the operations.

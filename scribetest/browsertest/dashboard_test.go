@@ -1,0 +1,364 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/webhook"
+)
+
+var docs = flag.Bool("docs", false, "write the screenshots into ../../docs")
+
+// liveLimit is how soon the dashboard shows a new attempt or request
+// without a reload: within 5 s, as docs/server.md promises.
+const liveLimit = 5 * time.Second
+
+// chromium returns the browser to drive: $CHROMIUM, or chromium on the PATH.
+// Without one the test is skipped, or fails when CI is set.
+func chromium(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("CHROMIUM")
+	if path == "" {
+		path, _ = exec.LookPath("chromium")
+	}
+	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no chromium: install Debian's chromium package (scripts/browser-tests does)")
+		}
+		t.Skip("no chromium on the PATH; scripts/browser-tests installs it")
+	}
+	return path
+}
+
+// browser starts a headless chromium with a fresh profile, with the flags
+// a machine without a network needs, and returns a tab's context.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancel(); cancelTab(); cancelAlloc() })
+	return ctx
+}
+
+// gatedReceiver answers 204 to every delivery, but holds the first
+// delivery of transcript.created until open is closed.
+type gatedReceiver struct {
+	*httptest.Server
+	open chan struct{}
+	once sync.Once
+	held sync.Once
+}
+
+func newGatedReceiver(t *testing.T) *gatedReceiver {
+	rc := &gatedReceiver{open: make(chan struct{})}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev webhook.Event
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &ev)
+		if ev.Type == webhook.EventTranscriptCreated {
+			rc.held.Do(func() {
+				select {
+				case <-rc.open:
+				case <-r.Context().Done():
+				}
+			})
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(func() { rc.release(); rc.Close() })
+	return rc
+}
+
+func (rc *gatedReceiver) release() { rc.once.Do(func() { close(rc.open) }) }
+
+// TestDashboard drives the dashboard of a server with the admin API and the
+// demo data set, as a developer would: it triggers transcript.created with
+// the overview's form, sees the delivery attempt appear without a reload,
+// resends the event and sees a second attempt, sees a request with a bad
+// token in the request log, and finds no secret in any page.
+func TestDashboard(t *testing.T) {
+	b := &tab{t: t, ctx: browser(t), pages: map[string]string{}}
+	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()),
+		scribetest.WithWebhookScheduleScale(0.001), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+	ui := s.URL() + scribetest.DashboardPath
+	rc := newGatedReceiver(t)
+
+	b.do("opening the overview", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(ui), chromedp.WaitVisible(chromedp.CSS("form.trigger")))
+	b.snapshot("overview, first")
+
+	// Trigger transcript.created through the form; the receiver holds its delivery.
+	b.do("triggering transcript.created",
+		chromedp.SetValue(chromedp.CSS(`select[name="plugin_id"]`), "100"),
+		chromedp.SetValue(chromedp.CSS(`select[name="type"]`), string(webhook.EventTranscriptCreated)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="uri"]`), rc.URL+"/webhooks"),
+	)
+	b.submit("triggering transcript.created", "form.trigger button")
+	id := heldEvent(t, s)
+	rows := `document.querySelectorAll("#` + id + ` tbody tr")`
+	b.do("finding the event", chromedp.WaitVisible(chromedp.ID(id)))
+	b.eval("marking the page", `window.sameDocument = true`)
+	if n := b.eval("counting attempts", rows+`.length`); n != float64(0) {
+		t.Fatalf("the held delivery shows %v attempts before it ended", n)
+	}
+
+	// The attempt appears without a reload once the receiver answers.
+	rc.release()
+	b.poll("waiting for the attempt to appear", rows+`.length === 1 && `+rows+`[0].className === "ok"`)
+	if same := b.eval("checking the page was not reloaded", `window.sameDocument === true`); same != true {
+		t.Fatal("the page was reloaded; the attempt should appear in place")
+	}
+
+	// Resend: a second attempt of the same event.
+	b.submit("resending", "#"+id+" form button")
+	b.poll("waiting for the second attempt", rows+`.length === 2 && [...`+rows+`].every(tr => tr.className === "ok")`)
+	if got := countAttempts(s, id); got != 2 {
+		t.Errorf("the server recorded %d attempts of %s, want 2", got, id)
+	}
+	b.snapshot("events, after Resend")
+
+	// A request with a bad token shows up in the open request log as a 401.
+	b.do("opening the request log", chromedp.Navigate(ui+"requests"), chromedp.WaitVisible(chromedp.CSS("#requests")))
+	requestID := badRequest(t, s.URL()+"/plugins")
+	b.poll("waiting for the 401", `[...document.querySelectorAll("#requests tbody tr")].some(tr =>
+		tr.textContent.includes("`+requestID+`") && tr.textContent.includes("401") && tr.textContent.includes("invalid_token"))`)
+	b.snapshot("requests, after a bad token")
+
+	stage(t, s)
+	b.screenshots(ui)
+	for name, html := range b.pages {
+		checkNoSecret(t, s, name, html)
+	}
+}
+
+// tab is the browser tab a test drives, and the HTML of the pages it saw.
+type tab struct {
+	t     *testing.T
+	ctx   context.Context
+	pages map[string]string
+}
+
+func (b *tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// submit clicks a form's button and waits for the page the form leads to,
+// which must be served with 200 (after the server's redirect).
+func (b *tab) submit(what, button string) {
+	b.t.Helper()
+	resp, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS(button)))
+	if err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	if resp.Status != http.StatusOK {
+		b.t.Fatalf("%s: the form led to a %d page", what, resp.Status)
+	}
+}
+
+// eval evaluates a JavaScript expression in the page.
+func (b *tab) eval(what, expr string) any {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[any](expr))
+	if err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// poll waits until the expression holds in the page, at most liveLimit.
+func (b *tab) poll(what, expr string) {
+	b.t.Helper()
+	_, err := chromedp.Run(b.ctx, chromedp.Poll[chromedp.Void](expr,
+		chromedp.WithPollingTimeout(liveLimit), chromedp.WithPollingInterval(100*time.Millisecond)))
+	if err != nil {
+		b.t.Fatalf("%s (%v): %v", what, liveLimit, err)
+	}
+}
+
+// snapshot keeps the page's HTML, to check for secrets.
+func (b *tab) snapshot(name string) {
+	b.t.Helper()
+	html, err := chromedp.Run(b.ctx, chromedp.OuterHTML(chromedp.CSS("html")))
+	if err != nil {
+		b.t.Fatalf("reading the page: %v", err)
+	}
+	b.pages[name] = html
+}
+
+// screenshots takes a screenshot of each page: into ../../docs with -docs,
+// otherwise into a temporary folder.
+func (b *tab) screenshots(ui string) {
+	b.t.Helper()
+	dir := b.t.TempDir()
+	if *docs {
+		dir = filepath.Join("..", "..", "docs")
+	}
+	for _, p := range []struct{ name, path, ready string }{
+		{"overview", "", "form.trigger"},
+		{"events", "events", "#events"},
+		{"requests", "requests", "#requests"},
+	} {
+		b.do("opening "+p.name, chromedp.Navigate(ui+p.path), chromedp.WaitVisible(chromedp.CSS(p.ready)))
+		png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			b.t.Fatalf("screenshot of %s: %v", p.name, err)
+		}
+		b.snapshot(p.name)
+		file := filepath.Join(dir, "dashboard-"+p.name+".png")
+		if err := os.WriteFile(file, png, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
+		b.t.Logf("screenshot: %s", file)
+	}
+}
+
+// heldEvent returns the id of the transcript.created event the receiver holds.
+func heldEvent(t *testing.T, s *scribetest.Server) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, p := range s.PendingDeliveries() {
+			if p.EventType == webhook.EventTranscriptCreated {
+				return p.EventID
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no transcript.created delivery is pending")
+	return ""
+}
+
+func countAttempts(s *scribetest.Server, id string) int {
+	n := 0
+	for _, a := range s.Deliveries() {
+		if a.EventID == id {
+			n++
+		}
+	}
+	return n
+}
+
+// badRequest sends url a token that is no credential and returns its Request-Id.
+func badRequest(t *testing.T, url string) string {
+	t.Helper()
+	r, _ := http.NewRequest(http.MethodGet, url, nil)
+	r.Header.Set("Authorization", "Bearer not-a-key")
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET with a bad token = %d, want 401", resp.StatusCode)
+	}
+	return resp.Header.Get("Request-Id")
+}
+
+// stage gives the pages a scene worth showing: a plugin whose receiver
+// fails, an uninstalled installation, and requests of each kind.
+func stage(t *testing.T, s *scribetest.Server) {
+	t.Helper()
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"error":"CRM unavailable: connection pool exhausted"}`)
+	}))
+	t.Cleanup(failing.Close)
+	if _, err := s.CreateWebhook(101, failing.URL+"/hooks/contact-card"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Trigger(101, webhook.EventInstallationCreated); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Uninstall("5e1c7a2b-8d3f-4c6e-b9a0-2f4d6e8a1c3b"); err != nil { // Grace's "Contact card"
+		t.Fatal(err)
+	}
+	for _, token := range []string{demoDeveloperKey, ""} {
+		r, _ := http.NewRequest(http.MethodGet, s.URL()+"/plugins/100/installations?limit=10", nil)
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		if resp, err := http.DefaultClient.Do(r); err == nil {
+			resp.Body.Close()
+		}
+	}
+	client, err := s.InstallationClient(demoSecretKey(t), "0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.GetMe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // a few retries of the failing receiver
+}
+
+// The demo set's public credentials (docs/server.md, "The demo set").
+const (
+	demoDeveloperKey = "dk_live_c2NyaWJlLWRlbW8tZGV2ZWxvcGVyLWtleS1wdWJsaWM"
+	demoKey          = "ask_live_c2NyaWJlLWRlbW8tc2VjcmV0LWtleS1ETy1OT1QtVVNF"
+)
+
+// demoSecretKey is the demo set's secret key.
+func demoSecretKey(t *testing.T) auth.SecretKey {
+	t.Helper()
+	k, err := auth.ParseSecretKey(demoKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// credentialShapes matches a credential that is not redacted.
+var credentialShapes = regexp.MustCompile(`whsec_[A-Za-z0-9+/=]{8,}|ask_live_[^\[]|dk_live_[^\[]|eyJ[A-Za-z0-9_-]{8,}`)
+
+// checkNoSecret fails t if html shows a secret of the server, or anything
+// shaped like a credential that is not redacted.
+func checkNoSecret(t *testing.T, s *scribetest.Server, name, html string) {
+	t.Helper()
+	secrets := []string{demoDeveloperKey, strings.TrimPrefix(demoKey, "ask_live_")}
+	for _, p := range s.Plugins() {
+		for _, h := range s.Webhooks(p.ID) {
+			bare := strings.TrimPrefix(h.SigningSecret.Reveal(), webhook.SecretPrefix)
+			secrets = append(secrets, bare, strings.TrimRight(bare, "="))
+		}
+	}
+	for _, secret := range secrets {
+		if strings.Contains(html, secret) {
+			t.Errorf("the %s page shows a secret", name)
+		}
+	}
+	if m := credentialShapes.FindString(html); m != "" {
+		t.Errorf("the %s page shows a credential: %s", name, m)
+	}
+	if !strings.Contains(html, "ask_live_[REDACTED]") && strings.HasPrefix(name, "overview") {
+		t.Errorf("the %s page does not show the secret key as the SDK prints it", name)
+	}
+}
