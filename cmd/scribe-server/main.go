@@ -81,6 +81,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -219,7 +220,8 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 	if err != nil {
 		return err
 	}
-	hs := newHTTPServer(s.Handler(), lim, slog.New(slog.NewTextHandler(stderr, nil)))
+	busy := &inFlight{h: s.Handler()}
+	hs := newHTTPServer(busy, lim, slog.New(slog.NewTextHandler(stderr, nil)))
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	base := "http://" + ln.Addr().String() + strings.TrimSuffix(cfg.basePath, "/")
@@ -240,10 +242,45 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 	fmt.Fprintln(stderr, "scribe-server: shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := errors.Join(hs.Shutdown(sctx), s.Shutdown(sctx)); err != nil {
+	if err := errors.Join(shutdownHTTP(sctx, hs, busy), s.Shutdown(sctx)); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil
+}
+
+// inFlight counts the requests being served.
+type inFlight struct {
+	n atomic.Int64
+	h http.Handler
+}
+
+func (f *inFlight) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.n.Add(1)
+	defer f.n.Add(-1)
+	f.h.ServeHTTP(w, r)
+}
+
+// shutdownHTTP stops hs listening and waits, until ctx ends, for the
+// requests in flight. http.Server.Shutdown alone would also wait up to 5 s
+// for a connection that a client opened but never sent a request on (an
+// HTTP client's spare dial), so once no request is in flight the
+// connections left are closed.
+func shutdownHTTP(ctx context.Context, hs *http.Server, busy *inFlight) error {
+	done := make(chan error, 1)
+	go func() { done <- hs.Shutdown(ctx) }()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			if busy.n.Load() == 0 {
+				_ = hs.Close() // its listeners are closed already
+				return nil
+			}
+		}
+	}
 }
 
 // serveConfig is what the serving command's flags say.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -92,6 +93,31 @@ func TestRun(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not return after the context ended")
+	}
+}
+
+// TestRunShutsDownBesideAnUnusedConnection: a connection a client opened
+// but never sent a request on (an HTTP client's spare dial) does not hold
+// the shutdown: http.Server.Shutdown alone waits up to 5 s for one, which
+// made the binary exit 1 with "context deadline exceeded" after a signal.
+func TestRunShutsDownBesideAnUnusedConnection(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, pw, io.Discard)
+		pw.Close()
+	}()
+	url := firstLine(t, pr)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run returned %v after the context ended, want nil", err)
 	}
 }
 
