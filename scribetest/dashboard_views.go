@@ -183,10 +183,10 @@ var credentialNames = map[CredentialKind]string{
 }
 
 func requestRow(r Request) requestView {
-	v := requestView{Time: clock(r.Time), Method: r.Method, Path: redact.Text(r.Path), Code: r.Code,
+	v := requestView{Time: clock(r.Time), Method: r.Method, Path: r.Path, Code: r.Code,
 		Credential: credentialNames[r.Credential], RequestID: r.RequestID, Latency: millis(r.Duration)}
 	if r.Query != "" {
-		v.Path += "?" + redact.Text(r.Query)
+		v.Path += "?" + r.Query // both redacted by the request log
 	}
 	switch {
 	case r.Status == 0:

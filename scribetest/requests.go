@@ -12,7 +12,8 @@ import (
 )
 
 // Request is one request the server answered, as its request log keeps it. It
-// holds no credential. Every field is bounded, so that the log stays small
+// holds no credential: text shaped like one in the path or query (a token a
+// client put in the URL) is redacted, as the SDK prints it. Every field is bounded, so that the log stays small
 // whatever clients send: Method is cut to 32 bytes, Path and Query to 512
 // bytes each, IdempotencyKey to its limit of 255; a cut value ends with
 // TruncatedMarker. Its JSON form is the one the admin API lists
@@ -80,7 +81,7 @@ func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, sta
 	}
 	s.requests.Push(Request{
 		Time: at, Method: truncate(r.Method, maxMethod),
-		Path: truncate(r.URL.Path, maxURLPart), Query: truncate(r.URL.RawQuery, maxURLPart),
+		Path: truncate(redact.Text(r.URL.Path), maxURLPart), Query: truncate(redact.Text(r.URL.RawQuery), maxURLPart),
 		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code, Installation: installation,
 		Credential: CredentialKind(httpapi.CredentialKind(r.Header["Authorization"])), Duration: took,
 	})

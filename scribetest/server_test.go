@@ -354,3 +354,25 @@ func TestBasePathIsOptional(t *testing.T) {
 		t.Errorf("GET /plugins = %d, want 200", resp.StatusCode)
 	}
 }
+
+// TestRequestLogRedactsCredentialsInTheURL: a client that puts a credential
+// in the URL (a token in the query, a key in the path) does not get it into
+// the request log, which Requests, the admin API and the dashboard show.
+func TestRequestLogRedactsCredentialsInTheURL(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t)
+	const key = "ask_live_c2VjcmV0LWluLWEtcXVlcnktc3RyaW5nLTAxMjM0NTY3"
+	resp, err := http.Get(s.URL() + "/transcripts/" + key + "?token=" + key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	reqs := s.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the request log holds %d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	if strings.Contains(r.Path+r.Query, key) || !strings.Contains(r.Query, "token=ask_live_[REDACTED]") {
+		t.Errorf("the request log keeps path %q and query %q; want the key redacted as ask_live_[REDACTED]", r.Path, r.Query)
+	}
+}
