@@ -41,21 +41,9 @@ func resend(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	id := fs.Arg(0)
 	client := &http.Client{Timeout: 30 * time.Second}
 
-	// The attempts made so far, by webhook, to tell the resend's from them.
-	var before deliveryState
-	if err := adminCall(ctx, client, http.MethodGet, admin+"/deliveries", nil, &before); err != nil {
+	last, err := lastAttempts(ctx, client, admin, id)
+	if err != nil {
 		return err
-	}
-	last := map[int64]int{}
-	for _, a := range before.Attempts {
-		if a.EventID == id {
-			last[a.WebhookID] = max(last[a.WebhookID], a.Attempt)
-		}
-	}
-	for _, p := range before.Pending {
-		if p.EventID == id {
-			last[p.WebhookID] = max(last[p.WebhookID], p.Attempts)
-		}
 	}
 	if err := adminCall(ctx, client, http.MethodPost, admin+"/events/"+url.PathEscape(id)+"/resend", []byte("{}"), new(struct{})); err != nil {
 		return err
@@ -81,10 +69,37 @@ func resend(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	return reportResend(stdout, admin, made)
+}
+
+// lastAttempts returns, by webhook, the number of the last attempt made to
+// deliver event id, so that the resend's attempts can be told from them.
+func lastAttempts(ctx context.Context, client *http.Client, admin, id string) (map[int64]int, error) {
+	var before deliveryState
+	if err := adminCall(ctx, client, http.MethodGet, admin+"/deliveries", nil, &before); err != nil {
+		return nil, err
+	}
+	last := map[int64]int{}
+	for _, a := range before.Attempts {
+		if a.EventID == id {
+			last[a.WebhookID] = max(last[a.WebhookID], a.Attempt)
+		}
+	}
+	for _, p := range before.Pending {
+		if p.EventID == id {
+			last[p.WebhookID] = max(last[p.WebhookID], p.Attempts)
+		}
+	}
+	return last, nil
+}
+
+// reportResend prints the resend's attempts, oldest first, and fails unless
+// the latest attempt to each webhook delivered the event.
+func reportResend(stdout io.Writer, admin string, made []triggerAttempt) error {
 	delivered := map[int64]bool{} // by webhook: the outcome of its latest attempt
 	for _, a := range made {
 		printAttempt(stdout, a)
-		delivered[a.WebhookID] = a.Delivered // the attempts are listed oldest first
+		delivered[a.WebhookID] = a.Delivered
 	}
 	failed := 0
 	for _, ok := range delivered {
