@@ -13,24 +13,30 @@ import (
 	"github.com/scribehq/scribe-go/internal/wire"
 )
 
-// responseJSON are the options every 2xx body is decoded with (the one JSON
+// responseJSON are the options every body is decoded with (the one JSON
 // seam, internal/apijson): unknown members are skipped, as a newer service
-// may add some; every RFC 3339 timestamp form is read; and every resource
-// and list envelope must carry each of its members, as api/openapi.yaml
-// requires, so that null, {} or a gateway's {"error": ...} is a
-// *DecodeError and never a zero-valued resource or an empty list.
-var responseJSON = apijson.Lenient(
-	apijson.Require[Transcript](), apijson.Require[TranscriptUser](),
-	apijson.Require[TranscriptJob](), apijson.Require[TranscriptAudio](),
-	apijson.Require[User](), apijson.Require[Plugin](), apijson.Require[Permissions](),
-	apijson.Require[PluginSecretKey](), apijson.Require[PluginInstallation](), apijson.Require[Webhook](),
-	apijson.Require[wire.List[Transcript]](), apijson.Require[wire.List[Plugin]](),
-	apijson.Require[wire.List[PluginInstallation]](), apijson.Require[wire.List[Webhook]](),
-)
+// may add some, and every RFC 3339 timestamp form is read.
+var responseJSON = apijson.Lenient()
 
-// problemJSON decodes the problem document of an error answer: leniently,
-// since any part of it helps.
-var problemJSON = apijson.Lenient()
+// A checker is a type a 2xx answer decodes into: a resource or a list
+// envelope. Its check method, beside its declaration, refuses what the
+// JSON library accepts and api/openapi.yaml does not: a member missing, or
+// null where the member is not nullable. So null, {} or a gateway's
+// {"error": ...} is a *DecodeError, never a zero-valued resource or an
+// empty list. TestEveryResponseTypeIsChecked walks the Client's operations
+// to hold every type they return to it.
+type checker interface {
+	check(o *apijson.Object) error
+}
+
+// decodeBody decodes data, a 2xx body, into out, and checks it.
+func decodeBody(data []byte, out any) error {
+	err := apijson.Unmarshal(data, out, responseJSON)
+	if c, ok := out.(checker); ok && err == nil {
+		err = apijson.Check(data, responseJSON, c.check)
+	}
+	return err
+}
 
 // readSuccess reads a 2xx body, bounded by the response limit, and closes
 // it. A body over the limit (errBodyTooLarge) is left unread: its
@@ -53,7 +59,7 @@ var errBodyTooLarge = errors.New("body too large")
 
 // decode decodes data, the body of the 2xx answer resp, into out.
 func (cl *call) decode(resp *http.Response, data []byte, out any) error {
-	err := apijson.Unmarshal(data, out, responseJSON)
+	err := decodeBody(data, out)
 	if err == nil {
 		return nil
 	}
@@ -105,7 +111,7 @@ func (cl *call) apiError(resp *http.Response) *Error {
 	resp.Body.Close() // read to the end when the body was small: the connection is reused
 	var p wire.Problem
 	if len(data) <= maxErrorBody && strings.Contains(resp.Header.Get("Content-Type"), "json") &&
-		apijson.Unmarshal(data, &p, problemJSON) == nil && (p.Code != "" || p.Title != "" || p.Detail != "") {
+		apijson.Unmarshal(data, &p, responseJSON) == nil && (p.Code != "" || p.Title != "" || p.Detail != "") {
 		e.Type = scrubField(p.Type, tok, maxTypeLen)
 		e.Title = scrubField(p.Title, tok, maxTitleLen)
 		e.Detail = scrubField(p.Detail, tok, maxDetailLen)

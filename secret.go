@@ -124,7 +124,7 @@ func (s WebhookSecret) MarshalJSON() ([]byte, error) {
 // of a configuration file. The redacted form is refused.
 func (s *WebhookSecret) UnmarshalJSON(b []byte) error {
 	var v string
-	if err := apijson.Unmarshal(b, &v, problemJSON); err != nil {
+	if err := apijson.Unmarshal(b, &v, responseJSON); err != nil {
 		return fmt.Errorf("%w: it must be a JSON string", ErrInvalidWebhookSecret)
 	}
 	p, err := ParseWebhookSecret(v)

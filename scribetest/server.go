@@ -85,7 +85,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}
 	for _, r := range cfg.fixtures {
-		if _, err := s.LoadFixtures(r); err != nil {
+		if _, err := s.loadFixtures(r); err != nil {
 			return nil, err
 		}
 	}

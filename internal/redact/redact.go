@@ -6,6 +6,7 @@ package redact
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
 	"strings"
 	"unicode"
@@ -140,6 +141,29 @@ func Excerpt(s string, limit int, more bool, secrets ...string) string {
 	}, s)
 	s, cut := Cut(s, limit)
 	if cut || more {
+		s += "…"
+	}
+	return s
+}
+
+// maxPathName is the longest name Path repeats.
+const maxPathName = 40
+
+// Path returns names, the segments of a path a peer sent (the member names
+// of a JSON pointer, say), as "/a/b", fit to print: a name that is not
+// short and plain (letters, digits, '_', '-', '.') is shown as "<name>",
+// anything shaped like a credential is redacted (Text), and the whole is
+// cut at limit bytes, with "…".
+func Path(names iter.Seq[string], limit int) string {
+	var b strings.Builder
+	for n := range names {
+		if n == "" || len(n) > maxPathName || strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "" {
+			n = "<name>"
+		}
+		b.WriteString("/" + n)
+	}
+	s, cut := Cut(Text(b.String()), limit)
+	if cut {
 		s += "…"
 	}
 	return s

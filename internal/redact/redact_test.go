@@ -2,6 +2,7 @@ package redact
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -145,6 +146,27 @@ func TestExcerpt(t *testing.T) {
 	} {
 		if got := Excerpt(c.in, c.limit, c.more, secret); got != c.want {
 			t.Errorf("%s: Excerpt(%q, %d, %v) = %q, want %q", c.name, c.in, c.limit, c.more, got, c.want)
+		}
+	}
+}
+
+// Path shows the names of a path a peer sent only when they are short and
+// plain, never a credential, and bounds the whole.
+func TestPath(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		names []string
+		limit int
+		want  string
+	}{
+		{nil, 10, ""},
+		{[]string{"data", "3", "created_on"}, 100, "/data/3/created_on"},
+		{[]string{"user", "a b", "", strings.Repeat("n", 41)}, 100, "/user/<name>/<name>/<name>"},
+		{[]string{"ask_live_c2VjcmV0LWtleQ"}, 100, "/ask_live_[REDACTED]"},
+		{[]string{"abcdef", "ghijkl"}, 10, "/abcdef/gh…"},
+	} {
+		if got := Path(slices.Values(c.names), c.limit); got != c.want {
+			t.Errorf("Path(%q, %d) = %q, want %q", c.names, c.limit, got, c.want)
 		}
 	}
 }
