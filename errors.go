@@ -26,8 +26,10 @@ const (
 	CodeIdempotencyKeyReused = "idempotency_key_reused" // 409: the Idempotency-Key was used with another body
 	CodeIdempotencyKeyInUse  = "idempotency_key_in_use" // 409: a request with this Idempotency-Key is still running; retry later with the same key
 	CodeRequestTooLarge      = "request_too_large"      // 413: the body exceeds 1 MiB
+	CodeURITooLong           = "uri_too_long"           // 414: the request target (path and query) exceeds 8 KiB
 	CodeUnsupportedMediaType = "unsupported_media_type" // 415: a POST body that is not application/json
 	CodeRateLimited          = "rate_limited"           // 429: see Retry-After
+	CodeHeadersTooLarge      = "headers_too_large"      // 431: the header fields add up to more than 32 KiB
 	CodeInternalError        = "internal_error"         // 500
 	CodeBadGateway           = "bad_gateway"            // 502
 	CodeServiceUnavailable   = "service_unavailable"    // 503
