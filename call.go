@@ -56,9 +56,6 @@ func (cl *call) attempt() (resp *http.Response, data []byte, retry bool, err err
 		if errors.As(err, &ue) {
 			err = ue.Err // its message repeats the URL; ours names the operation
 		}
-		if errors.Is(err, transport.ErrRedirect) {
-			return nil, nil, false, fmt.Errorf("scribe: %s %s: %w", cl.method, cl.path, err)
-		}
 		err = cl.why(ctx, err)
 		cl.logAttemptErr(err, took)
 		return nil, nil, retry, fmt.Errorf("scribe: %s %s (%s): %w", cl.method, cl.path, plural(cl.attempts, "attempt"), err)

@@ -80,10 +80,7 @@ func TestRedirectCarriesNoCredential(t *testing.T) {
 
 // TestRedirectGuardInTransport: the redirect guard holds against a
 // caller's CheckRedirect that follows redirects: the client replaces it,
-// so the redirect target is never reached. (The transport's second line, which
-// refuses a redirected request should net/http follow one anyway, is tested
-// in internal/transport: from here the client's own CheckRedirect always
-// stops first.)
+// so the redirect target is never reached.
 func TestRedirectGuardInTransport(t *testing.T) {
 	t.Parallel()
 	var reached atomic.Bool

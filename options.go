@@ -49,7 +49,7 @@ type Option struct {
 // given options of its own works on a copy.
 type settings struct {
 	perCall      bool         // applying per-call options
-	hc           *http.Client // WithHTTPClient's (or the SDK's own), behind the redirect guard
+	hc           *http.Client // WithHTTPClient's (or the SDK's own), following no redirect (transport.NoRedirects)
 	credential   credential
 	timeout      time.Duration
 	maxRetries   int
