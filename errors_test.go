@@ -118,7 +118,7 @@ func TestErrorNeverLeaksCredentials(t *testing.T) {
 	}
 	for _, ct := range []string{"text/plain", "application/problem+json"} {
 		for name, opt := range map[string]scribe.Option{
-			"developer key": scribe.WithDeveloperKey(testDevKey),
+			"developer key": scribe.WithDeveloperKey(testDeveloperKey),
 			"jwt":           scribe.WithTokenSource(plainTokens{jwt}),
 		} {
 			f := newFake(t, echo(401, ct))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/transport"
 )
 
@@ -114,16 +114,10 @@ type credential interface {
 	token(ctx context.Context) (string, error)
 }
 
-// developerKey holds a developer key; every way of printing it is redacted.
-// The credential is stored as *developerKey: fmt cannot call the methods of
-// an unexported field, and prints a pointer there as an address.
-type developerKey string
+// developerKey authorizes with a developer key, which prints redacted.
+type developerKey struct{ key auth.DeveloperKey }
 
-func (k *developerKey) token(context.Context) (string, error) { return string(*k), nil }
-func (k developerKey) String() string                         { return redact.String(string(k)) }
-func (k developerKey) GoString() string                       { return redact.String(string(k)) }
-func (k developerKey) Format(f fmt.State, verb rune)          { redact.Format(f, verb, string(k)) }
-func (k developerKey) LogValue() slog.Value                   { return slog.StringValue(redact.String(string(k))) }
+func (k *developerKey) token(context.Context) (string, error) { return k.key.Reveal(), nil }
 
 // tokenSource authorizes with an installation token source (stored as a
 // pointer, for the same reason).
