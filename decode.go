@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/internal/transport"
 	"github.com/scribehq/scribe-go/internal/wire"
 )
@@ -64,13 +65,13 @@ func (cl *call) decode(resp *http.Response, data []byte, out any) error {
 		return nil
 	}
 	de := &DecodeError{Method: cl.method, Path: cl.path, StatusCode: resp.StatusCode,
-		RequestID: scrubField(resp.Header.Get("Request-Id"), cl.token, maxRequestIDLen), Err: err}
+		RequestID: redact.Field(resp.Header.Get("Request-Id"), maxRequestIDLen, cl.token), Err: err}
 	var je *apijson.Error
 	if errors.As(err, &je) {
 		// The seam never quotes a value; the member names in the pointer
 		// come from the answer, so the request's own credential is
 		// scrubbed from them too.
-		je.Pointer = scrubField(je.Pointer, cl.token, maxFieldLen)
+		je.Pointer = redact.Field(je.Pointer, maxFieldLen, cl.token)
 		de.Field, de.Offset = je.Pointer, je.Offset
 		if je.Got == apijson.NotJSON && je.Offset < int64(len(data)) {
 			// Not JSON at all (a captive portal's page, a bare "OK"):
@@ -81,7 +82,7 @@ func (cl *call) decode(resp *http.Response, data []byte, out any) error {
 			if i := bytes.IndexAny(rest, ",}]"); je.Pointer != "" && i >= 0 {
 				rest = rest[:i]
 			}
-			de.Body = excerpt(rest, cl.token, maxDecodeExcerpt)
+			de.Body = redact.Head(rest, maxDecodeExcerpt, cl.token)
 		}
 	}
 	return de
@@ -93,7 +94,7 @@ func (cl *call) apiError(resp *http.Response) *Error {
 	tok := cl.token
 	e := &Error{
 		StatusCode:     resp.StatusCode,
-		RequestID:      scrubField(resp.Header.Get("Request-Id"), tok, maxRequestIDLen),
+		RequestID:      redact.Field(resp.Header.Get("Request-Id"), maxRequestIDLen, tok),
 		Method:         cl.method,
 		Path:           cl.path,
 		IdempotencyKey: cl.idemKey,
@@ -104,7 +105,7 @@ func (cl *call) apiError(resp *http.Response) *Error {
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		e.RedirectHost = "(none)"
 		if loc, err := resp.Location(); err == nil && loc.Host != "" {
-			e.RedirectHost = scrubField(loc.Host, tok, maxRedirectHostLen)
+			e.RedirectHost = redact.Field(loc.Host, maxRedirectHostLen, tok)
 		}
 	}
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
@@ -112,15 +113,15 @@ func (cl *call) apiError(resp *http.Response) *Error {
 	var p wire.Problem
 	if len(data) <= maxErrorBody && strings.Contains(resp.Header.Get("Content-Type"), "json") &&
 		apijson.Unmarshal(data, &p, responseJSON) == nil && (p.Code != "" || p.Title != "" || p.Detail != "") {
-		e.Type = scrubField(p.Type, tok, maxTypeLen)
-		e.Title = scrubField(p.Title, tok, maxTitleLen)
-		e.Detail = scrubField(p.Detail, tok, maxDetailLen)
-		e.Code = scrubField(p.Code, tok, maxCodeLen)
+		e.Type = redact.Field(p.Type, maxTypeLen, tok)
+		e.Title = redact.Field(p.Title, maxTitleLen, tok)
+		e.Detail = redact.Field(p.Detail, maxDetailLen, tok)
+		e.Code = redact.Field(p.Code, maxCodeLen, tok)
 		if e.RequestID == "" {
-			e.RequestID = scrubField(p.RequestID, tok, maxRequestIDLen)
+			e.RequestID = redact.Field(p.RequestID, maxRequestIDLen, tok)
 		}
 		return e
 	}
-	e.Body = excerpt(data, tok, maxErrorExcerpt)
+	e.Body = redact.Head(data, maxErrorExcerpt, tok)
 	return e
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/internal/transport"
 )
 
@@ -58,7 +59,7 @@ func (cl *call) run() (*http.Response, []byte, error) {
 			return resp, data, err
 		}
 		cl.log(slog.LevelInfo, "scribe: retrying", slog.Int("attempt", cl.attempts), slog.Duration("wait", wait),
-			slog.String("error", scrub(err.Error(), cl.token)))
+			slog.String("error", redact.Known(err.Error(), cl.token)))
 		if err := cl.wait(wait, err); err != nil {
 			return resp, nil, err
 		}
