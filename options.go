@@ -64,8 +64,6 @@ type settings struct {
 	maxResponseBytes int64
 	// responseInto, if set, receives the final response's metadata (per call).
 	responseInto *Response
-	// sleep, if set, waits between attempts instead of the real clock.
-	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func defaultSettings() settings {
@@ -194,24 +192,6 @@ func WithRetryWait(minWait, maxWait time.Duration) Option {
 			return &ArgumentError{Func: "WithRetryWait", Reason: fmt.Sprintf("want 0 <= min <= max, got min %s, max %s", minWait, maxWait)}
 		}
 		s.waitMin, s.waitMax = minWait, maxWait
-		return nil
-	}}
-}
-
-// WithRetrySleep makes the client wait between attempts by calling sleep,
-// instead of sleeping for real: for every wait, whether a backoff or a
-// Retry-After, it calls sleep(ctx, d) with the call's context and the
-// wait, and sends the next attempt when it returns nil. An error ends the
-// call with it (sleep should return ctx's error when ctx ends first). The
-// context's deadline is then sleep's to honour: the client no longer gives
-// up early on a wait that would outlast it.
-//
-// It is for tests that keep time on a fake clock: the clients that package
-// scribetest hands out pass one that follows the reference server's clock,
-// so that injected failures cost no real time. nil restores real sleeping.
-func WithRetrySleep(sleep func(ctx context.Context, d time.Duration) error) Option {
-	return Option{func(s *settings) error {
-		s.sleep = sleep
 		return nil
 	}}
 }
