@@ -109,7 +109,7 @@ type envelope[T any] wire.List[T]
 func (e *envelope[T]) check(o *apijson.Object) error {
 	return o.Members(e, apijson.Members{
 		Required: []string{"has_more", "total_count", "data"},
-		Nested: func(string) error {
+		Nested: func([]byte) error {
 			return o.Array(func(i int) error {
 				if c, ok := any(&e.Data[i]).(checker); ok {
 					return c.check(o)

@@ -86,7 +86,7 @@ func (p *Plugin) check(o *apijson.Object) error {
 		Required: []string{"id", "name", "description", "permissions", "published", "disabled",
 			"crm_integration_id", "logo_uri", "user_id", "created_on", "updated_on"},
 		Nullable: []string{"crm_integration_id"},
-		Nested:   func(string) error { return p.Permissions.check(o) },
+		Nested:   func([]byte) error { return p.Permissions.check(o) },
 	})
 }
 

@@ -44,8 +44,8 @@ type Transcript struct {
 func (t *Transcript) check(o *apijson.Object) error {
 	return o.Members(t, apijson.Members{
 		Required: []string{"id", "headline", "text", "type", "created_on", "metadata", "user", "job", "audio"},
-		Nested: func(name string) error {
-			switch name {
+		Nested: func(name []byte) error {
+			switch string(name) {
 			case "user":
 				return t.User.check(o)
 			case "job":

@@ -164,7 +164,7 @@ func (u *fixtureUser) check(o *apijson.Object) error { return o.Members(u, apijs
 func (p *fixturePlugin) check(o *apijson.Object) error {
 	return o.Members(p, apijson.Members{
 		Nullable: []string{"crm_integration_id"},
-		Nested:   func(string) error { return o.Members(&p.Permissions, apijson.Members{}) },
+		Nested:   func([]byte) error { return o.Members(&p.Permissions, apijson.Members{}) },
 	})
 }
 
@@ -175,8 +175,8 @@ func (in *fixtureInstallation) check(o *apijson.Object) error {
 }
 
 func (t *fixtureTranscript) check(o *apijson.Object) error {
-	return o.Members(t, apijson.Members{Nested: func(name string) error {
-		switch name {
+	return o.Members(t, apijson.Members{Nested: func(name []byte) error {
+		switch string(name) {
 		case "job":
 			return o.Members(&t.Job, apijson.Members{})
 		case "audio":

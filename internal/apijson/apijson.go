@@ -94,6 +94,7 @@ func Marshal(v any) ([]byte, error) { return json.Marshal(v, json.Deterministic(
 // by two spaces: for people to read.
 func MarshalIndent(v any) ([]byte, error) { return json.Marshal(v, indented...) }
 
+// indented are MarshalIndent's options.
 var indented = []Options{json.Deterministic(true), jsontext.Multiline(true), jsontext.WithIndent("  ")}
 
 // unmarshalTime reads a time.Time in every form RFC 3339 allows (v2's own
@@ -117,7 +118,10 @@ func unmarshalTime(dec *jsontext.Decoder, t *time.Time) error {
 // minute (a time.Time has no leap seconds). The time is in UTC, as the
 // contract's are. Its error never quotes s.
 func parseTime(s string) (time.Time, error) {
-	if len(s) > maxTimestampLen || strings.ContainsRune(s, ',') { // time.Parse takes a comma before the fraction
+	// A date-time with a nanosecond fraction is 35 bytes: 64 leaves room for
+	// long fractions, and stops a megabyte of digits early. time.Parse takes
+	// a comma before the fraction, which RFC 3339 does not.
+	if len(s) > 64 || strings.ContainsRune(s, ',') {
 		return time.Time{}, errTimestamp
 	}
 	var leap time.Duration
@@ -130,11 +134,6 @@ func parseTime(s string) (time.Time, error) {
 	}
 	return t.Add(leap).UTC(), nil
 }
-
-// maxTimestampLen bounds what parseTime reads: a date-time with a
-// nanosecond fraction is 35 bytes; the bound leaves room for long
-// fractions and stops a megabyte of digits early.
-const maxTimestampLen = 64
 
 // Error is a JSON document that could not be decoded, described without
 // any of its values: a broken server may put a credential where a
@@ -230,14 +229,11 @@ func describe(err error, data []byte, v any) *Error {
 	return &Error{Offset: int64(len(data)), Reason: "the document ends before its value does"}
 }
 
-// maxPointerLen bounds the JSON pointer an Error carries: the rest of the
-// message is made of this package's own words, so the whole stays under
-// 1 KiB.
-const maxPointerLen = 256
-
 // pointer makes a JSON pointer fit to print: its member names come from
-// the document, which may have put anything there.
-func pointer(p jsontext.Pointer) string { return redact.Path(p.Tokens(), maxPointerLen) }
+// the document, which may have put anything there. It is at most 256
+// bytes: the rest of an Error's message is this package's own words, so
+// the whole stays under 1 KiB.
+func pointer(p jsontext.Pointer) string { return redact.Path(p.Tokens(), 256) }
 
 // kindNames name the kinds of JSON value in words.
 var kindNames = map[jsontext.Kind]string{'n': "null", 't': "boolean", 'f': "boolean", '"': "string", '0': "number", '{': "object", '[': "array"}

@@ -32,8 +32,8 @@ func (r *resource) check(o *Object) error {
 	return o.Members(r, Members{
 		Required: []string{"id", "created_on", "metadata", "user", "note"},
 		Nullable: []string{"note"},
-		Nested: func(name string) error {
-			if name == "user" {
+		Nested: func(name []byte) error {
+			if string(name) == "user" {
 				return r.User.check(o)
 			}
 			return o.Skip()
@@ -49,7 +49,7 @@ type list struct {
 func (l *list) check(o *Object) error {
 	return o.Members(l, Members{
 		Required: []string{"has_more", "data"},
-		Nested:   func(string) error { return o.Array(func(i int) error { return l.Data[i].check(o) }) },
+		Nested:   func([]byte) error { return o.Array(func(i int) error { return l.Data[i].check(o) }) },
 	})
 }
 
@@ -150,7 +150,7 @@ func (b *body) check(o *Object) error {
 	return o.Members(b, Members{
 		Required: []string{"name"},
 		Nullable: []string{"crm"},
-		Nested:   func(string) error { return o.Members(&b.Inner, Members{}) },
+		Nested:   func([]byte) error { return o.Members(&b.Inner, Members{}) },
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -21,7 +20,8 @@ import (
 type Object struct {
 	data   []byte
 	dec    *jsontext.Decoder
-	strict bool // unknown members were refused: every member is known
+	strict bool   // unknown members were refused: every member is known
+	name   []byte // the member name read last, unquoted
 }
 
 // Check walks data, which Unmarshal decoded with opts without error, with
@@ -31,8 +31,8 @@ func Check(data []byte, opts Options, check func(*Object) error) error {
 	strict, _ := json.GetOption(opts, json.RejectUnknownMembers)
 	// The decoder reads data in place (a bytes.Buffer), so what it returns
 	// stays valid; the library has checked names and UTF-8 already.
-	dec := jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	return check(&Object{data: data, dec: dec, strict: strict})
+	return check(&Object{data: data, strict: strict,
+		dec: jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))})
 }
 
 // Members is what an object must hold.
@@ -45,8 +45,9 @@ type Members struct {
 	Nullable []string
 	// Nested, if not nil, is called for each member whose value is an
 	// object or an array, with that value next, which it must read: with
-	// the check method of what the value was decoded into, or Skip.
-	Nested func(name string) error
+	// the check method of what the value was decoded into, or Skip. The
+	// name is valid during the call only.
+	Nested func(name []byte) error
 }
 
 // Members reads the next value, an object decoded into v (a pointer to a
@@ -62,20 +63,21 @@ func (o *Object) Members(v any, m Members) error {
 	}
 	start, found := d.InputOffset()-1, 0
 	for d.PeekKind() == '"' {
-		tok, err := d.ReadToken()
+		quoted, err := d.ReadValue()
 		if err != nil {
 			return err
 		}
-		name := tok.String()
-		required := slices.Contains(m.Required, name)
+		o.name, _ = jsontext.AppendUnquote(o.name[:0], quoted) // cannot fail: the library read it
+		// Members mostly come in the order of Required: try the next one first.
+		required := found < len(m.Required) && o.named(m.Required[found]) || slices.ContainsFunc(m.Required, o.named)
 		if required {
 			found++
 		}
 		switch k := d.PeekKind(); {
-		case k == 'n' && (required || o.strict) && !slices.Contains(m.Nullable, name):
-			return o.null(field(t, name))
+		case k == 'n' && (required || o.strict) && !slices.ContainsFunc(m.Nullable, o.named):
+			return o.null(field(t, string(o.name)))
 		case (k == '{' || k == '[') && m.Nested != nil:
-			err = m.Nested(strings.Clone(name)) // name itself stays on the stack
+			err = m.Nested(o.name)
 		default:
 			err = d.SkipValue()
 		}
@@ -93,6 +95,9 @@ func (o *Object) Members(v any, m Members) error {
 	}
 	return nil
 }
+
+// named reports whether n is the member name read last.
+func (o *Object) named(n string) bool { return n == string(o.name) }
 
 // Array reads the next value, an array (its member was checked not to be
 // null), calling each with the index of each element, which each must

@@ -152,7 +152,7 @@ func (b *createPluginBody) check(o *apijson.Object) error {
 	return o.Members(b, apijson.Members{
 		Required: []string{"name"},
 		Nullable: []string{"crm_integration_id"},
-		Nested:   func(string) error { return o.Members(&b.Permissions, apijson.Members{}) },
+		Nested:   func([]byte) error { return o.Members(&b.Permissions, apijson.Members{}) },
 	})
 }
 
