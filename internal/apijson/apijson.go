@@ -267,7 +267,7 @@ func want(t reflect.Type) string {
 func field(t reflect.Type, name string) reflect.Type {
 	for f := range t.Fields() {
 		n, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if opts == "inline" || f.Anonymous && n == "" {
+		if (opts == "inline" || f.Anonymous && n == "") && f.Type.Kind() == reflect.Struct {
 			if ft := field(f.Type, name); ft != nil {
 				return ft
 			}
