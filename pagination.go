@@ -111,8 +111,10 @@ func (e *envelope[T]) check(o *apijson.Object) error {
 		Required: []string{"has_more", "total_count", "data"},
 		Nested: func([]byte) error {
 			return o.Array(func(i int) error {
-				if c, ok := any(&e.Data[i]).(checker); ok {
-					return c.check(o)
+				if i < len(e.Data) { // always: data is what the library decoded
+					if c, ok := any(&e.Data[i]).(checker); ok {
+						return c.check(o)
+					}
 				}
 				return o.Skip()
 			})

@@ -81,6 +81,11 @@ func TestRequiredMembers(t *testing.T) {
 	if err := decode(`{"n\u0061me":"Ada","\u0069d":2}`, &user{}, Lenient()); err != nil {
 		t.Fatalf("escaped member names: %v", err)
 	}
+	// An unknown member holding an array or an object is skipped, not
+	// handed to a check that does not look at names (list's Nested).
+	if err := decode(`{"has_more":false,"Data":[`+good+`],"data":[],"more":{"data":[1]}}`, &list{}, Lenient()); err != nil {
+		t.Fatalf("unknown members holding arrays and objects: %v", err)
+	}
 
 	for _, tc := range []struct {
 		in, pointer, reason string

@@ -43,10 +43,11 @@ type Members struct {
 	// other member that is required, and, where unknown members are
 	// refused (Strict), for any other member at all.
 	Nullable []string
-	// Nested, if not nil, is called for each member whose value is an
-	// object or an array, with that value next, which it must read: with
-	// the check method of what the value was decoded into, or Skip. The
-	// name is valid during the call only.
+	// Nested, if not nil, is called for each member of Required (or, where
+	// unknown members are refused, each member) whose value is an object
+	// or an array, with that value next, which it must read: with the
+	// check method of what the value was decoded into, or Skip. The name is
+	// valid during the call only. Unknown members are skipped.
 	Nested func(name []byte) error
 }
 
@@ -76,7 +77,7 @@ func (o *Object) Members(v any, m Members) error {
 		switch k := d.PeekKind(); {
 		case k == 'n' && (required || o.strict) && !slices.ContainsFunc(m.Nullable, o.named):
 			return o.null(field(t, string(o.name)))
-		case (k == '{' || k == '[') && m.Nested != nil:
+		case (k == '{' || k == '[') && (required || o.strict) && m.Nested != nil:
 			err = m.Nested(o.name)
 		default:
 			err = d.SkipValue()
