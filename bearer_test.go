@@ -43,7 +43,7 @@ func TestAuthorizationFollowsToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A per-call credential on the original client, then the client's own.
-	if _, err := c.GetTranscript(ctx, 42, scribe.WithDeveloperKey(testDevKey)); err != nil {
+	if _, err := c.GetTranscript(ctx, 42, scribe.WithDeveloperKey(testDeveloperKey)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.GetTranscript(ctx, 42); err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/internal/transport"
 )
 
@@ -56,9 +57,6 @@ func (cl *call) attempt() (resp *http.Response, data []byte, retry bool, err err
 		if errors.As(err, &ue) {
 			err = ue.Err // its message repeats the URL; ours names the operation
 		}
-		if errors.Is(err, transport.ErrRedirect) {
-			return nil, nil, false, fmt.Errorf("scribe: %s %s: %w", cl.method, cl.path, err)
-		}
 		err = cl.why(ctx, err)
 		cl.logAttemptErr(err, took)
 		return nil, nil, retry, fmt.Errorf("scribe: %s %s (%s): %w", cl.method, cl.path, plural(cl.attempts, "attempt"), err)
@@ -71,7 +69,7 @@ func (cl *call) attempt() (resp *http.Response, data []byte, retry bool, err err
 	data, err = cl.readSuccess(resp)
 	if errors.Is(err, errBodyTooLarge) {
 		return resp, nil, false, &ResponseTooLargeError{Method: cl.method, Path: cl.path, StatusCode: resp.StatusCode,
-			RequestID: scrubField(resp.Header.Get("Request-Id"), cl.token, maxRequestIDLen), Limit: cl.s.maxResponseBytes}
+			RequestID: redact.Field(resp.Header.Get("Request-Id"), maxRequestIDLen, cl.token), Limit: cl.s.maxResponseBytes}
 	}
 	if err != nil {
 		// A body cut off mid-way (a dropped connection, the attempt's
@@ -82,7 +80,7 @@ func (cl *call) attempt() (resp *http.Response, data []byte, retry bool, err err
 		cl.logAttemptErr(err, took)
 		return resp, nil, cl.ctx.Err() == nil, &ResponseInterruptedError{
 			Method: cl.method, Path: cl.path, StatusCode: resp.StatusCode,
-			RequestID:      scrubField(resp.Header.Get("Request-Id"), cl.token, maxRequestIDLen),
+			RequestID:      redact.Field(resp.Header.Get("Request-Id"), maxRequestIDLen, cl.token),
 			IdempotencyKey: cl.idemKey, Attempts: cl.attempts, Err: err,
 		}
 	}
@@ -151,7 +149,7 @@ func (cl *call) logAttempt(resp *http.Response, took time.Duration) {
 	cl.log(slog.LevelDebug, "scribe: attempt",
 		slog.Int("attempt", cl.attempts), slog.Duration("duration", took),
 		slog.Int("status", resp.StatusCode),
-		slog.String("request_id", scrubField(resp.Header.Get("Request-Id"), cl.token, maxRequestIDLen)))
+		slog.String("request_id", redact.Field(resp.Header.Get("Request-Id"), maxRequestIDLen, cl.token)))
 }
 
 func (cl *call) logAttemptErr(err error, took time.Duration) {
@@ -160,7 +158,7 @@ func (cl *call) logAttemptErr(err error, took time.Duration) {
 	}
 	cl.log(slog.LevelDebug, "scribe: attempt failed",
 		slog.Int("attempt", cl.attempts), slog.Duration("duration", took),
-		slog.String("error", scrub(err.Error(), cl.token)))
+		slog.String("error", redact.Known(err.Error(), cl.token)))
 }
 
 // giveUp logs, at Warn, that a call stops after a retryable failure.
@@ -170,7 +168,7 @@ func (cl *call) giveUp(reason string, last error, attrs ...slog.Attr) {
 	}
 	cl.log(slog.LevelWarn, "scribe: giving up", append([]slog.Attr{
 		slog.String("reason", reason), slog.Int("attempts", cl.attempts),
-		slog.String("error", scrub(last.Error(), cl.token))}, attrs...)...)
+		slog.String("error", redact.Known(last.Error(), cl.token))}, attrs...)...)
 }
 
 // log writes one line naming the operation; it is given no header value,

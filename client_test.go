@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
 )
 
 // TestNewClientBaseURL protects the base URL rules: absolute http(s), no
@@ -76,8 +77,7 @@ func TestOptionsRefuseBadValues(t *testing.T) {
 		opt      scribe.Option
 		wantFunc string
 	}{
-		{scribe.WithDeveloperKey(""), "WithDeveloperKey"},
-		{scribe.WithDeveloperKey("dk_live_abc\r\nX-Evil: 1"), "WithDeveloperKey"},
+		{scribe.WithDeveloperKey(auth.DeveloperKey{}), "WithDeveloperKey"},
 		{scribe.WithTokenSource(nil), "WithTokenSource"},
 		{scribe.WithHTTPClient(nil), "WithHTTPClient"},
 		{scribe.WithRequestTimeout(-1), "WithRequestTimeout"},
@@ -246,7 +246,7 @@ func TestTokenRefusedTwice(t *testing.T) {
 func TestNo401RetryWithoutInvalidator(t *testing.T) {
 	t.Parallel()
 	for name, opt := range map[string]scribe.Option{
-		"developer key":      scribe.WithDeveloperKey(testDevKey),
+		"developer key":      scribe.WithDeveloperKey(testDeveloperKey),
 		"plain token source": scribe.WithTokenSource(plainTokens{"a.b.c"}),
 	} {
 		f := newFake(t, problem(401, scribe.CodeInvalidToken, "unknown key"), ok(userJSON))

@@ -262,7 +262,7 @@ func TestNotJSONBodies(t *testing.T) {
 				_, _ = io.WriteString(w, tt.body)
 			}))
 			defer srv.Close()
-			c, err := scribe.NewClient(srv.URL, scribe.WithHTTPClient(srv.Client()), scribe.WithDeveloperKey(testDevKey))
+			c, err := scribe.NewClient(srv.URL, scribe.WithHTTPClient(srv.Client()), scribe.WithDeveloperKey(testDeveloperKey))
 			if err != nil {
 				t.Fatal(err)
 			}

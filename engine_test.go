@@ -68,7 +68,7 @@ func TestFailedCallKeepsSharedPool(t *testing.T) {
 	t.Parallel()
 	tr := &idleCounter{}
 	c, err := scribe.NewClient(testBase, scribe.WithHTTPClient(&http.Client{Transport: tr}),
-		scribe.WithDeveloperKey(testDevKey), scribe.WithRetryWait(0, 0), scribe.WithMaxRetries(1))
+		scribe.WithDeveloperKey(testDeveloperKey), scribe.WithRetryWait(0, 0), scribe.WithMaxRetries(1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,12 @@ package scribe_test
 import (
 	"context"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +118,7 @@ func TestErrorNeverLeaksCredentials(t *testing.T) {
 	}
 	for _, ct := range []string{"text/plain", "application/problem+json"} {
 		for name, opt := range map[string]scribe.Option{
-			"developer key": scribe.WithDeveloperKey(testDevKey),
+			"developer key": scribe.WithDeveloperKey(testDeveloperKey),
 			"jwt":           scribe.WithTokenSource(plainTokens{jwt}),
 		} {
 			f := newFake(t, echo(401, ct))
@@ -173,5 +178,45 @@ func TestErrorHints(t *testing.T) {
 		if got := tt.e.Error(); got != tt.want {
 			t.Errorf("Error() = %q\nwant      %q", got, tt.want)
 		}
+	}
+}
+
+// TestCodesCoverTheContract protects that a caller can compare every code
+// the service sends (api/openapi.yaml lists them in the problem document's
+// code) with a Code constant, and that no constant names a code the
+// contract does not have. The reference server answers with the constants.
+func TestCodesCoverTheContract(t *testing.T) {
+	t.Parallel()
+	spec, err := os.ReadFile("api/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, _ := strings.Cut(string(spec), "A stable snake_case machine name:")
+	list, _, _ = strings.Cut(list, ". New codes may be added")
+	var want []string
+	for _, code := range strings.Split(list, ",") {
+		want = append(want, strings.TrimSpace(code))
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "errors.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if strings.HasPrefix(vs.Names[0].Name, "Code") {
+				got = append(got, strings.Trim(vs.Values[0].(*ast.BasicLit).Value, `"`))
+			}
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if len(want) < 20 || !slices.Equal(want, got) {
+		t.Errorf("Code constants %v,\nthe contract's codes %v", got, want)
 	}
 }

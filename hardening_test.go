@@ -48,8 +48,8 @@ func TestRedirectCarriesNoCredential(t *testing.T) {
 		}))
 		defer origin.Close()
 		for name, opts := range map[string][]scribe.Option{
-			"default client, developer key": {scribe.WithDeveloperKey(testDevKey)},
-			"user client, developer key":    {scribe.WithDeveloperKey(testDevKey), scribe.WithHTTPClient(&http.Client{})},
+			"default client, developer key": {scribe.WithDeveloperKey(testDeveloperKey)},
+			"user client, developer key":    {scribe.WithDeveloperKey(testDeveloperKey), scribe.WithHTTPClient(&http.Client{})},
 			"user client, token source":     {scribe.WithTokenSource(plainTokens{"eyJh.eyJz.sig"}), scribe.WithHTTPClient(&http.Client{})},
 		} {
 			c, err := scribe.NewClient(origin.URL+"/v1", opts...)
@@ -80,10 +80,7 @@ func TestRedirectCarriesNoCredential(t *testing.T) {
 
 // TestRedirectGuardInTransport: the redirect guard holds against a
 // caller's CheckRedirect that follows redirects: the client replaces it,
-// so the redirect target is never reached. (The transport's second line, which
-// refuses a redirected request should net/http follow one anyway, is tested
-// in internal/transport: from here the client's own CheckRedirect always
-// stops first.)
+// so the redirect target is never reached.
 func TestRedirectGuardInTransport(t *testing.T) {
 	t.Parallel()
 	var reached atomic.Bool
@@ -94,7 +91,7 @@ func TestRedirectGuardInTransport(t *testing.T) {
 	}))
 	defer origin.Close()
 	follow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
-	c, err := scribe.NewClient(origin.URL, scribe.WithDeveloperKey(testDevKey), scribe.WithHTTPClient(follow))
+	c, err := scribe.NewClient(origin.URL, scribe.WithDeveloperKey(testDeveloperKey), scribe.WithHTTPClient(follow))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +159,7 @@ func TestPaginationCursorNotAdvancing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv, n := listServer(t, tt.pages)
-			c, err := scribe.NewClient(srv.URL, scribe.WithDeveloperKey(testDevKey))
+			c, err := scribe.NewClient(srv.URL, scribe.WithDeveloperKey(testDeveloperKey))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +205,7 @@ func TestEndlessBody(t *testing.T) {
 		{"WithMaxResponseBytes", []scribe.Option{scribe.WithMaxResponseBytes(1 << 20)}, 1 << 20},
 		{"default", nil, scribe.DefaultMaxResponseBytes},
 	} {
-		c, err := scribe.NewClient(srv.URL, append([]scribe.Option{scribe.WithDeveloperKey(testDevKey)}, tt.opts...)...)
+		c, err := scribe.NewClient(srv.URL, append([]scribe.Option{scribe.WithDeveloperKey(testDeveloperKey)}, tt.opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +308,7 @@ func TestConnectionReuse(t *testing.T) {
 		}
 		srv.Start()
 		defer srv.Close()
-		c, err := scribe.NewClient(srv.URL, append([]scribe.Option{scribe.WithDeveloperKey(testDevKey)}, opts...)...)
+		c, err := scribe.NewClient(srv.URL, append([]scribe.Option{scribe.WithDeveloperKey(testDeveloperKey)}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,7 +356,7 @@ func TestErrorFieldsScrubbed(t *testing.T) {
 		"status": 401, "detail": hostile + long, "code": "invalid_token\x1b[0m" + long, "request_id": "x"})
 	body := string(doc)
 	for name, cred := range map[string]scribe.Option{
-		"developer key": scribe.WithDeveloperKey(testDevKey),
+		"developer key": scribe.WithDeveloperKey(testDeveloperKey),
 		"token source":  scribe.WithTokenSource(plainTokens{jwt}),
 	} {
 		f := newFake(t, respond(401, "application/problem+json", body, "Request-Id", "req_\x1b[1m"+testDevKey+strings.Repeat("r", 500)))

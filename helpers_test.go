@@ -13,13 +13,26 @@ import (
 
 	"github.com/jarcoal/httpmock"
 	"github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
 )
 
 // testBase carries a path prefix, so that a request built from an absolute
 // path instead of the base URL fails the tests.
 const testBase = "https://api.example.test/v1"
 
+// testDevKey is the developer key of the tests, and testDeveloperKey the
+// same parsed, for WithDeveloperKey.
 const testDevKey = "dk_live_0123456789abcdefTESTKEY"
+
+var testDeveloperKey = mustDeveloperKey(testDevKey)
+
+func mustDeveloperKey(s string) auth.DeveloperKey {
+	k, err := auth.ParseDeveloperKey(s)
+	if err != nil {
+		panic(err) // a test's own constant
+	}
+	return k
+}
 
 // recorded is what the fake service saw of one request.
 type recorded struct {
@@ -114,7 +127,7 @@ func (f *fake) client(opts ...scribe.Option) *scribe.Client {
 	f.t.Helper()
 	base := []scribe.Option{
 		scribe.WithHTTPClient(&http.Client{Transport: f.mt}),
-		scribe.WithDeveloperKey(testDevKey),
+		scribe.WithDeveloperKey(testDeveloperKey),
 		scribe.WithRetryWait(0, 0),
 	}
 	c, err := scribe.NewClient(testBase, append(base, opts...)...)

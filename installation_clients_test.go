@@ -53,7 +53,7 @@ func TestNewInstallationClient(t *testing.T) {
 	f := newFake(t, ok(`{"id":8,"first_name":"Grace","last_name":"Hopper","email_address":"grace@example.com"}`))
 	c, err := scribe.NewInstallationClient(testBase, key, uuidA,
 		scribe.WithHTTPClient(&http.Client{Transport: f.mt}),
-		scribe.WithDeveloperKey(testDevKey)) // replaced by the installation's token
+		scribe.WithDeveloperKey(testDeveloperKey)) // replaced by the installation's token
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"time"
+
+	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // PluginInstallation is one user's installation of a plugin. The UUID is what
@@ -40,6 +42,16 @@ type PluginInstallation struct {
 	// DeletedOn is nil while the plugin is installed, and the time of the
 	// uninstall afterwards.
 	DeletedOn *time.Time `json:"deleted_on"`
+}
+
+// check holds a decoded PluginInstallation to api/openapi.yaml: every
+// member present, none null but deleted_on (decode.go).
+func (p *PluginInstallation) check(o *apijson.Object) error {
+	return o.Members(p, apijson.Members{
+		Required: []string{"id", "uuid", "plugin_id", "user_id", "first_name", "last_name", "email_address",
+			"created_on", "updated_on", "deleted_on"},
+		Nullable: []string{"deleted_on"},
+	})
 }
 
 // ListPluginInstallationsParams are the parameters of ListPluginInstallations.

@@ -492,7 +492,7 @@ func TestIntegrationErrors(t *testing.T) {
 	if err := s.DeleteTranscript(deleted.ID); err != nil {
 		t.Fatal(err)
 	}
-	stranger := integMust(scribe.NewClient(s.URL(), scribe.WithDeveloperKey("dk_live_not-a-key-of-this-server"), scribe.WithHTTPClient(w.hc)))(t)
+	stranger := integMust(scribe.NewClient(s.URL(), scribe.WithDeveloperKey(mustDeveloperKey("dk_live_not-a-key-of-this-server")), scribe.WithHTTPClient(w.hc)))(t)
 
 	tests := []struct {
 		name   string

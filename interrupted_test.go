@@ -66,7 +66,7 @@ func static(body string) http.Handler {
 
 func proxiedClient(t *testing.T, srv *httptest.Server, opts ...scribe.Option) *scribe.Client {
 	t.Helper()
-	base := []scribe.Option{scribe.WithHTTPClient(srv.Client()), scribe.WithDeveloperKey(testDevKey), scribe.WithRetryWait(0, 0)}
+	base := []scribe.Option{scribe.WithHTTPClient(srv.Client()), scribe.WithDeveloperKey(testDeveloperKey), scribe.WithRetryWait(0, 0)}
 	c, err := scribe.NewClient(srv.URL, append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func TestLogLines(t *testing.T) {
 // errors print no developer key through fmt.
 func TestDeveloperKeyNeverPrints(t *testing.T) {
 	t.Parallel()
-	c, err := scribe.NewClient(testBase, scribe.WithDeveloperKey(testDevKey))
+	c, err := scribe.NewClient(testBase, scribe.WithDeveloperKey(testDeveloperKey))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/transport"
 )
 
@@ -49,7 +49,7 @@ type Option struct {
 // given options of its own works on a copy.
 type settings struct {
 	perCall      bool         // applying per-call options
-	hc           *http.Client // WithHTTPClient's (or the SDK's own), behind the redirect guard
+	hc           *http.Client // WithHTTPClient's (or the SDK's own), following no redirect (transport.NoRedirects)
 	credential   credential
 	timeout      time.Duration
 	maxRetries   int
@@ -64,8 +64,6 @@ type settings struct {
 	maxResponseBytes int64
 	// responseInto, if set, receives the final response's metadata (per call).
 	responseInto *Response
-	// sleep, if set, waits between attempts instead of the real clock.
-	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func defaultSettings() settings {
@@ -114,16 +112,10 @@ type credential interface {
 	token(ctx context.Context) (string, error)
 }
 
-// developerKey holds a developer key; every way of printing it is redacted.
-// The credential is stored as *developerKey: fmt cannot call the methods of
-// an unexported field, and prints a pointer there as an address.
-type developerKey string
+// developerKey authorizes with a developer key, which prints redacted.
+type developerKey struct{ key auth.DeveloperKey }
 
-func (k *developerKey) token(context.Context) (string, error) { return string(*k), nil }
-func (k developerKey) String() string                         { return redact.String(string(k)) }
-func (k developerKey) GoString() string                       { return redact.String(string(k)) }
-func (k developerKey) Format(f fmt.State, verb rune)          { redact.Format(f, verb, string(k)) }
-func (k developerKey) LogValue() slog.Value                   { return slog.StringValue(redact.String(string(k))) }
+func (k *developerKey) token(context.Context) (string, error) { return k.key.Reveal(), nil }
 
 // tokenSource authorizes with an installation token source (stored as a
 // pointer, for the same reason).
@@ -200,24 +192,6 @@ func WithRetryWait(minWait, maxWait time.Duration) Option {
 			return &ArgumentError{Func: "WithRetryWait", Reason: fmt.Sprintf("want 0 <= min <= max, got min %s, max %s", minWait, maxWait)}
 		}
 		s.waitMin, s.waitMax = minWait, maxWait
-		return nil
-	}}
-}
-
-// WithRetrySleep makes the client wait between attempts by calling sleep,
-// instead of sleeping for real: for every wait, whether a backoff or a
-// Retry-After, it calls sleep(ctx, d) with the call's context and the
-// wait, and sends the next attempt when it returns nil. An error ends the
-// call with it (sleep should return ctx's error when ctx ends first). The
-// context's deadline is then sleep's to honour: the client no longer gives
-// up early on a wait that would outlast it.
-//
-// It is for tests that keep time on a fake clock: the clients that package
-// scribetest hands out pass one that follows the reference server's clock,
-// so that injected failures cost no real time. nil restores real sleeping.
-func WithRetrySleep(sleep func(ctx context.Context, d time.Duration) error) Option {
-	return Option{func(s *settings) error {
-		s.sleep = sleep
 		return nil
 	}}
 }

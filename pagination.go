@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/wire"
 )
 
@@ -99,6 +100,28 @@ type cursor struct {
 	done    bool
 }
 
+// envelope is a page as it decodes: the list envelope the reference server
+// encodes (wire.List), with the check of a response type (decode.go).
+type envelope[T any] wire.List[T]
+
+// check holds a decoded page to api/openapi.yaml: every member present,
+// none null, and each item whole by its own check.
+func (e *envelope[T]) check(o *apijson.Object) error {
+	return o.Members(e, apijson.Members{
+		Required: []string{"has_more", "total_count", "data"},
+		Nested: func([]byte) error {
+			return o.Array(func(i int) error {
+				if i < len(e.Data) { // always: data is what the library decoded
+					if c, ok := any(&e.Data[i]).(checker); ok {
+						return c.check(o)
+					}
+				}
+				return o.Skip()
+			})
+		},
+	})
+}
+
 // newPager returns the pager of a list operation on the path segments.
 func newPager[T any](ctx context.Context, c *Client, op string, segments []string, params ListParams, idOf func(T) int64, opts []Option) *Pager[T] {
 	opts = slices.Clone(opts) // the caller's slice may change after List returns
@@ -115,7 +138,7 @@ func newPager[T any](ctx context.Context, c *Client, op string, segments []strin
 			if limit > 0 {
 				q.Set("limit", strconv.Itoa(limit))
 			}
-			var env wire.List[T]
+			var env envelope[T]
 			resp, err := c.do(ctx, request{method: http.MethodGet, segments: segments, query: q}, &env, opts)
 			if err != nil {
 				return nil, err

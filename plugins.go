@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // Permission is the access a plugin asks for on one kind of data.
@@ -33,6 +34,10 @@ type Permissions struct {
 	// plugin's webhooks; with PermissionNone the transcript operations
 	// answer 403 (ErrForbidden).
 	Transcript Permission `json:"transcript"`
+}
+
+func (p *Permissions) check(o *apijson.Object) error {
+	return o.Members(p, apijson.Members{Required: []string{"user", "transcript"}})
 }
 
 // Plugin is an integration a developer builds and users install.
@@ -74,6 +79,17 @@ type Plugin struct {
 	UpdatedOn time.Time `json:"updated_on"`
 }
 
+// check holds a decoded Plugin to api/openapi.yaml: every member present,
+// none null but crm_integration_id, and its permissions whole (decode.go).
+func (p *Plugin) check(o *apijson.Object) error {
+	return o.Members(p, apijson.Members{
+		Required: []string{"id", "name", "description", "permissions", "published", "disabled",
+			"crm_integration_id", "logo_uri", "user_id", "created_on", "updated_on"},
+		Nullable: []string{"crm_integration_id"},
+		Nested:   func([]byte) error { return p.Permissions.check(o) },
+	})
+}
+
 // PluginSecretKey is a key a plugin's backend signs installation JWTs with.
 type PluginSecretKey struct {
 	// ID identifies the key (wire field id): positive, assigned in
@@ -95,6 +111,12 @@ type PluginSecretKey struct {
 	CreatedOn time.Time `json:"created_on"`
 	// UpdatedOn is when the key last changed (updated_on), in UTC.
 	UpdatedOn time.Time `json:"updated_on"`
+}
+
+// check holds a decoded PluginSecretKey to api/openapi.yaml: every member
+// present, none null (decode.go).
+func (k *PluginSecretKey) check(o *apijson.Object) error {
+	return o.Members(k, apijson.Members{Required: []string{"id", "description", "value", "plugin_id", "created_on", "updated_on"}})
 }
 
 // ListPluginsParams are the parameters of ListPlugins.

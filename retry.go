@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/internal/transport"
 )
 
@@ -53,12 +54,12 @@ func (cl *call) run() (*http.Response, []byte, error) {
 				wait = after
 			}
 		}
-		if dl, ok := cl.ctx.Deadline(); ok && s.sleep == nil && time.Until(dl) <= wait {
+		if dl, ok := cl.ctx.Deadline(); ok && time.Until(dl) <= wait {
 			cl.giveUp("the wait would outlast the context deadline", err, slog.Duration("wait", wait))
 			return resp, data, err
 		}
 		cl.log(slog.LevelInfo, "scribe: retrying", slog.Int("attempt", cl.attempts), slog.Duration("wait", wait),
-			slog.String("error", scrub(err.Error(), cl.token)))
+			slog.String("error", redact.Known(err.Error(), cl.token)))
 		if err := cl.wait(wait, err); err != nil {
 			return resp, nil, err
 		}
@@ -66,25 +67,15 @@ func (cl *call) run() (*http.Response, []byte, error) {
 	}
 }
 
-// wait waits d before the next attempt: with WithRetrySleep's function if
-// the client has one, on the real clock otherwise. It returns the call's
-// error when ctx ends first (or that function fails), which wraps both
-// that error and last, the failure the retry follows.
+// wait waits d before the next attempt. It returns the call's error when
+// ctx ends first, which wraps both ctx's error and last, the failure the
+// retry follows.
 func (cl *call) wait(d time.Duration, last error) error {
-	stopped := func(err error) error {
-		return fmt.Errorf("scribe: %s %s (%s): %w; last failure: %w", cl.method, cl.path, plural(cl.attempts, "attempt"), err, last)
-	}
-	if cl.s.sleep != nil {
-		if err := cl.s.sleep(cl.ctx, d); err != nil {
-			return stopped(err)
-		}
-		return nil
-	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-cl.ctx.Done():
-		return stopped(cl.ctx.Err())
+		return fmt.Errorf("scribe: %s %s (%s): %w; last failure: %w", cl.method, cl.path, plural(cl.attempts, "attempt"), cl.ctx.Err(), last)
 	case <-timer.C:
 		return nil
 	}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -264,47 +262,24 @@ func TestAttemptTimeout(t *testing.T) {
 	}
 }
 
-// sleeper is a WithRetrySleep function that records the waits it is asked
-// for and returns at once (or with err).
-type sleeper struct {
-	mu    sync.Mutex
-	waits []time.Duration
-	err   error
-}
-
-func (s *sleeper) sleep(_ context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.waits = append(s.waits, d)
-	return s.err
-}
-
-// TestRetrySleep protects WithRetrySleep: every wait between attempts, a
-// Retry-After or a backoff, goes through its function and not the real
-// clock (the two 503s asking for 30 s each cost no time), the call's
-// deadline no longer cuts a wait short, and the function's error ends the
-// call before another attempt.
-func TestRetrySleep(t *testing.T) {
+// TestRetryAfterPastTheDeadline protects that a Retry-After the call's
+// context cannot wait for ends the call at once with the answer, instead of
+// sleeping until the deadline: one request, and the *Error says how long
+// the service asked to wait.
+func TestRetryAfterPastTheDeadline(t *testing.T) {
 	t.Parallel()
-	f := newFake(t,
-		problem(503, scribe.CodeServiceUnavailable, "busy", "Retry-After", "30"),
-		problem(503, scribe.CodeServiceUnavailable, "busy"),
-		ok(userJSON))
-	s := &sleeper{}
+	f := newFake(t, problem(503, scribe.CodeServiceUnavailable, "busy", "Retry-After", "30"), ok(userJSON))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := f.client(scribe.WithRetryWait(2*time.Second, 2*time.Second), scribe.WithRetrySleep(s.sleep))
-	if _, err := c.GetMe(ctx); err != nil {
-		t.Fatalf("GetMe after two 503s: %v", err)
+	_, err := f.client().GetMe(ctx)
+	var e *scribe.Error
+	if !errors.As(err, &e) || e.StatusCode != 503 || e.RetryAfter != 30*time.Second {
+		t.Fatalf("err = %v, want the 503 with its RetryAfter", err)
 	}
-	if want := []time.Duration{30 * time.Second, 2 * time.Second}; !slices.Equal(s.waits, want) {
-		t.Errorf("waits = %v, want %v", s.waits, want)
+	if n := len(f.requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
 	}
-
-	failing := &sleeper{err: errors.New("clock stopped")}
-	f = newFake(t, problem(503, scribe.CodeServiceUnavailable, "busy"), ok(userJSON))
-	_, err := f.client(scribe.WithRetrySleep(failing.sleep)).GetMe(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "clock stopped") || len(f.requests()) != 1 {
-		t.Errorf("err = %v after %d requests, want the sleep's error after 1", err, len(f.requests()))
+	if ctx.Err() != nil {
+		t.Error("the call waited until its deadline")
 	}
 }

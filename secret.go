@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"unique"
 
 	"github.com/scribehq/scribe-go/auth"
-	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
 )
 
@@ -22,10 +20,12 @@ import (
 //   - Webhook.SigningSecret is a WebhookSecret, the type package webhook
 //     names webhook.Secret: pass it to webhook.NewVerifier or
 //     webhook.NewHandler.
-//   - WithDeveloperKey takes an auth.DeveloperKey (or its string).
+//   - WithDeveloperKey takes an auth.DeveloperKey: parse a string with
+//     auth.ParseDeveloperKey.
 //
-// Every one prints redacted (fmt, slog, MarshalJSON), and decoding validates:
-// the redacted form of a secret is refused, not taken for a key.
+// Every one holds its text in a redact.Secret, which prints redacted (fmt,
+// slog, JSON and text marshalling), and decoding validates: the redacted form
+// of a secret is refused, not taken for a key.
 
 // webhookSecretPrefix begins every signing secret; package webhook exports it
 // as webhook.SecretPrefix.
@@ -48,10 +48,7 @@ var ErrInvalidWebhookSecret = errors.New("webhook: invalid signing secret")
 // key and verifies nothing. Two WebhookSecrets are == when they hold the same
 // secret.
 type WebhookSecret struct {
-	// A handle is a pointer to the string: fmt prints a nested pointer as an
-	// address, so the secret cannot leak through reflection on a struct that
-	// holds it in an unexported field.
-	h unique.Handle[string]
+	s redact.Secret // behind a pointer: fmt shows an address from an unexported field
 }
 
 // ParseWebhookSecret parses a signing secret: the "whsec_" prefix followed by
@@ -80,20 +77,15 @@ func ParseWebhookSecret(s string) (WebhookSecret, error) {
 	if len(key) == 0 {
 		return WebhookSecret{}, fmt.Errorf("%w: the key after %q is empty", ErrInvalidWebhookSecret, webhookSecretPrefix)
 	}
-	return WebhookSecret{unique.Make(s)}, nil
+	return WebhookSecret{redact.NewSecret(s)}, nil
 }
 
 // Reveal returns the secret as given, "whsec_" included. Pass it only where it
 // is needed (a secret store, the sender's configuration), never to a log.
-func (s WebhookSecret) Reveal() string {
-	if s.IsZero() {
-		return ""
-	}
-	return s.h.Value()
-}
+func (s WebhookSecret) Reveal() string { return s.s.Reveal() }
 
 // IsZero reports whether s is the zero WebhookSecret, which holds no key.
-func (s WebhookSecret) IsZero() bool { return s == WebhookSecret{} }
+func (s WebhookSecret) IsZero() bool { return s.s.IsZero() }
 
 // Equal reports whether s and o hold the same secret, like ==. It lets go-cmp
 // compare structs holding a secret, such as two Webhooks.
@@ -101,76 +93,54 @@ func (s WebhookSecret) Equal(o WebhookSecret) bool { return s == o }
 
 // String returns the redacted form "whsec_[REDACTED]" (or "" for the zero
 // WebhookSecret).
-func (s WebhookSecret) String() string { return redact.String(s.Reveal()) }
+func (s WebhookSecret) String() string { return s.s.String() }
 
 // GoString returns the redacted form, so %#v hides the secret too.
-func (s WebhookSecret) GoString() string { return redact.String(s.Reveal()) }
+func (s WebhookSecret) GoString() string { return s.s.String() }
 
 // Format writes the redacted form for every fmt verb.
-func (s WebhookSecret) Format(f fmt.State, verb rune) { redact.Format(f, verb, s.Reveal()) }
+func (s WebhookSecret) Format(f fmt.State, verb rune) { s.s.Format(f, verb) }
 
 // LogValue implements slog.LogValuer with the redacted form.
-func (s WebhookSecret) LogValue() slog.Value { return slog.StringValue(redact.String(s.Reveal())) }
+func (s WebhookSecret) LogValue() slog.Value { return s.s.LogValue() }
 
 // MarshalJSON writes the redacted form, so a resource or a configuration
 // marshalled for a log or a cache never carries the secret. Store the value of
 // Reveal instead.
-func (s WebhookSecret) MarshalJSON() ([]byte, error) {
-	return apijson.Marshal(redact.String(s.Reveal()))
-}
+func (s WebhookSecret) MarshalJSON() ([]byte, error) { return s.s.MarshalJSON() }
 
 // UnmarshalJSON parses a JSON string with ParseWebhookSecret, so a Webhook
 // decodes its signing_secret ready for use, and a WebhookSecret can be a field
 // of a configuration file. The redacted form is refused.
 func (s *WebhookSecret) UnmarshalJSON(b []byte) error {
-	var v string
-	if err := apijson.Unmarshal(b, &v, problemJSON); err != nil {
-		return fmt.Errorf("%w: it must be a JSON string", ErrInvalidWebhookSecret)
-	}
-	p, err := ParseWebhookSecret(v)
-	if err != nil {
-		return err
-	}
-	*s = p
-	return nil
+	return redact.UnmarshalJSON(b, s, ParseWebhookSecret, fmt.Errorf("%w: it must be a JSON string", ErrInvalidWebhookSecret))
+}
+
+// MarshalText writes the redacted form, for encoders that use
+// encoding.TextMarshaler.
+func (s WebhookSecret) MarshalText() ([]byte, error) { return s.s.MarshalText() }
+
+// UnmarshalText parses a secret like ParseWebhookSecret, so configuration
+// loaders that use encoding.TextUnmarshaler can fill a WebhookSecret field.
+func (s *WebhookSecret) UnmarshalText(b []byte) error {
+	return redact.UnmarshalText(b, s, ParseWebhookSecret)
 }
 
 // WithDeveloperKey authorizes requests with a developer key (the operations
-// on /plugins). It replaces any credential given before it. The key is kept
-// in a type that never prints.
+// on /plugins), as auth.ParseDeveloperKey or scribetest hands it out. It
+// replaces any credential given before it. The zero key is an
+// *ArgumentError from NewClient or the call it is passed to.
 //
-// It takes the key as an auth.DeveloperKey (what auth.ParseDeveloperKey and
-// scribetest hand out) or as a string (such as os.Getenv's), checked alike:
-// not empty, no whitespace or control characters, not the redacted form
-// "dk_live_[REDACTED]". A bad key is an *ArgumentError from NewClient or the
-// call it is passed to.
-func WithDeveloperKey[K string | auth.DeveloperKey](key K) Option {
-	var dk auth.DeveloperKey
-	var err error
-	switch v := any(key).(type) {
-	case string:
-		dk, err = auth.ParseDeveloperKey(v) // the one rule for a developer key
-	case auth.DeveloperKey:
-		if dk = v; dk.IsZero() {
-			err = errors.New("is empty")
-		}
-	}
+// A key read from the environment is parsed first, which says what is
+// wrong with a malformed one without quoting it:
+//
+//	key, err := auth.ParseDeveloperKey(os.Getenv("SCRIBE_DEVELOPER_KEY"))
+func WithDeveloperKey(key auth.DeveloperKey) Option {
 	return Option{func(s *settings) error {
-		if err != nil {
-			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: developerKeyReason(err)}
+		if key.IsZero() {
+			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "is the zero auth.DeveloperKey; pass the developer key (dk_live_...) the platform issued, parsed with auth.ParseDeveloperKey"}
 		}
-		k := developerKey(dk.Reveal())
-		s.credential = &k
+		s.credential = &developerKey{key}
 		return nil
 	}}
-}
-
-// developerKeyReason turns auth.ParseDeveloperKey's error (which never quotes
-// the key) into an ArgumentError's reason.
-func developerKeyReason(err error) string {
-	reason := strings.TrimPrefix(err.Error(), "auth: "+auth.ErrInvalidKey.Error()+": developer key ")
-	if reason == "is empty" {
-		reason += "; pass the developer key (dk_live_...) the platform issued"
-	}
-	return reason
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,29 +163,59 @@ func TestRedactedSecretsDoNotDecode(t *testing.T) {
 	}
 }
 
-// TestWithDeveloperKeyForms protects that WithDeveloperKey takes both an
-// auth.DeveloperKey (what scribetest hands out) and a string, checks both
-// alike, and refuses the redacted placeholder.
-func TestWithDeveloperKeyForms(t *testing.T) {
+// TestWithDeveloperKey protects that WithDeveloperKey takes the one type of
+// a developer key, refuses the zero key, and sends the key, while what is
+// wrong with a string is auth.ParseDeveloperKey's to say (the redacted
+// placeholder, whitespace, control characters).
+func TestWithDeveloperKey(t *testing.T) {
 	dk, err := auth.ParseDeveloperKey("dk_live_abc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, opt := range map[string]scribe.Option{"typed": scribe.WithDeveloperKey(dk), "string": scribe.WithDeveloperKey("dk_live_abc")} {
-		if _, err := scribe.NewClient("https://api.example.com", opt); err != nil {
-			t.Errorf("%s: NewClient = %v", name, err)
+	f := newFake(t, ok(userJSON))
+	if _, err := f.client(scribe.WithDeveloperKey(dk)).GetMe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.requests()[0].Header.Get("Authorization"); got != "Bearer dk_live_abc" {
+		t.Errorf("Authorization %q, want the key", got)
+	}
+	var ae *scribe.ArgumentError
+	if _, err := scribe.NewClient("https://api.example.com", scribe.WithDeveloperKey(auth.DeveloperKey{})); !errors.As(err, &ae) || ae.Func != "WithDeveloperKey" {
+		t.Errorf("the zero key: NewClient error = %v, want an *ArgumentError of WithDeveloperKey", err)
+	}
+	for _, s := range []string{"", "dk_live_[REDACTED]", fmt.Sprint(dk), "dk_live_é", "dk_live_abc\r\nX-Evil: 1"} {
+		if _, err := auth.ParseDeveloperKey(s); !errors.Is(err, auth.ErrInvalidKey) {
+			t.Errorf("auth.ParseDeveloperKey(%q) = %v, want auth.ErrInvalidKey", s, err)
 		}
 	}
-	for name, opt := range map[string]scribe.Option{
-		"zero key":               scribe.WithDeveloperKey(auth.DeveloperKey{}),
-		"empty string":           scribe.WithDeveloperKey(""),
-		"redacted string":        scribe.WithDeveloperKey("dk_live_[REDACTED]"),
-		"redacted of a real key": scribe.WithDeveloperKey(fmt.Sprint(dk)),
-		"non-ASCII string":       scribe.WithDeveloperKey("dk_live_é"), // auth.ParseDeveloperKey's rule, the one rule
-	} {
-		var ae *scribe.ArgumentError
-		if _, err := scribe.NewClient("https://api.example.com", opt); !errors.As(err, &ae) || ae.Func != "WithDeveloperKey" {
-			t.Errorf("%s: NewClient error = %v, want an *ArgumentError of WithDeveloperKey", name, err)
+}
+
+// TestSecretTypesAlike protects one form for one idea: the three secret
+// types have the same methods (so each prints, marshals and parses the same
+// ways), and text decoding validates as JSON decoding does.
+func TestSecretTypesAlike(t *testing.T) {
+	t.Parallel()
+	methods := func(typ reflect.Type) []string {
+		var names []string
+		for m := range typ.Methods() {
+			names = append(names, m.Name)
 		}
+		return names
+	}
+	want := methods(reflect.TypeFor[*auth.SecretKey]())
+	for _, typ := range []reflect.Type{reflect.TypeFor[*auth.DeveloperKey](), reflect.TypeFor[*scribe.WebhookSecret]()} {
+		if got := methods(typ); !slices.Equal(got, want) {
+			t.Errorf("%s has methods %v, want those of auth.SecretKey: %v", typ, got, want)
+		}
+	}
+	var s scribe.WebhookSecret
+	if err := s.UnmarshalText([]byte("whsec_[REDACTED]")); !errors.Is(err, webhook.ErrInvalidSecret) {
+		t.Errorf("UnmarshalText of the redacted form: %v, want webhook.ErrInvalidSecret", err)
+	}
+	if err := s.UnmarshalText([]byte("whsec_c2VjcmV0")); err != nil || s.Reveal() != "whsec_c2VjcmV0" {
+		t.Errorf("UnmarshalText: %v, %q", err, s.Reveal())
+	}
+	if b, err := s.MarshalText(); err != nil || string(b) != "whsec_[REDACTED]" {
+		t.Errorf("MarshalText = %s, %v; want the redacted form", b, err)
 	}
 }

@@ -93,7 +93,7 @@ func TestTimeoutsAreNetErrors(t *testing.T) {
 			srv, n := stallingServer(t, tt.stall)
 			hc := srv.Client()
 			hc.Timeout = tt.hcTimeout
-			opts := append([]scribe.Option{scribe.WithHTTPClient(hc), scribe.WithDeveloperKey(testDevKey), scribe.WithRetryWait(0, 0)}, tt.opts...)
+			opts := append([]scribe.Option{scribe.WithHTTPClient(hc), scribe.WithDeveloperKey(testDeveloperKey), scribe.WithRetryWait(0, 0)}, tt.opts...)
 			c, err := scribe.NewClient(srv.URL, opts...)
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // Transcript is text transcribed from a recorded audio file, owned by a user
@@ -37,6 +39,25 @@ type Transcript struct {
 	Audio TranscriptAudio `json:"audio"`
 }
 
+// check holds a decoded Transcript to api/openapi.yaml: every member
+// present, none null, and so for its user, job and audio (decode.go).
+func (t *Transcript) check(o *apijson.Object) error {
+	return o.Members(t, apijson.Members{
+		Required: []string{"id", "headline", "text", "type", "created_on", "metadata", "user", "job", "audio"},
+		Nested: func(name []byte) error {
+			switch string(name) {
+			case "user":
+				return t.User.check(o)
+			case "job":
+				return t.Job.check(o)
+			case "audio":
+				return t.Audio.check(o)
+			}
+			return o.Skip() // metadata, free-form
+		},
+	})
+}
+
 // TranscriptUser is the owner of a Transcript.
 type TranscriptUser struct {
 	// ID is the owner's user id (user.id), the same as User.ID from GetMe
@@ -50,12 +71,20 @@ type TranscriptUser struct {
 	LastName string `json:"last_name"`
 }
 
+func (u *TranscriptUser) check(o *apijson.Object) error {
+	return o.Members(u, apijson.Members{Required: []string{"id", "first_name", "last_name"}})
+}
+
 // TranscriptJob is the transcription job that produced a Transcript.
 type TranscriptJob struct {
 	// ID identifies the transcription job (job.id).
 	ID int64 `json:"id"`
 	// Lines is the number of lines the job transcribed (job.lines).
 	Lines int `json:"lines"`
+}
+
+func (j *TranscriptJob) check(o *apijson.Object) error {
+	return o.Members(j, apijson.Members{Required: []string{"id", "lines"}})
 }
 
 // TranscriptAudio is the recording a Transcript was made from.
@@ -68,6 +97,10 @@ type TranscriptAudio struct {
 	// CreatedOn is the recording's own timestamp (audio.created_on), in
 	// UTC; it can be earlier than the transcript's CreatedOn.
 	CreatedOn time.Time `json:"created_on"`
+}
+
+func (a *TranscriptAudio) check(o *apijson.Object) error {
+	return o.Members(a, apijson.Members{Required: []string{"id", "length_in_seconds", "created_on"}})
 }
 
 // ListTranscriptsParams are the parameters of ListTranscripts.

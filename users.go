@@ -3,6 +3,8 @@ package scribe
 import (
 	"context"
 	"net/http"
+
+	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // User is the platform user an installation belongs to, as GET /users/me
@@ -20,6 +22,12 @@ type User struct {
 	// EmailAddress is the user's email address (email_address); "" when
 	// the user has none.
 	EmailAddress string `json:"email_address"`
+}
+
+// check holds a decoded User to api/openapi.yaml: every member present,
+// none null (decode.go).
+func (u *User) check(o *apijson.Object) error {
+	return o.Members(u, apijson.Members{Required: []string{"id", "first_name", "last_name", "email_address"}})
 }
 
 // GetMe returns the user the installation token belongs to; it needs an

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"time"
+
+	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // Webhook is an endpoint that receives a plugin's events.
@@ -26,6 +28,12 @@ type Webhook struct {
 	CreatedOn time.Time `json:"created_on"`
 	// UpdatedOn is when the webhook last changed (updated_on), in UTC.
 	UpdatedOn time.Time `json:"updated_on"`
+}
+
+// check holds a decoded Webhook to api/openapi.yaml: every member present,
+// none null (decode.go).
+func (w *Webhook) check(o *apijson.Object) error {
+	return o.Members(w, apijson.Members{Required: []string{"id", "plugin_id", "uri", "signing_secret", "created_on", "updated_on"}})
 }
 
 // ListWebhooksParams are the parameters of ListWebhooks.

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"unique"
 
-	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
 )
 
@@ -25,9 +23,6 @@ const DeveloperKeyPrefix = "dk_live_"
 // 256 bits for HS256.
 const minSecretBytes = 32
 
-// stringJSON reads a key's JSON string.
-var stringJSON = apijson.Lenient()
-
 // ErrInvalidKey is matched by errors.Is for every error about the form of a
 // secret key or developer key.
 var ErrInvalidKey = errors.New("invalid key")
@@ -41,12 +36,10 @@ func keyError(kind, problem string) error {
 // printing or marshalling a key gives, which carries no secret.
 const redactedProblem = "is the redacted placeholder " + redact.Marker + ", which is what printing or marshalling a key gives; pass the key itself (Reveal() where it was stored)"
 
-// A key is held as a unique.Handle, which is a pointer to the string: fmt,
-// even when it prints a struct holding a key in an unexported field (where it
-// cannot call the key's methods, and follows one pointer for a bad verb such
-// as %s), shows an address and never the secret. Handles of equal strings are
-// equal, so keys compare with ==.
-type handle = unique.Handle[string]
+// A key holds its text in a redact.Secret, the one implementation of every
+// key and secret type of the SDK: fmt, even printing a struct that holds a
+// key in an unexported field, shows an address and never the text, and keys
+// compare with == by their text.
 
 // SecretKey is a plugin secret key ("ask_live_..."), the HMAC key that signs
 // installation JWTs. Every way of printing it (fmt verbs, slog, JSON and text
@@ -54,7 +47,7 @@ type handle = unique.Handle[string]
 //
 // The zero SecretKey holds no key; Mint and NewTokenSource refuse it. Two
 // SecretKeys are == when they hold the same key.
-type SecretKey struct{ h handle }
+type SecretKey struct{ s redact.Secret }
 
 // ParseSecretKey checks that s is a plugin secret key: "ask_live_" followed
 // by one or more printable, non-space ASCII characters ('!' to '~'). That is
@@ -87,7 +80,7 @@ func ParseSecretKey(s string) (SecretKey, error) {
 	if strings.Contains(rest, redact.Marker) {
 		return SecretKey{}, keyError(kind, redactedProblem)
 	}
-	return SecretKey{unique.Make(s)}, nil
+	return SecretKey{redact.NewSecret(s)}, nil
 }
 
 // keyByteProblem names what is wrong with byte c of a secret key, or returns
@@ -116,7 +109,7 @@ func NewSecretKey() (SecretKey, error) {
 	if err != nil {
 		return SecretKey{}, err
 	}
-	return SecretKey{unique.Make(s)}, nil
+	return SecretKey{redact.NewSecret(s)}, nil
 }
 
 func randomKey(prefix string) (string, error) {
@@ -129,74 +122,53 @@ func randomKey(prefix string) (string, error) {
 
 // Reveal returns the key itself. Pass it only where it is needed (a secret
 // store, an environment variable), never to a log.
-func (k SecretKey) Reveal() string {
-	if k.IsZero() {
-		return ""
-	}
-	return k.h.Value()
-}
+func (k SecretKey) Reveal() string { return k.s.Reveal() }
 
 // bytes returns the HMAC key: the key's UTF-8 bytes, prefix included.
 func (k SecretKey) bytes() []byte { return []byte(k.Reveal()) }
 
 // IsZero reports whether k holds no key.
-func (k SecretKey) IsZero() bool { return k.h == handle{} }
+func (k SecretKey) IsZero() bool { return k.s.IsZero() }
 
 // Equal reports whether k and o hold the same key, like ==. It lets go-cmp
 // compare structs holding a key.
 func (k SecretKey) Equal(o SecretKey) bool { return k == o }
 
 // String returns the redacted form "ask_live_[REDACTED]", or "" for the zero key.
-func (k SecretKey) String() string { return redact.String(k.Reveal()) }
+func (k SecretKey) String() string { return k.s.String() }
 
 // GoString returns the redacted form, so %#v hides the key too.
-func (k SecretKey) GoString() string { return redact.String(k.Reveal()) }
+func (k SecretKey) GoString() string { return k.s.String() }
 
 // Format writes the redacted form for every fmt verb.
-func (k SecretKey) Format(f fmt.State, verb rune) { redact.Format(f, verb, k.Reveal()) }
+func (k SecretKey) Format(f fmt.State, verb rune) { k.s.Format(f, verb) }
 
 // LogValue implements slog.LogValuer with the redacted form.
-func (k SecretKey) LogValue() slog.Value { return slog.StringValue(k.String()) }
+func (k SecretKey) LogValue() slog.Value { return k.s.LogValue() }
 
 // MarshalJSON writes the redacted form, so a configuration struct marshalled
 // for a log never carries the key. Store the value of Reveal instead.
-func (k SecretKey) MarshalJSON() ([]byte, error) { return apijson.Marshal(k.String()) }
+func (k SecretKey) MarshalJSON() ([]byte, error) { return k.s.MarshalJSON() }
 
 // UnmarshalJSON reads a key from a JSON string and validates it like
 // ParseSecretKey.
 func (k *SecretKey) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := apijson.Unmarshal(b, &s, stringJSON); err != nil {
-		return keyError("secret key", "must be a JSON string")
-	}
-	parsed, err := ParseSecretKey(s)
-	if err != nil {
-		return err
-	}
-	*k = parsed
-	return nil
+	return redact.UnmarshalJSON(b, k, ParseSecretKey, keyError("secret key", "must be a JSON string"))
 }
 
 // MarshalText writes the redacted form, for encoders that use
 // encoding.TextMarshaler.
-func (k SecretKey) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+func (k SecretKey) MarshalText() ([]byte, error) { return k.s.MarshalText() }
 
 // UnmarshalText parses a key like ParseSecretKey, so configuration loaders
 // that use encoding.TextUnmarshaler can fill a SecretKey field.
-func (k *SecretKey) UnmarshalText(b []byte) error {
-	parsed, err := ParseSecretKey(string(b))
-	if err != nil {
-		return err
-	}
-	*k = parsed
-	return nil
-}
+func (k *SecretKey) UnmarshalText(b []byte) error { return redact.UnmarshalText(b, k, ParseSecretKey) }
 
 // DeveloperKey is a developer key ("dk_live_..."), the bearer token of the
 // developer operations (GET /plugins and the calls under it). It is opaque to
 // clients. Every way of printing it shows a redacted form such as
 // "dk_live_[REDACTED]"; Reveal returns the key itself.
-type DeveloperKey struct{ h handle }
+type DeveloperKey struct{ s redact.Secret }
 
 // ParseDeveloperKey checks that s can be a developer key: not empty,
 // printable ASCII without whitespace (it travels as a bearer token in an
@@ -215,7 +187,7 @@ func ParseDeveloperKey(s string) (DeveloperKey, error) {
 	if strings.Contains(s, redact.Marker) {
 		return DeveloperKey{}, keyError(kind, redactedProblem)
 	}
-	return DeveloperKey{unique.Make(s)}, nil
+	return DeveloperKey{redact.NewSecret(s)}, nil
 }
 
 // NewDeveloperKey returns a fresh random developer key: "dk_live_" followed by
@@ -225,63 +197,44 @@ func NewDeveloperKey() (DeveloperKey, error) {
 	if err != nil {
 		return DeveloperKey{}, err
 	}
-	return DeveloperKey{unique.Make(s)}, nil
+	return DeveloperKey{redact.NewSecret(s)}, nil
 }
 
 // Reveal returns the key itself, for the Authorization header.
-func (k DeveloperKey) Reveal() string {
-	if k.IsZero() {
-		return ""
-	}
-	return k.h.Value()
-}
+func (k DeveloperKey) Reveal() string { return k.s.Reveal() }
 
 // IsZero reports whether k holds no key.
-func (k DeveloperKey) IsZero() bool { return k.h == handle{} }
+func (k DeveloperKey) IsZero() bool { return k.s.IsZero() }
 
 // Equal reports whether k and o hold the same key, like ==. It lets go-cmp
 // compare structs holding a key.
 func (k DeveloperKey) Equal(o DeveloperKey) bool { return k == o }
 
 // String returns the redacted form, such as "dk_live_[REDACTED]".
-func (k DeveloperKey) String() string { return redact.String(k.Reveal()) }
+func (k DeveloperKey) String() string { return k.s.String() }
 
 // GoString returns the redacted form, so %#v hides the key too.
-func (k DeveloperKey) GoString() string { return redact.String(k.Reveal()) }
+func (k DeveloperKey) GoString() string { return k.s.String() }
 
 // Format writes the redacted form for every fmt verb.
-func (k DeveloperKey) Format(f fmt.State, verb rune) { redact.Format(f, verb, k.Reveal()) }
+func (k DeveloperKey) Format(f fmt.State, verb rune) { k.s.Format(f, verb) }
 
 // LogValue implements slog.LogValuer with the redacted form.
-func (k DeveloperKey) LogValue() slog.Value { return slog.StringValue(k.String()) }
+func (k DeveloperKey) LogValue() slog.Value { return k.s.LogValue() }
 
 // MarshalJSON writes the redacted form. Store the value of Reveal instead.
-func (k DeveloperKey) MarshalJSON() ([]byte, error) { return apijson.Marshal(k.String()) }
+func (k DeveloperKey) MarshalJSON() ([]byte, error) { return k.s.MarshalJSON() }
 
 // UnmarshalJSON reads a key from a JSON string and validates it like
 // ParseDeveloperKey.
 func (k *DeveloperKey) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := apijson.Unmarshal(b, &s, stringJSON); err != nil {
-		return keyError("developer key", "must be a JSON string")
-	}
-	parsed, err := ParseDeveloperKey(s)
-	if err != nil {
-		return err
-	}
-	*k = parsed
-	return nil
+	return redact.UnmarshalJSON(b, k, ParseDeveloperKey, keyError("developer key", "must be a JSON string"))
 }
 
 // MarshalText writes the redacted form.
-func (k DeveloperKey) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+func (k DeveloperKey) MarshalText() ([]byte, error) { return k.s.MarshalText() }
 
 // UnmarshalText parses a key like ParseDeveloperKey.
 func (k *DeveloperKey) UnmarshalText(b []byte) error {
-	parsed, err := ParseDeveloperKey(string(b))
-	if err != nil {
-		return err
-	}
-	*k = parsed
-	return nil
+	return redact.UnmarshalText(b, k, ParseDeveloperKey)
 }

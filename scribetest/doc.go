@@ -20,8 +20,11 @@
 // the built-in demo set that cmd/scribe-server loads by default.
 //
 // WithClock and FakeClock control time: token expiry, the timestamps of new
-// resources, the 24-hour life of idempotency keys and the waits between the
-// retries of the clients the server hands out follow the clock.
+// resources, the 24-hour life of idempotency keys, rate-limit windows and
+// webhook retries follow the clock, which moves only when the test moves it
+// (Advance, or the waits of WaitForDeliveries, RequireDelivered, Shutdown).
+// The clients the server hands out retry after waits of 1 to 10 ms of their
+// own and never move it.
 // WithBasePath serves the operations under a prefix such as /v1.
 //
 // For testing retry code, InjectFault makes the next requests fail (a status,

@@ -145,8 +145,8 @@ func ExampleServer_FailNext() {
 	}
 	defer s.Close()
 	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
-	// The server's clients wait between retries on the server's clock,
-	// scaled down on the system clock: the retries below take milliseconds.
+	// The server's clients back off 1 to 10 ms between retries: the retries
+	// below take milliseconds.
 	client, err := s.DeveloperClient(dev.Key)
 	if err != nil {
 		log.Fatal(err)

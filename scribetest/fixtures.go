@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
@@ -37,46 +37,14 @@ type Fixtures struct {
 	// where the document omitted them).
 	Installations []scribe.PluginInstallation
 	// Transcripts are the transcripts created, with their owners' names
-	// filled in from the users, as they were when loaded.
-	Transcripts FixtureTranscripts
+	// filled in from the users, as they were when loaded: each a copy of
+	// its own (its metadata included), which a later update or delete on
+	// the server does not change (Server.Transcripts reads the current
+	// state).
+	Transcripts []scribe.Transcript
 	// Webhooks are the webhooks registered, with their signing secrets
 	// (generated where the document omitted them).
 	Webhooks []scribe.Webhook
-}
-
-// FixtureTranscripts are the transcripts a fixture load created, in
-// document order, as they were when loaded: a later update or delete on the
-// server does not change what At returns; Server.Transcripts reads the
-// current state. It shares the values the server stored (which never change
-// once stored) rather than holding a copy of a million transcripts, and
-// copies one for the caller when asked.
-type FixtureTranscripts struct {
-	ts []scribe.Transcript // shared with the server, which never changes a stored value in place
-}
-
-// Len returns how many transcripts the load created.
-func (ft FixtureTranscripts) Len() int { return len(ft.ts) }
-
-// At returns the i-th transcript of the document (0 ≤ i < Len), a copy of
-// its own: the value, its metadata map included, is the caller's.
-func (ft FixtureTranscripts) At(i int) scribe.Transcript { return state.CloneTranscript(ft.ts[i]) }
-
-// All yields every transcript with its index, in document order, each as At
-// returns it.
-func (ft FixtureTranscripts) All() iter.Seq2[int, scribe.Transcript] {
-	return func(yield func(int, scribe.Transcript) bool) {
-		for i := range ft.ts {
-			if !yield(i, ft.At(i)) {
-				return
-			}
-		}
-	}
-}
-
-// String says how many transcripts there are, rather than printing them
-// all.
-func (ft FixtureTranscripts) String() string {
-	return fmt.Sprintf("%d transcripts", len(ft.ts))
 }
 
 //go:embed demo.json
@@ -98,6 +66,17 @@ func DemoFixtures() io.Reader { return bytes.NewReader(demoJSON) }
 // already on the server. Loading emits no events: fixtures are the state the
 // server starts from.
 func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
+	out, err := s.loadFixtures(r)
+	for i, t := range out.Transcripts { // the server's own stay the server's
+		out.Transcripts[i] = state.CloneTranscript(t)
+	}
+	return out, err
+}
+
+// loadFixtures is LoadFixtures, with transcripts that share their metadata
+// with the server's: for a server started with fixtures, which returns
+// none.
+func (s *Server) loadFixtures(r io.Reader) (Fixtures, error) {
 	var d fixtureDoc
 	if err := d.read(r); err != nil {
 		return Fixtures{}, err
@@ -116,33 +95,37 @@ func (s *Server) LoadFixtures(r io.Reader) (Fixtures, error) {
 // The members of a fixture document. Ids are pointers, so that an explicit 0
 // is refused; where a resource's members are those of a type of package
 // scribe, it is inlined, with the members read differently declared beside it.
+// Each resource's check refuses null for every member but those the
+// document may leave null (apijson.Members, Strict).
 type (
+	// fixtureDoc is the document's sections, each decoded as it is read
+	// (decode).
 	fixtureDoc struct {
-		Users         []fixtureUser         `json:"users"`
-		Plugins       []fixturePlugin       `json:"plugins"`
-		SecretKeys    []fixtureSecretKey    `json:"secret_keys"`
-		Installations []fixtureInstallation `json:"installations"`
-		Transcripts   []fixtureTranscript   `json:"transcripts"`
-		Webhooks      []fixtureWebhook      `json:"webhooks"`
+		Users         []fixtureUser
+		Plugins       []fixturePlugin
+		SecretKeys    []fixtureSecretKey
+		Installations []fixtureInstallation
+		Transcripts   []fixtureTranscript
+		Webhooks      []fixtureWebhook
 	}
 	fixtureUser struct {
-		ID           *int64  `json:"id" apijson:"nonull"`
+		ID           *int64  `json:"id"`
 		FirstName    string  `json:"first_name"`
 		LastName     string  `json:"last_name"`
-		EmailAddress *string `json:"email_address" apijson:"nonull"` // omitted: generated from the id
-		DeveloperKey *string `json:"developer_key" apijson:"nonull"` // makes the user a developer; "" generates one
+		EmailAddress *string `json:"email_address"` // omitted: generated from the id
+		DeveloperKey *string `json:"developer_key"` // makes the user a developer; "" generates one
 	}
 	fixturePlugin struct {
-		ID            *int64 `json:"id" apijson:"nonull"`
+		ID            *int64 `json:"id"`
 		scribe.Plugin `json:",inline"`
 	}
 	fixtureSecretKey struct {
-		ID                     *int64 `json:"id" apijson:"nonull"`
+		ID                     *int64 `json:"id"`
 		Value                  string `json:"value"` // "": generated
 		scribe.PluginSecretKey `json:",inline"`
 	}
 	fixtureInstallation struct {
-		ID        *int64     `json:"id" apijson:"nonull"`
+		ID        *int64     `json:"id"`
 		UUID      string     `json:"uuid"`
 		PluginID  int64      `json:"plugin_id"`
 		UserID    int64      `json:"user_id"`
@@ -151,7 +134,7 @@ type (
 		DeletedOn *time.Time `json:"deleted_on"` // null: active
 	}
 	fixtureTranscript struct {
-		ID        *int64                     `json:"id" apijson:"nonull"`
+		ID        *int64                     `json:"id"`
 		UserID    int64                      `json:"user_id"`
 		Headline  string                     `json:"headline"`
 		Text      string                     `json:"text"`
@@ -162,24 +145,51 @@ type (
 		CreatedOn time.Time                  `json:"created_on"`
 	}
 	fixtureJob struct {
-		ID    *int64 `json:"id" apijson:"nonull"`
+		ID    *int64 `json:"id"`
 		Lines int    `json:"lines"`
 	}
 	fixtureAudio struct {
-		ID                     *int64 `json:"id" apijson:"nonull"`
+		ID                     *int64 `json:"id"`
 		scribe.TranscriptAudio `json:",inline"`
 	}
 	fixtureWebhook struct {
-		ID             *int64 `json:"id" apijson:"nonull"`
+		ID             *int64 `json:"id"`
 		SigningSecret  string `json:"signing_secret"` // "": generated
 		scribe.Webhook `json:",inline"`
 	}
 )
 
+func (u *fixtureUser) check(o *apijson.Object) error { return o.Members(u, apijson.Members{}) }
+
+func (p *fixturePlugin) check(o *apijson.Object) error {
+	return o.Members(p, apijson.Members{
+		Nullable: []string{"crm_integration_id"},
+		Nested:   func([]byte) error { return o.Members(&p.Permissions, apijson.Members{}) },
+	})
+}
+
+func (k *fixtureSecretKey) check(o *apijson.Object) error { return o.Members(k, apijson.Members{}) }
+
+func (in *fixtureInstallation) check(o *apijson.Object) error {
+	return o.Members(in, apijson.Members{Nullable: []string{"deleted_on"}})
+}
+
+func (t *fixtureTranscript) check(o *apijson.Object) error {
+	return o.Members(t, apijson.Members{Nested: func(name []byte) error {
+		switch string(name) {
+		case "job":
+			return o.Members(&t.Job, apijson.Members{})
+		case "audio":
+			return o.Members(&t.Audio, apijson.Members{})
+		}
+		return o.Skip() // metadata, free-form
+	}})
+}
+
+func (w *fixtureWebhook) check(o *apijson.Object) error { return o.Members(w, apijson.Members{}) }
+
 // fixtureJSON decodes a document strictly, naming the member refused.
-var fixtureJSON = apijson.Strict(apijson.Fields[fixtureDoc](), apijson.Fields[fixtureUser](), apijson.Fields[fixturePlugin](),
-	apijson.Fields[scribe.Permissions](), apijson.Fields[fixtureSecretKey](), apijson.Fields[fixtureInstallation](),
-	apijson.Fields[fixtureTranscript](), apijson.Fields[fixtureJob](), apijson.Fields[fixtureAudio](), apijson.Fields[fixtureWebhook]())
+var fixtureJSON = apijson.Strict()
 
 var bom = []byte("\xef\xbb\xbf")
 
@@ -198,9 +208,12 @@ func (d *fixtureDoc) read(r io.Reader) error {
 	return err
 }
 
+// decode reads the document: an object of sections, each an array of
+// resources, each decoded and checked as it is read, so that a document of
+// a million transcripts is never held whole.
 func (d *fixtureDoc) decode(dec *jsontext.Decoder) error {
 	switch dec.PeekKind() {
-	case jsontext.BeginObject.Kind():
+	case '{':
 	case 0:
 		if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 			return describe(err)
@@ -209,16 +222,70 @@ func (d *fixtureDoc) decode(dec *jsontext.Decoder) error {
 	default:
 		return errors.New("fixtures: the document must be a JSON object of sections (users, plugins, ...)")
 	}
-	if err := apijson.UnmarshalDecode(dec, d); err != nil {
-		if dec.PeekKind() == 0 { // the document ended, or is malformed, where a value was due
-			_, err = dec.ReadToken()
+	_, err := dec.ReadToken()
+	for err == nil && dec.PeekKind() == '"' {
+		var name jsontext.Token
+		if name, err = dec.ReadToken(); err != nil {
+			break
 		}
+		switch name.String() {
+		case "users":
+			err = readSection(dec, &d.Users)
+		case "plugins":
+			err = readSection(dec, &d.Plugins)
+		case "secret_keys":
+			err = readSection(dec, &d.SecretKeys)
+		case "installations":
+			err = readSection(dec, &d.Installations)
+		case "transcripts":
+			err = readSection(dec, &d.Transcripts)
+		case "webhooks":
+			err = readSection(dec, &d.Webhooks)
+		default:
+			err = &apijson.Error{Pointer: redact.Path(dec.StackPointer().Tokens(), 256), Reason: "unknown member"}
+		}
+	}
+	if err == nil {
+		_, err = dec.ReadToken() // the end of the document's object
+	}
+	if err != nil {
 		return describe(err)
 	}
 	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		return errors.New("fixtures: not valid JSON: unexpected data after the document")
 	}
 	return nil
+}
+
+// readSection reads a section of the document, an array of resources,
+// into s.
+func readSection[T any, P interface {
+	*T
+	check(*apijson.Object) error
+}](dec *jsontext.Decoder, s *[]T) error {
+	switch k := dec.PeekKind(); k {
+	case '[':
+	case 0: // not JSON
+		_, err := dec.ReadToken()
+		return err
+	default:
+		e := &apijson.Error{Pointer: string(dec.StackPointer()), Want: "an array", Reason: "must be an array of the section's resources"}
+		if k == 'n' {
+			e.Got, e.Reason = "null", "must be an array, not null"
+		}
+		return e
+	}
+	_, err := dec.ReadToken()
+	for err == nil && dec.PeekKind() != ']' {
+		var v T
+		if err = apijson.UnmarshalDecode(dec, &v, P(&v).check); err == nil {
+			*s = append(*s, v)
+		}
+	}
+	if err == nil {
+		_, err = dec.ReadToken()
+	}
+	return err
 }
 
 // errReader keeps the first error of the reader itself, which the decoder's

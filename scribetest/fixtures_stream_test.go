@@ -56,17 +56,10 @@ func TestFixtureStreamBoundaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Transcripts.Len() != 3000 || got.Transcripts.At(2999).Headline != `h"3000\` {
-		t.Fatalf("loaded %d transcripts, the last with headline %q", got.Transcripts.Len(), got.Transcripts.At(got.Transcripts.Len()-1).Headline)
+	if len(got.Transcripts) != 3000 || got.Transcripts[2999].Headline != `h"3000\` {
+		t.Fatalf("loaded %d transcripts, the last with headline %q", len(got.Transcripts), got.Transcripts[len(got.Transcripts)-1].Headline)
 	}
-	collect := func(ft scribetest.FixtureTranscripts) []scribe.Transcript {
-		var out []scribe.Transcript
-		for _, tr := range ft.All() {
-			out = append(out, tr)
-		}
-		return out
-	}
-	if diff := cmp.Diff(collect(want.Transcripts), collect(got.Transcripts)); diff != "" {
+	if diff := cmp.Diff(want.Transcripts, got.Transcripts); diff != "" {
 		t.Errorf("byte by byte, the transcripts differ (-whole +bytewise):\n%s", diff)
 	}
 
@@ -100,7 +93,7 @@ func TestFixtureMalformedDocuments(t *testing.T) {
 		{`{"users": [{"id": 1}] `, "fixtures: not valid JSON: the document ends before its value does (byte 22)"},
 		{`{"users": [{"id": 1} {"id": 2}]}`, `fixtures: not valid JSON in users: malformed JSON (byte 21)`},
 		{`{"users": [{"id": 1}]} {}`, "fixtures: not valid JSON: unexpected data after the document"},
-		{`{"users": [{"id": 1,}]}`, "fixtures: not valid JSON in users[0]: malformed JSON (byte 19)"},
+		{`{"users": [{"id": 1,}]}`, "fixtures: not valid JSON in users[0]: malformed JSON (byte 20)"},
 		{`{"users": [{"id": 01}]}`, "fixtures: not valid JSON in users[0]: malformed JSON (byte 19)"},
 		{`{"users": [{"id": tru}]}`, "fixtures: not valid JSON in users[0].id: malformed JSON (byte 21)"},
 		{`{"users": {}}`, "fixtures: users: must be an array"},
@@ -145,10 +138,10 @@ func TestFixtureTranscriptsMetadataPerElement(t *testing.T) {
 	}
 	want := []string{`{"a":1,"z":[1,2]}`, `{}`, `{"b":"\u003c\u0026\u003e"}`, `{"c":{"d":null}}`}
 	stored := s.Transcripts(3)
-	if fx.Transcripts.Len() != len(want) || len(stored) != len(want) {
-		t.Fatalf("loaded %d transcripts, the server holds %d, want %d", fx.Transcripts.Len(), len(stored), len(want))
+	if len(fx.Transcripts) != len(want) || len(stored) != len(want) {
+		t.Fatalf("loaded %d transcripts, the server holds %d, want %d", len(fx.Transcripts), len(stored), len(want))
 	}
-	for i, tr := range fx.Transcripts.All() {
+	for i, tr := range fx.Transcripts {
 		for _, got := range []scribe.Transcript{tr, stored[i]} {
 			b, err := json.Marshal(got.Metadata)
 			if err != nil {
@@ -161,10 +154,10 @@ func TestFixtureTranscriptsMetadataPerElement(t *testing.T) {
 	}
 }
 
-// TestFixtureTranscriptsAreWhatWasLoaded: Fixtures.Transcripts reads the
-// encodings the server stored at load time; updating and deleting
-// transcripts afterwards (enough to make the server compact its store)
-// leaves them readable and as they were loaded.
+// TestFixtureTranscriptsAreWhatWasLoaded: Fixtures.Transcripts are the
+// transcripts as they were loaded; updating and deleting transcripts
+// afterwards (enough to make the server compact its store) leaves them as
+// they were.
 func TestFixtureTranscriptsAreWhatWasLoaded(t *testing.T) {
 	t.Parallel()
 	s := scribetest.NewTestServer(t)
@@ -185,18 +178,15 @@ func TestFixtureTranscriptsAreWhatWasLoaded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	first, second := fx.Transcripts.At(0), fx.Transcripts.At(1)
+	first, second := fx.Transcripts[0], fx.Transcripts[1]
 	if first.ID != 10 || first.Headline != "first" || first.User.FirstName != "Ada" || second.ID != 11 || second.Headline != "second" {
 		t.Errorf("Fixtures.Transcripts after changes on the server: %+v, %+v; want them as loaded", first, second)
 	}
-	if got := fmt.Sprint(fx.Transcripts); got != "2 transcripts" {
-		t.Errorf("Fixtures.Transcripts prints as %q, want a count", got)
-	}
 }
 
-// Fixtures.Transcripts decodes the transcripts of a load on demand from
-// what the server stored, with the owner's names filled in.
-func ExampleFixtureTranscripts() {
+// Fixtures.Transcripts are the transcripts of a load, with the owner's
+// names filled in.
+func ExampleServer_LoadFixtures_transcripts() {
 	s, err := scribetest.NewUnstartedServer()
 	if err != nil {
 		fmt.Println(err)
@@ -213,12 +203,10 @@ func ExampleFixtureTranscripts() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(fx.Transcripts)
-	for i, tr := range fx.Transcripts.All() {
+	for i, tr := range fx.Transcripts {
 		fmt.Println(i, tr.ID, tr.Headline, tr.User.FirstName, string(tr.Metadata["room"]))
 	}
 	// Output:
-	// 2 transcripts
 	// 0 1 Weekly sync Grace "B"
 	// 1 2 Follow-up Grace
 }

@@ -219,9 +219,9 @@ func TestRefusedFixturesUndoEverything(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the corrected document: %v", err)
 	}
-	if fx.Users[1].ID != 8 || fx.Transcripts.At(1).ID != 6 || fx.Transcripts.At(1).Job.ID != 10 || fx.Webhooks[0].ID != 1 {
+	if fx.Users[1].ID != 8 || fx.Transcripts[1].ID != 6 || fx.Transcripts[1].Job.ID != 10 || fx.Webhooks[0].ID != 1 {
 		t.Errorf("assigned ids: user %d, transcript %d, job %d, webhook %d; want 8, 6, 10, 1",
-			fx.Users[1].ID, fx.Transcripts.At(1).ID, fx.Transcripts.At(1).Job.ID, fx.Webhooks[0].ID)
+			fx.Users[1].ID, fx.Transcripts[1].ID, fx.Transcripts[1].Job.ID, fx.Webhooks[0].ID)
 	}
 	if u, err := s.CreateUser(scribetest.UserParams{}); err != nil || u.ID != 9 {
 		t.Errorf("the next user: %+v, %v; want id 9", u, err)

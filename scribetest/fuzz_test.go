@@ -206,10 +206,10 @@ func FuzzLoadFixtures(f *testing.F) {
 		if n := len(after.plugins) - len(before.plugins); n != len(got.Plugins) {
 			t.Errorf("the load returned %d plugins and added %d", len(got.Plugins), n)
 		}
-		if n := len(after.transcripts) - len(before.transcripts); n != got.Transcripts.Len() {
-			t.Errorf("the load returned %d transcripts and added %d", got.Transcripts.Len(), n)
+		if n := len(after.transcripts) - len(before.transcripts); n != len(got.Transcripts) {
+			t.Errorf("the load returned %d transcripts and added %d", len(got.Transcripts), n)
 		}
-		for i, tr := range got.Transcripts.All() {
+		for i, tr := range got.Transcripts {
 			if diff := cmp.Diff(after.transcripts[tr.ID], tr); diff != "" {
 				t.Errorf("transcript %d of the document differs from the server's (-server +returned):\n%s", i, diff)
 			}

@@ -173,8 +173,9 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 // (the default one or WithWebhookSchedule's) by f: 0.001 turns 5 s into 5 ms
 // and 10 h into 36 s. f must be positive and finite. However large f is, a
 // scaled delay, jitter included, is at most a week (MaxWebhookDelay), so the
-// attempts stay spaced. The clients the server hands out (DeveloperClient,
-// InstallationClient) scale their waits between retries by f too.
+// attempts stay spaced. It scales webhook deliveries only: the clients the
+// server hands out have short waits of their own (1 to 10 ms), and a
+// Retry-After is never scaled.
 func WithWebhookScheduleScale(f float64) Option {
 	return func(cfg *config) error {
 		if !(f > 0) || math.IsInf(f, 0) {

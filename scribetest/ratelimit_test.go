@@ -2,7 +2,9 @@ package scribetest_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -194,39 +196,74 @@ func (c *retryAfterSeen) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// TestClientRetriesRateLimited: the SDK client meets a 429, waits the
-// Retry-After the server announced (on the server's clock: the clients the
-// server hands out move its FakeClock instead of sleeping), and its retry
-// succeeds in the next window.
+// TestClientRetriesRateLimited: the clients the server hands out honour a
+// 429's Retry-After in real time, as any client does, and never move the
+// server's clock. On the system clock the client waits out the window and
+// its retry succeeds in the next one. On a FakeClock the window ends only
+// when the test moves the clock: a call whose context cannot wait that long
+// ends at once with ErrRateLimited (the client does not sleep until its
+// deadline), and after Advance the next call goes through.
 func TestClientRetriesRateLimited(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, scribetest.WithRateLimit(1, time.Second))
-	tr := &retryAfterSeen{next: http.DefaultTransport}
-	c, err := e.s.DeveloperClient(e.devA.Key, scribe.WithHTTPClient(&http.Client{Transport: tr}), scribe.WithRetryWait(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := c.GetPlugin(ctx, e.plugin.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.GetPlugin(ctx, e.plugin.ID); err != nil {
-		t.Fatalf("after a 429 the client should wait and retry: %v", err)
-	}
-	reqs := e.s.Requests()
-	var statuses []int
-	for _, r := range reqs {
-		statuses = append(statuses, r.Status)
-	}
-	if diff := cmp.Diff([]int{200, 429, 200}, statuses); diff != "" {
-		t.Fatalf("statuses (-want +got):\n%s", diff)
-	}
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	if tr.after != time.Second {
-		t.Errorf("Retry-After = %s, want 1s", tr.after)
-	}
-	if waited := reqs[2].Time.Sub(reqs[1].Time); waited < tr.after {
-		t.Errorf("the client retried %s after the 429 by the server's clock, before the Retry-After of %s", waited, tr.after)
-	}
+	t.Run("system clock", func(t *testing.T) {
+		t.Parallel()
+		s := scribetest.NewTestServer(t, scribetest.WithRateLimit(1, time.Second))
+		dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &retryAfterSeen{next: http.DefaultTransport}
+		c, err := s.DeveloperClient(dev.Key, scribe.WithHTTPClient(&http.Client{Transport: tr}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		for i := range 2 {
+			if _, err := c.GetPlugin(ctx, p.ID); err != nil {
+				t.Fatalf("call %d: %v; after a 429 the client waits the Retry-After and retries", i+1, err)
+			}
+		}
+		var statuses []int
+		for _, r := range s.Requests() {
+			statuses = append(statuses, r.Status)
+		}
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		if want := []int{200, 429, 200}; !slices.Equal(statuses, want) && tr.after != 0 {
+			t.Errorf("statuses %v, want %v", statuses, want) // or no 429 at all, when the first call ended a window
+		}
+	})
+	t.Run("fake clock", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t, scribetest.WithRateLimit(1, time.Minute))
+		c, err := e.s.DeveloperClient(e.devA.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.GetPlugin(context.Background(), e.plugin.ID); err != nil {
+			t.Fatal(err)
+		}
+		before := e.s.Clock().Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = c.GetPlugin(ctx, e.plugin.ID)
+		var se *scribe.Error
+		if !errors.Is(err, scribe.ErrRateLimited) || !errors.As(err, &se) || se.RetryAfter != time.Minute {
+			t.Fatalf("over the quota: %v; want ErrRateLimited with the minute left", err)
+		}
+		if ctx.Err() != nil {
+			t.Error("the call slept until its deadline instead of ending at once")
+		}
+		if now := e.s.Clock().Now(); !now.Equal(before) {
+			t.Errorf("the client moved the server's clock from %s to %s", before, now)
+		}
+		e.clock.Advance(time.Minute)
+		if _, err := c.GetPlugin(context.Background(), e.plugin.ID); err != nil {
+			t.Errorf("in the next window: %v", err)
+		}
+	})
 }

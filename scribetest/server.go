@@ -1,7 +1,6 @@
 package scribetest
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +27,6 @@ type Server struct {
 	basePath   string
 	logger     *slog.Logger
 	addr       string
-	retryScale float64 // how the waits of the clients it hands out are scaled on the real clock
 	st         *state.Store
 	requests   ring[Request]
 	faults     faults
@@ -54,9 +52,6 @@ var ErrConflict = errConflict
 // wrapped.
 var errNotFound, errConflict = state.ErrNotFound, state.ErrConflict
 
-// defaultRetryScale scales the retry waits of the server's clients.
-const defaultRetryScale = 0.001
-
 // NewUnstartedServer returns a Server that does not listen yet: until Start,
 // it answers only through Handler, to mount in a server of your own. URL is
 // "" until then, and the clients it hands out cannot be made.
@@ -70,8 +65,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr,
-		retryScale: cmp.Or(cfg.scale, defaultRetryScale)}
+	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr}
 	s.deliveries = newEngine(&cfg)
 	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
@@ -85,7 +79,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}
 	for _, r := range cfg.fixtures {
-		if _, err := s.LoadFixtures(r); err != nil {
+		if _, err := s.loadFixtures(r); err != nil {
 			return nil, err
 		}
 	}

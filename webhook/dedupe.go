@@ -160,8 +160,9 @@ type dedupeEntry struct {
 type MemoryStoreOption func(*MemoryDedupeStore)
 
 // WithClaimLease sets how long an in-flight claim lasts when its holder
-// neither completes nor releases it (DefaultLease). Zero or less, or more
-// than the store's ttl, is taken as the ttl.
+// neither completes nor releases it (DefaultLease). Zero or less keeps
+// DefaultLease, as redisdedupe.WithLease does; more than the store's ttl is
+// taken as the ttl.
 func WithClaimLease(d time.Duration) MemoryStoreOption {
 	return func(s *MemoryDedupeStore) { s.lease = d }
 }
@@ -190,9 +191,10 @@ func NewMemoryDedupeStore(ttl time.Duration, maxEntries int, opts ...MemoryStore
 	for _, o := range opts {
 		o(s)
 	}
-	if s.lease <= 0 || s.lease > ttl {
-		s.lease = ttl
+	if s.lease <= 0 {
+		s.lease = DefaultLease
 	}
+	s.lease = min(s.lease, ttl)
 	return s
 }
 

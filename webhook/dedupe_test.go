@@ -159,3 +159,35 @@ func TestMemoryDedupeStoreFullOfRunningClaims(t *testing.T) {
 		t.Errorf("Reserve(evt_d) after the leases ended = %v, %v; want Reserved (an abandoned claim makes room)", r, err)
 	}
 }
+
+// TestClaimLeaseZeroIsTheDefault protects one meaning for a zero lease, as
+// in redisdedupe.WithLease: WithClaimLease(0) keeps DefaultLease (it used to
+// be taken as the store's TTL, a day); a lease past the TTL is the TTL.
+func TestClaimLeaseZeroIsTheDefault(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		lease, ttl, want time.Duration
+	}{
+		{0, 24 * time.Hour, webhook.DefaultLease},
+		{-time.Second, 24 * time.Hour, webhook.DefaultLease},
+		{time.Minute, 24 * time.Hour, time.Minute},
+		{48 * time.Hour, 24 * time.Hour, 24 * time.Hour},
+		{0, time.Minute, time.Minute},
+	} {
+		clock := &fakeClock{t: time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)}
+		s := webhook.NewMemoryDedupeStore(tc.ttl, 10, webhook.WithClaimLease(tc.lease))
+		webhook.SetStoreClock(s, clock.now)
+		ctx := context.Background()
+		if _, _, err := s.Reserve(ctx, "evt_a"); err != nil {
+			t.Fatal(err)
+		}
+		clock.advance(tc.want - time.Second)
+		if r, _, _ := s.Reserve(ctx, "evt_a"); r != webhook.InFlight {
+			t.Errorf("lease %s, ttl %s: Reserve a second before %s = %v, want InFlight", tc.lease, tc.ttl, tc.want, r)
+		}
+		clock.advance(time.Second)
+		if r, _, _ := s.Reserve(ctx, "evt_a"); r == webhook.InFlight {
+			t.Errorf("lease %s, ttl %s: Reserve at %s = InFlight, want the lease over", tc.lease, tc.ttl, tc.want)
+		}
+	}
+}

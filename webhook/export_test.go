@@ -12,3 +12,6 @@ func NewMemoryDedupeStoreForTest(ttl time.Duration, maxEntries int, lease time.D
 	s.now = now
 	return s
 }
+
+// SetStoreClock makes s read the clock now.
+func SetStoreClock(s *MemoryDedupeStore, now func() time.Time) { s.now = now }

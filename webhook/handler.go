@@ -11,10 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/scribehq/scribe-go/internal/redact"
 )
@@ -111,11 +108,12 @@ func NewHandler(v *Verifier, fn func(ctx context.Context, e *Event) error, opts 
 		opt(h)
 	}
 	if v != nil {
-		// The bare base64 of each key: an error may quote a secret
-		// without its whsec_ prefix, which redact.Text does not know.
+		// Each key as its secret's text, and its bare base64: an error may
+		// quote a secret without its whsec_ prefix, which redact.Text does
+		// not know.
 		for _, k := range v.keys {
 			if len(k) > 0 {
-				h.keyTexts = append(h.keyTexts, base64.StdEncoding.EncodeToString(k), base64.RawStdEncoding.EncodeToString(k))
+				h.keyTexts = append(h.keyTexts, redact.WebhookSecretForms(SecretPrefix+base64.StdEncoding.EncodeToString(k))...)
 			}
 		}
 	}
@@ -169,8 +167,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Deduped on one id and handed over with the other, the event would
 		// be lost or run twice; neither id is claimed, so both events run
 		// when they are really delivered.
-		h.refuse(w, r, http.StatusBadRequest, fmt.Errorf("%w: the body's id %q differs from webhook-id %q; the service sends one event's id in both",
-			ErrMalformedEvent, clip(event.ID, 64), clip(id, 64)))
+		h.refuse(w, r, http.StatusBadRequest, fmt.Errorf("%w: the body's id %s differs from webhook-id %s; the service sends one event's id in both",
+			ErrMalformedEvent, redact.Quote(event.ID, 64), redact.Quote(id, 64)))
 		return
 	}
 	if h.store == nil {
@@ -199,7 +197,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // storeFailed answers 503 with a Retry-After: a store that fails is never
 // taken for a success, and the function does not run without a claim.
 func (h *handler) storeFailed(w http.ResponseWriter, r *http.Request, op, id string, err error) {
-	h.logger().ErrorContext(r.Context(), "webhook: dedupe store failed; answering 503 so that the service retries", "op", op, "webhook_id", id, "error", h.scrub(err.Error(), maxLoggedError))
+	h.logger().ErrorContext(r.Context(), "webhook: dedupe store failed; answering 503 so that the service retries", "op", op, "webhook_id", id, "error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
 	w.Header().Set("Retry-After", strconv.Itoa(RetryAfterStoreFailure))
 	http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
 }
@@ -233,7 +231,7 @@ func (h *handler) settled(ctx context.Context, op, id string, err error) {
 	case errors.Is(err, ErrClaimLost):
 		h.logger().WarnContext(ctx, "webhook: the claim's lease ran out while the event handler ran, and another delivery claimed the id; make the lease longer than the handler's longest run", "op", op, "webhook_id", id)
 	default:
-		h.logger().ErrorContext(ctx, "webhook: dedupe store failed to settle the claim; it ends with its lease", "op", op, "webhook_id", id, "error", h.scrub(err.Error(), maxLoggedError))
+		h.logger().ErrorContext(ctx, "webhook: dedupe store failed to settle the claim; it ends with its lease", "op", op, "webhook_id", id, "error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
 	}
 }
 
@@ -256,20 +254,11 @@ func (h *handler) call(ctx context.Context, event *Event, id string) (err error)
 		}
 		h.logger().ErrorContext(ctx, "webhook: the event handler panicked; the id is released and the service will retry",
 			"webhook_id", id, "event_type", string(event.Type),
-			"panic", h.scrub(fmt.Sprint(p), maxLoggedError),
-			"stack", h.scrubStack(debug.Stack()))
+			"panic", redact.Line(fmt.Sprint(p), maxLoggedError, h.keyTexts...),
+			"stack", redact.Excerpt(debug.Stack(), maxLoggedStack, false, h.keyTexts...))
 		err = errPanicked
 	}()
 	return h.fn(ctx, event)
-}
-
-// scrubStack redacts a stack trace and keeps its lines.
-func (h *handler) scrubStack(stack []byte) string {
-	lines := strings.Split(string(stack), "\n")
-	for i, l := range lines {
-		lines[i] = h.scrub(l, maxLoggedError)
-	}
-	return clip(strings.Join(lines, "\n"), 16<<10)
 }
 
 // failed answers a delivery fn failed: 500, or 422 for a Permanent error.
@@ -280,12 +269,12 @@ func (h *handler) failed(w http.ResponseWriter, r *http.Request, event *Event, i
 		status, line = StatusPermanentFailure, "the event handler failed permanently; do not retry"
 		msg = "webhook: the event handler failed permanently; the service will not retry"
 	}
-	text := h.scrub(err.Error(), maxLoggedError)
 	if err != errPanicked {
-		h.logger().WarnContext(r.Context(), msg, "webhook_id", id, "event_type", string(event.Type), "status", status, "error", text)
+		h.logger().WarnContext(r.Context(), msg, "webhook_id", id, "event_type", string(event.Type), "status", status,
+			"error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
 	}
 	if h.details {
-		line += ": " + clip(text, MaxErrorDetailBytes)
+		line += ": " + redact.Line(err.Error(), MaxErrorDetailBytes, h.keyTexts...)
 	}
 	http.Error(w, line, status)
 }
@@ -299,32 +288,12 @@ func (h *handler) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// maxLoggedError bounds the text of fn's error in a log record.
-const maxLoggedError = 4 << 10
-
-// scrub returns s fit to leave the process: every text shaped like a
-// credential, and the Verifier's keys, redacted; control characters (CR,
-// LF, ANSI escapes) replaced by spaces; at most limit bytes, cut at a rune
-// boundary with "…" added.
-func (h *handler) scrub(s string, limit int) string {
-	s = redact.Known(s, h.keyTexts...)
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return ' '
-		}
-		return r
-	}, s)
-	return clip(s, limit)
-}
-
-// clip returns s if it has at most limit bytes, else its longest prefix of
-// at most limit bytes that ends at a rune boundary, with "…" added.
-func clip(s string, limit int) string {
-	if s, cut := redact.Cut(s, limit); cut {
-		return s + "…"
-	}
-	return s
-}
+// maxLoggedError bounds the text of fn's error in a log record, and
+// maxLoggedStack the stack of a panic.
+const (
+	maxLoggedError = 4 << 10
+	maxLoggedStack = 16 << 10
+)
 
 // refuse answers a delivery that failed verification or decoding.
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, status int, err error) {

@@ -23,13 +23,17 @@ var ErrInvalidSecret = scribe.ErrInvalidWebhookSecret
 //
 //	v, err := webhook.NewVerifier(hook.SigningSecret)
 //
-// Every way of printing it (fmt verbs, slog, JSON) shows "whsec_[REDACTED]";
-// Reveal returns the secret itself. Decoding a JSON string validates it like
-// ParseSecret and refuses the redacted form. Obtain one with ParseSecret or
-// NewSecret, or by decoding a scribe.Webhook; the zero Secret holds no key and
-// verifies nothing. Its methods (Reveal, IsZero, String, MarshalJSON,
-// UnmarshalJSON, ...) are documented on scribe.WebhookSecret: the type is
-// declared in package scribe, which this package imports.
+// Every way of printing it (fmt verbs, slog, JSON and text) shows
+// "whsec_[REDACTED]"; Reveal returns the secret itself. Decoding a JSON
+// string validates it like ParseSecret and refuses the redacted form. Obtain
+// one with ParseSecret or NewSecret, or by decoding a scribe.Webhook; the
+// zero Secret holds no key and verifies nothing.
+//
+// Secret is an alias, so go doc lists its methods under [scribe.WebhookSecret]
+// (go doc github.com/scribehq/scribe-go.WebhookSecret): Reveal, IsZero,
+// Equal, String, GoString, Format, LogValue, MarshalJSON, UnmarshalJSON,
+// MarshalText and UnmarshalText. The type is declared in package scribe,
+// which this package imports, because scribe.Webhook holds one.
 type Secret = scribe.WebhookSecret
 
 // ParseSecret parses a signing secret from configuration or a secret store.

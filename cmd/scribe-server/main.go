@@ -384,7 +384,7 @@ Try:
 // file's author has them, or left them out to have them generated.
 func printSummary(w io.Writer, file string, fx scribetest.Fixtures) {
 	fmt.Fprintf(w, "Loaded %s: %d users (%d developers), %d plugins, %d secret keys, %d installations, %d transcripts, %d webhooks.\n",
-		file, len(fx.Users), len(fx.Developers), len(fx.Plugins), len(fx.SecretKeys), len(fx.Installations), fx.Transcripts.Len(), len(fx.Webhooks))
+		file, len(fx.Users), len(fx.Developers), len(fx.Plugins), len(fx.SecretKeys), len(fx.Installations), len(fx.Transcripts), len(fx.Webhooks))
 	for _, in := range fx.Installations {
 		fmt.Fprintf(w, "  installation %d  uuid %s  (plugin %d, user %d)\n", in.ID, in.UUID, in.PluginID, in.UserID)
 	}

@@ -4,10 +4,10 @@
 // of the standard library's), and adds only what the contract asks of every
 // document and v2 does not do by itself:
 //
-//   - timestamps in every RFC 3339 form (ParseTime), for time.Time anywhere;
-//   - objects whose members are all required (Require), as every resource
-//     and list envelope of api/openapi.yaml is: a missing member, null, or
-//     a value of another kind is an error, never a zero value;
+//   - timestamps in every RFC 3339 form, for time.Time anywhere;
+//   - a check of what the library accepts and the contract does not: a
+//     member missing, or null where the member is not nullable (Check,
+//     with what each type says of its members beside its declaration);
 //   - errors that name where (a JSON pointer and a byte offset), what was
 //     expected and what was found, and never the value (Error).
 //
@@ -18,68 +18,71 @@ package apijson
 
 import (
 	"bytes"
+	"cmp"
+	"encoding"
 	"errors"
 	"io"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/scribehq/scribe-go/internal/redact"
 )
 
-// Options configure Unmarshal; build them once, with Lenient or Strict.
+// Options configure Unmarshal: Lenient or Strict.
 type Options = json.Options
 
 // Lenient returns the options for reading what a server sent: unknown
-// members are skipped (a newer service may add some), timestamps are read
-// by ParseTime, and each object type given (from Require) must carry every
-// one of its members.
-func Lenient(objects ...*json.Unmarshalers) Options {
-	return json.JoinOptions(
-		json.WithUnmarshalers(json.JoinUnmarshalers(append([]*json.Unmarshalers{timeUnmarshaler}, objects...)...)),
-	)
-}
+// members are skipped (a newer service may add some), and timestamps are
+// read in every RFC 3339 form.
+func Lenient() Options { return json.WithUnmarshalers(json.UnmarshalFromFunc(unmarshalTime)) }
 
 // Strict returns Lenient's options with unknown members refused: for
-// request bodies and fixture documents, where a misspelt member must not be
-// dropped silently.
-func Strict(objects ...*json.Unmarshalers) Options {
-	return json.JoinOptions(Lenient(objects...), json.RejectUnknownMembers(true))
-}
+// request bodies and fixture documents, where a misspelt member must not
+// be dropped silently.
+func Strict() Options { return json.JoinOptions(Lenient(), json.RejectUnknownMembers(true)) }
 
 // Unmarshal decodes data into v with opts. Its error is always an *Error.
 func Unmarshal(data []byte, v any, opts Options) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &Error{Offset: int64(len(data)), Reason: "the document is empty"}
+	}
 	if err := json.Unmarshal(data, v, opts); err != nil {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return &Error{Offset: int64(len(data)), Reason: "the document is empty"}
-		}
-		return describe(err, data)
+		return describe(err, data, v)
 	}
 	return nil
 }
 
-// UnmarshalDecode decodes the next value of dec into v, with dec's options.
-// Its error is always an *Error.
-func UnmarshalDecode(dec *jsontext.Decoder, v any) error {
-	if err := json.UnmarshalDecode(dec, v); err != nil {
-		return describe(err, nil)
+// UnmarshalDecode decodes the next value of dec into v with dec's options
+// and checks it with check (if not nil), as Unmarshal and Check do a whole
+// document: for the items of a document read as a stream. The pointer and
+// offset of its error, an *Error or one of the reader, are the stream's.
+func UnmarshalDecode(dec *jsontext.Decoder, v any, check func(*Object) error) error {
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return Explain(err)
 	}
-	return nil
+	if err = Unmarshal(raw, v, dec.Options()); err == nil && check != nil {
+		err = Check(raw, dec.Options(), check)
+	}
+	if e, ok := err.(*Error); ok { // from raw's pointer and offset to the stream's
+		e.Pointer, e.Offset = pointer(dec.StackPointer())+e.Pointer, e.Offset+dec.InputOffset()-int64(len(raw))
+	}
+	return err
 }
 
 // Explain turns an error of the library (from a jsontext.Decoder's
-// ReadToken, say) into an *Error, as Unmarshal does; other errors are
-// returned as they are.
+// ReadToken, say) into an *Error, as Unmarshal does; other errors (those
+// of the reader) are returned as they are.
 func Explain(err error) error {
-	var se *json.SemanticError
-	var sy *jsontext.SyntacticError
-	if err == nil || (!errors.As(err, &se) && !errors.As(err, &sy) && !errors.Is(err, io.ErrUnexpectedEOF)) {
-		return err
+	if errors.As(err, new(*jsontext.SyntacticError)) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return describe(err, nil, nil)
 	}
-	return describe(err, nil)
+	return err
 }
 
 // Marshal encodes v. Maps are written with their keys sorted, so the same
@@ -89,236 +92,47 @@ func Marshal(v any) ([]byte, error) { return json.Marshal(v, json.Deterministic(
 
 // MarshalIndent encodes v as Marshal does, one member per line, indented
 // by two spaces: for people to read.
-func MarshalIndent(v any) ([]byte, error) {
-	return json.Marshal(v, json.Deterministic(true), jsontext.Multiline(true), jsontext.WithIndent("  "))
+func MarshalIndent(v any) ([]byte, error) { return json.Marshal(v, indented...) }
+
+// indented are MarshalIndent's options.
+var indented = []Options{json.Deterministic(true), jsontext.Multiline(true), jsontext.WithIndent("  ")}
+
+// unmarshalTime reads a time.Time in every form RFC 3339 allows (v2's own
+// reading refuses lower-case "t"/"z" and the leap second, which the
+// contract asks clients to accept; docs/contract.md, "Timestamps").
+func unmarshalTime(dec *jsontext.Decoder, t *time.Time) error {
+	if k := dec.PeekKind(); k != '"' {
+		return kindError(timestampWant, cmp.Or(kindNames[k], NotJSON))
+	}
+	tok, err := dec.ReadToken()
+	if err == nil {
+		*t, err = parseTime(tok.String())
+	}
+	return err
 }
 
-// MarshalWrite encodes v to w, as Marshal does: into a buffer the caller
-// reuses, without a slice allocated per value.
-func MarshalWrite(w io.Writer, v any) error { return json.MarshalWrite(w, v, json.Deterministic(true)) }
-
-// timeUnmarshaler reads every time.Time through ParseTime: v2's own reading
-// refuses lower-case "t"/"z" and the leap second, which RFC 3339 allows
-// and the contract asks clients to accept.
-var timeUnmarshaler = json.UnmarshalFromFunc(func(dec *jsontext.Decoder, t *time.Time) error {
-	if k := dec.PeekKind(); k != kindString {
-		return &kindError{got: k, want: timestampWant}
+// parseTime parses an RFC 3339 date-time (RFC 3339 §5.6) in every form the
+// grammar allows: "T" and "Z" in either case, a fraction of any length
+// (digits past the ninth are dropped), a numeric offset including "-00:00",
+// and the leap second ":60", which becomes the first instant of the next
+// minute (a time.Time has no leap seconds). The time is in UTC, as the
+// contract's are. Its error never quotes s.
+func parseTime(s string) (time.Time, error) {
+	// A date-time with a nanosecond fraction is 35 bytes: 64 leaves room for
+	// long fractions, and stops a megabyte of digits early. time.Parse takes
+	// a comma before the fraction, which RFC 3339 does not.
+	if len(s) > 64 || strings.ContainsRune(s, ',') {
+		return time.Time{}, errTimestamp
 	}
-	v, err := dec.ReadValue()
-	if err != nil {
-		return err
+	var leap time.Duration
+	if len(s) > 19 && s[17:19] == "60" {
+		s, leap = s[:17]+"59"+s[19:], time.Second
 	}
-	// A timestamp needs no escapes; one written with some is unquoted
-	// first.
-	s := v[1 : len(v)-1]
-	if bytes.IndexByte(s, '\\') >= 0 {
-		if s, err = jsontext.AppendUnquote(nil, v); err != nil {
-			return err
-		}
+	t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s)) // a valid s has no other letters than T and Z
+	if _, off := t.Zone(); err != nil || off <= -24*3600 || off >= 24*3600 {
+		return time.Time{}, errTimestamp // time.Parse takes an offset of 24 hours or more
 	}
-	parsed, err := ParseTime(s)
-	if err != nil {
-		return err
-	}
-	*t = parsed
-	return nil
-})
-
-// Kinds of JSON value, named from the library's own tokens.
-var (
-	kindString    = jsontext.String("").Kind()
-	kindNull      = jsontext.Null.Kind()
-	kindObject    = jsontext.BeginObject.Kind()
-	kindEndObject = jsontext.EndObject.Kind()
-)
-
-// kindError is a value of the wrong JSON kind.
-type kindError struct {
-	got  jsontext.Kind
-	want string
-}
-
-func (e *kindError) Error() string {
-	switch e.got {
-	case kindNull:
-		return "must be " + e.want + ", not null"
-	case 0: // no JSON value begins here
-		return "must be " + e.want + ", got something that is not JSON"
-	}
-	return "must be " + e.want + ", got " + kindName(e.got)
-}
-
-// Require returns an unmarshaler for T, a struct, under which every member
-// T declares (its exported fields' json names) must be present, as every
-// resource of api/openapi.yaml requires: a missing member, or a value that
-// is not an object (null included), is an error naming it. A member may be
-// null only if its field is a pointer: null for any other field (a string,
-// a number, a slice, a map) is an error, not its zero value. Each member's
-// value is decoded by the library with the options in force, so nested
-// objects and timestamps are checked as well (a nested struct type needs
-// its own Require or Fields). Members T does not declare are skipped or
-// refused as the options say.
-func Require[T any]() *json.Unmarshalers { return object[T](true) }
-
-// Fields is Require for a document whose members are optional, such as a
-// request body or a fixture: a member may be omitted, but null is still
-// refused for any field that is not a pointer. Options of a field's
-// `apijson` tag adjust it: "required" makes the member required all the
-// same; "nonull" refuses null for a pointer field (a pointer that tells an
-// omitted member from a given one, not a nullable one); "object" requires a
-// JSON object of a field that holds free JSON (a jsontext.Value).
-//
-// A struct field tagged `json:",inline"` contributes its own fields as
-// members of the object, as in the library; a member T declares itself
-// hides the inlined one of the same name, so that T can be another type
-// with one member read differently (such as an id that may be omitted).
-func Fields[T any]() *json.Unmarshalers { return object[T](false) }
-
-func object[T any](required bool) *json.Unmarshalers {
-	fields := fieldsOf(reflect.TypeFor[T]())
-	all := uint64(1)<<len(fields.names) - 1
-	return json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *T) error {
-		if k := dec.PeekKind(); k != kindObject {
-			return &kindError{got: k, want: "an object"}
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		rv := reflect.ValueOf(v).Elem()
-		var seen uint64
-		for dec.PeekKind() != kindEndObject {
-			raw, err := dec.ReadValue() // the member's name, quoted
-			if err != nil {
-				return err
-			}
-			name := raw[1 : len(raw)-1]
-			if bytes.IndexByte(name, '\\') >= 0 { // an escaped name, read as its text
-				if name, err = jsontext.AppendUnquote(nil, raw); err != nil {
-					return err
-				}
-			}
-			i, known := fields.index[string(name)]
-			if !known {
-				if err := skipUnknown(dec); err != nil {
-					return err
-				}
-				continue
-			}
-			seen |= 1 << i
-			if err := fields.decodeMember(dec, rv.FieldByIndex(fields.field[i]), i); err != nil {
-				return err
-			}
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		need := fields.required
-		if required {
-			need = all
-		}
-		if seen&need != need {
-			for i, n := range fields.names {
-				if need&^seen&(1<<i) != 0 {
-					return &MissingError{Member: n}
-				}
-			}
-		}
-		return nil
-	})
-}
-
-// decodeMember decodes the value of member i into its field f, refusing
-// null or a non-object where the field's options say so.
-func (fields *structFields) decodeMember(dec *jsontext.Decoder, f reflect.Value, i int) error {
-	if k := dec.PeekKind(); fields.object&(1<<i) != 0 && k != kindObject {
-		return &kindError{got: k, want: "an object"}
-	}
-	if !fields.nullable[i] && dec.PeekKind() == kindNull {
-		t := f.Type()
-		if t.Kind() == reflect.Pointer { // apijson:"nonull"
-			t = t.Elem()
-		}
-		return &kindError{got: kindNull, want: want(t)}
-	}
-	return json.UnmarshalDecode(dec, f.Addr().Interface())
-}
-
-// skipUnknown skips an unknown member's value, or refuses it when the
-// decoder's options say unknown members are refused (Strict).
-func skipUnknown(dec *jsontext.Decoder) error {
-	if v, ok := json.GetOption(dec.Options(), json.RejectUnknownMembers); ok && v {
-		return json.ErrUnknownName
-	}
-	return dec.SkipValue()
-}
-
-// MissingError is a required member absent from an object.
-type MissingError struct{ Member string }
-
-func (e *MissingError) Error() string { return "missing required member " + `"` + e.Member + `"` }
-
-// structFields is what Require knows of a struct: its members' names in
-// declaration order, and for each the index path of its field.
-type structFields struct {
-	names    []string
-	field    [][]int
-	nullable []bool // null is left to the field's own decoding
-	required uint64 // the members tagged apijson:"required"
-	object   uint64 // the members tagged apijson:"object"
-	index    map[string]int
-}
-
-func fieldsOf(t reflect.Type) structFields {
-	var f structFields
-	f.index = map[string]int{}
-	f.add(t, nil)
-	if len(f.names) > 64 {
-		panic("apijson.Require: more than 64 members in " + t.String()) // a programming error, found by the first test
-	}
-	return f
-}
-
-// add adds the members of struct t, whose fields are at index path in the
-// value decoded: its own fields first, then those of the structs it inlines,
-// less the names already taken.
-func (f *structFields) add(t reflect.Type, path []int) {
-	var inlined []int
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		if !sf.IsExported() {
-			continue
-		}
-		name := sf.Name
-		if tag, ok := sf.Tag.Lookup("json"); ok {
-			n, opts, _ := strings.Cut(tag, ",")
-			switch {
-			case tag == "-":
-				continue
-			case opts == "inline":
-				inlined = append(inlined, i)
-				continue
-			case n != "":
-				name = n
-			}
-		}
-		if _, hidden := f.index[name]; hidden {
-			continue
-		}
-		f.index[name] = len(f.names)
-		f.names = append(f.names, name)
-		f.field = append(f.field, append(slices.Clone(path), i))
-		opts := sf.Tag.Get("apijson")
-		f.nullable = append(f.nullable, sf.Type.Kind() == reflect.Pointer && !strings.Contains(opts, "nonull"))
-		if strings.Contains(opts, "required") {
-			f.required |= 1 << (len(f.names) - 1)
-		}
-		if strings.Contains(opts, "object") {
-			f.object |= 1 << (len(f.names) - 1)
-		}
-	}
-	for _, i := range inlined {
-		f.add(t.Field(i).Type, append(slices.Clone(path), i))
-	}
+	return t.Add(leap).UTC(), nil
 }
 
 // Error is a JSON document that could not be decoded, described without
@@ -352,17 +166,114 @@ type Error struct {
 const NotJSON = "not JSON"
 
 func (e *Error) Error() string {
-	s := "invalid JSON"
+	s := "invalid JSON at "
 	if e.Want != "" || e.Missing != "" {
-		s = "unexpected JSON"
+		s = "unexpected JSON at "
 	}
-	where := e.Pointer
-	if where == "" {
-		where = "the document"
+	s += cmp.Or(e.Pointer, "the document") + " (byte " + strconv.FormatInt(e.Offset, 10) + "): " + e.Reason
+	return strings.TrimSuffix(s, ": ")
+}
+
+// kindError is a value whose kind, got (in words), is not what want
+// says.
+func kindError(want, got string) *Error {
+	return &Error{Want: want, Got: got, Reason: "must be " + want + cmp.Or(gots[got], ", got "+cmp.Or(got, "another value"))}
+}
+
+// gots say how a value of some kinds is found wanting.
+var gots = map[string]string{"null": ", not null", NotJSON: ", got something that is not JSON"}
+
+// timestampWant is what a timestamp must be.
+const timestampWant = "an RFC 3339 timestamp string"
+
+var errTimestamp = errors.New("not an RFC 3339 date-time (such as 2026-11-21T09:30:00Z)")
+
+// syntaxReasons word the library's syntactic errors, told apart by their
+// text.
+var syntaxReasons = [][2]string{{"unexpected EOF", "the document ends before its value does"},
+	{"duplicate", "duplicate member name"}, {"UTF-8", "invalid UTF-8"}, {"after top-level value", "data after the JSON value"}}
+
+// describe turns the library's error in decoding data into v into an
+// *Error that quotes nothing of data: the library's own messages may quote
+// a value, so only its structured fields are read.
+func describe(err error, data []byte, v any) *Error {
+	var se *json.SemanticError
+	var sy *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &sy):
+		e, msg := &Error{Pointer: pointer(sy.JSONPointer), Offset: sy.ByteOffset, Reason: "malformed JSON"}, sy.Err.Error()
+		for _, r := range syntaxReasons {
+			if strings.Contains(msg, r[0]) {
+				e.Reason = r[1]
+			}
+		}
+		if strings.HasSuffix(msg, "at start of value") && e.Pointer == "" && e.Offset < int64(len(data)) && !strings.ContainsRune(",:]}", rune(data[e.Offset])) {
+			e = kindError(want(reflect.TypeOf(v)), NotJSON) // no JSON at all: HTML, a bare OK
+			e.Offset = sy.ByteOffset
+		}
+		return e
+	case errors.As(err, &se):
+		e := kindError(want(se.GoType), kindNames[se.JSONKind])
+		switch {
+		case errors.As(se.Err, &e): // unmarshalTime's own
+		case errors.Is(se.Err, errTimestamp):
+			e.Want, e.Reason = timestampWant, se.Err.Error()
+		case errors.Is(se.Err, json.ErrUnknownName):
+			e.Want, e.Got, e.Reason = "", "", "unknown member"
+		case errors.Is(se.Err, strconv.ErrRange):
+			e.Reason = "must be " + e.Want + ", got a number out of its range"
+		}
+		e.Pointer, e.Offset = pointer(se.JSONPointer), se.ByteOffset
+		return e
 	}
-	s += " at " + where + " (byte " + strconv.FormatInt(e.Offset, 10) + ")"
-	if e.Reason != "" {
-		s += ": " + e.Reason
+	return &Error{Offset: int64(len(data)), Reason: "the document ends before its value does"}
+}
+
+// pointer makes a JSON pointer fit to print: its member names come from
+// the document, which may have put anything there. It is at most 256
+// bytes: the rest of an Error's message is this package's own words, so
+// the whole stays under 1 KiB.
+func pointer(p jsontext.Pointer) string { return redact.Path(p.Tokens(), 256) }
+
+// kindNames name the kinds of JSON value in words.
+var kindNames = map[jsontext.Kind]string{'n': "null", 't': "boolean", 'f': "boolean", '"': "string", '0': "number", '{': "object", '[': "array"}
+
+// wants say what decodes into a value of each kind of Go type.
+var wants = map[reflect.Kind]string{
+	reflect.String: "a string", reflect.Bool: "true or false", reflect.Float32: "a number", reflect.Float64: "a number",
+	reflect.Slice: "an array", reflect.Array: "an array", reflect.Struct: "an object", reflect.Map: "an object",
+}
+
+// want says, in JSON's words, what decodes into a value of type t.
+func want(t reflect.Type) string {
+	switch {
+	case t == nil || t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		return "a JSON value" // a json.RawMessage or jsontext.Value
+	case t == reflect.TypeFor[time.Time]():
+		return timestampWant
+	case t.Kind() == reflect.Pointer:
+		return want(t.Elem())
+	case reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()):
+		return "a string" // the secret types and keys
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		return "an integer"
 	}
-	return s
+	return cmp.Or(wants[t.Kind()], "a JSON value")
+}
+
+// field returns the type of the field of struct type t that member name
+// decodes into, looking into the structs t inlines or embeds; nil if there
+// is none. It only words errors.
+func field(t reflect.Type, name string) reflect.Type {
+	for f := range t.Fields() {
+		n, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if (opts == "inline" || f.Anonymous && n == "") && f.Type.Kind() == reflect.Struct {
+			if ft := field(f.Type, name); ft != nil {
+				return ft
+			}
+		} else if cmp.Or(n, f.Name) == name {
+			return f.Type
+		}
+	}
+	return nil
 }

@@ -1,12 +1,20 @@
-// Package redact renders secrets safely: the well-known prefix of a credential
-// (which says what kind of secret it is) followed by a fixed marker, never the
-// secret material itself. Every secret type of the SDK formats through here so
-// that fmt, slog and JSON output all agree.
+// Package redact is the module's one sanitizer. It renders secrets safely:
+// the well-known prefix of a credential (which says what kind of secret it
+// is) followed by a fixed marker, never the secret material itself; every
+// secret type of the SDK holds a Secret, so that fmt, slog and JSON output
+// all agree. And it makes text a peer sent fit to print or keep, by a policy
+// named at each call for what the text becomes: Field (an error's field:
+// controls escaped), Line and Head (one line: controls blanked), Excerpt (a
+// peer's text as written: newlines kept), Quote (a refused value in a
+// message), Path (the member names of a JSON pointer); Text and Known only
+// redact.
 package redact
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -124,22 +132,135 @@ func Cut(s string, limit int) (string, bool) {
 	return s[:i], true
 }
 
-// Excerpt returns the start of s, text a peer sent (a webhook receiver's
-// answer, say), fit to print or keep: invalid UTF-8 replaced by U+FFFD, each
-// of secrets and anything shaped like a credential redacted before the cut,
-// control characters other than newline and tab replaced by spaces, and at
-// most limit bytes, cut at a character boundary. "…" marks a cut, or more
-// text after s that the caller did not pass (more).
-func Excerpt(s string, limit int, more bool, secrets ...string) string {
-	s = Known(strings.ToValidUTF8(s, "\uFFFD"), secrets...)
-	s = strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && unicode.IsControl(r) {
-			return ' '
+// Text a peer sent (a server's answer, a receiver's, an error's message that
+// may quote either) is made fit to print or keep by one of the policies
+// below, named at each call for what the text becomes. Each replaces invalid
+// UTF-8 by U+FFFD, redacts the secrets the caller holds and anything shaped
+// like a credential before anything is cut (a credential the cut would
+// split is redacted whole), treats the control characters (C0, DEL, C1) and
+// the invisible formatting characters (bidirectional overrides, zero-width
+// characters, line and paragraph separators) as its name says, and cuts at
+// a character boundary.
+
+// Field returns s for a field of an error that the caller keeps (an Error's
+// Detail, a request id): control and invisible characters written as Go
+// escapes (\x1b, \r, \u202e), so the reader sees exactly what came; at most
+// limit bytes, escapes included, and "…" where anything was cut.
+func Field[S ~string | ~[]byte](s S, limit int, secrets ...string) string {
+	return marked(sanitize(s, limit, secrets, func(b *strings.Builder, r rune) {
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}))
+}
+
+// Line returns s for one line of a log record or of a message (an error a
+// handler logs, the start of a body that was not JSON): control and
+// invisible characters replaced by spaces, so nothing forges a line or
+// rewrites the terminal, and the spaces around trimmed; at most limit bytes
+// and "…" where anything was cut.
+func Line[S ~string | ~[]byte](s S, limit int, secrets ...string) string {
+	return strings.TrimSpace(marked(sanitize(s, limit, secrets, blank)))
+}
+
+// Head returns the start of s, a body a peer sent, on one line as Line does
+// but without a mark: for the excerpt of a body an error keeps, which says
+// it is one.
+func Head[S ~string | ~[]byte](s S, limit int, secrets ...string) string {
+	line, _ := sanitize(s, limit, secrets, blank)
+	return strings.TrimSpace(line)
+}
+
+func blank(b *strings.Builder, _ rune) { b.WriteByte(' ') }
+
+// Excerpt returns the start of s, text a peer sent as text (a webhook
+// receiver's answer, say), to show as it was written: control and invisible
+// characters but newline and tab replaced by spaces; at most limit bytes.
+// "…" marks a cut, or more text after s that the caller did not pass (more).
+func Excerpt[S ~string | ~[]byte](s S, limit int, more bool, secrets ...string) string {
+	text, cut := sanitize(s, limit, secrets, func(b *strings.Builder, r rune) {
+		if r == '\n' || r == '\t' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte(' ')
 		}
-		return r
-	}, s)
+	})
+	return marked(text, cut || more)
+}
+
+// Quote returns s, a value a request or a document gave and that is being
+// refused, quoted for an error message (Go syntax, control characters
+// escaped), credentials redacted, at most limit bytes of it, with its length
+// when it was cut.
+func Quote(s string, limit int) string {
+	cut, short := Cut(Text(s), limit)
+	if short {
+		return strconv.Quote(cut) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+	}
+	return strconv.Quote(cut)
+}
+
+// window is how far past its limit a policy reads s: room for any secret
+// that begins within the limit to be redacted whole, without scanning a
+// megabyte body to show 64 bytes of it.
+const window = 8 << 10
+
+// sanitize is what the policies share: s, at most limit bytes of it, with
+// every control and invisible character written by control; and whether
+// anything was left out.
+func sanitize[S ~string | ~[]byte](text S, limit int, secrets []string, control func(b *strings.Builder, r rune)) (string, bool) {
+	reach := limit + window
+	for _, k := range secrets {
+		reach = max(reach, limit+len(k))
+	}
+	more := len(text) > reach
+	s := Known(strings.ToValidUTF8(string(text[:min(len(text), reach)]), "\uFFFD"), secrets...)
+	if strings.ContainsFunc(s, invisible) {
+		var b strings.Builder
+		b.Grow(len(s) + 8)
+		for _, r := range s {
+			if invisible(r) {
+				control(&b, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		s = b.String()
+	}
 	s, cut := Cut(s, limit)
-	if cut || more {
+	return s, cut || more
+}
+
+// invisible reports whether r is a control character or one that changes
+// how text around it shows without showing itself.
+func invisible(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+}
+
+func marked(s string, cut bool) string {
+	if cut {
+		return s + "…"
+	}
+	return s
+}
+
+// maxPathName is the longest name Path repeats.
+const maxPathName = 40
+
+// Path returns names, the segments of a path a peer sent (the member names
+// of a JSON pointer, say), as "/a/b", fit to print: a name that is not
+// short and plain (letters, digits, '_', '-', '.') is shown as "<name>",
+// anything shaped like a credential is redacted (Text), and the whole is
+// cut at limit bytes, with "…".
+func Path(names iter.Seq[string], limit int) string {
+	var b strings.Builder
+	for n := range names {
+		if n == "" || len(n) > maxPathName || strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "" {
+			n = "<name>"
+		}
+		b.WriteString("/" + n)
+	}
+	s, cut := Cut(Text(b.String()), limit)
+	if cut {
 		s += "…"
 	}
 	return s

@@ -2,8 +2,10 @@ package redact
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 type secret string
@@ -145,6 +147,104 @@ func TestExcerpt(t *testing.T) {
 	} {
 		if got := Excerpt(c.in, c.limit, c.more, secret); got != c.want {
 			t.Errorf("%s: Excerpt(%q, %d, %v) = %q, want %q", c.name, c.in, c.limit, c.more, got, c.want)
+		}
+	}
+}
+
+// Path shows the names of a path a peer sent only when they are short and
+// plain, never a credential, and bounds the whole.
+func TestPath(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		names []string
+		limit int
+		want  string
+	}{
+		{nil, 10, ""},
+		{[]string{"data", "3", "created_on"}, 100, "/data/3/created_on"},
+		{[]string{"user", "a b", "", strings.Repeat("n", 41)}, 100, "/user/<name>/<name>/<name>"},
+		{[]string{"ask_live_c2VjcmV0LWtleQ"}, 100, "/ask_live_[REDACTED]"},
+		{[]string{"abcdef", "ghijkl"}, 10, "/abcdef/gh…"},
+	} {
+		if got := Path(slices.Values(c.names), c.limit); got != c.want {
+			t.Errorf("Path(%q, %d) = %q, want %q", c.names, c.limit, got, c.want)
+		}
+	}
+}
+
+// TestField protects the policy of a value kept in an error's field:
+// redaction before the cut, escapes for control and invisible formatting
+// characters, and a bound that never splits a character.
+func TestField(t *testing.T) {
+	t.Parallel()
+	const cred = "tok.en.value-1234"
+	tests := []struct {
+		name  string
+		in    string
+		limit int
+		want  string
+	}{
+		{"plain", "not found", 64, "not found"},
+		{"empty", "", 64, ""},
+		{"ANSI and CR LF", "a\x1b[31mb\r\nc", 64, `a\x1b[31mb\r\nc`},
+		{"BEL, DEL and C1", "a\x07b\x7fc\u0085d", 64, `a\ab\x7fc\u0085d`},
+		{"bidi override and line separator", "x\u202ey\u2028z", 64, `x\u202ey\u2028z`},
+		{"zero-width space", "a\u200bb", 64, `a\u200bb`},
+		{"invalid UTF-8", "a\xffb", 64, "a\uFFFDb"},
+		{"own credential", "bad token " + cred, 64, "bad token [REDACTED]"},
+		{"credential-shaped", "key ask_live_abcdefghijklmnop", 64, "key ask_live_[REDACTED]"},
+		{"redacted before the cut", strings.Repeat("x", 10) + cred, 14, strings.Repeat("x", 10) + "[RED…"},
+		{"cut at a character boundary", strings.Repeat("é", 10), 5, "éé…"},
+	}
+	for _, tt := range tests {
+		got := Field(tt.in, tt.limit, cred)
+		if got != tt.want {
+			t.Errorf("%s: Field(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("%s: %q is not valid UTF-8", tt.name, got)
+		}
+	}
+}
+
+// TestLine protects the policy of text put on one line: controls and
+// invisible characters blanked, the spaces around trimmed, a credential the
+// cut would split redacted whole, and an invalid byte early in a long text
+// kept as U+FFFD.
+func TestLine(t *testing.T) {
+	t.Parallel()
+	const limit = 512
+	const cred = "opaque-token-0123456789abcdefghijklmnopqrstuvwxyz" // shaped like no known credential
+	for _, pad := range []int{limit - 30, limit - 10, limit - 1} {
+		body := strings.Repeat("x", pad) + " " + cred + " tail"
+		got := Line([]byte(body), limit, cred)
+		if strings.Contains(got, cred[:8]) || len(got) > limit+len("…") {
+			t.Errorf("pad %d: Line = ...%q (%d bytes); want the credential redacted and at most %d bytes", pad, got[max(0, len(got)-40):], len(got), limit)
+		}
+	}
+	body := "\r\n <h1>\xffBad\x1b[2J gateway\u202e</h1>" + strings.Repeat(" padding", 2000)
+	if got := Line(body, limit); !strings.HasPrefix(got, "<h1>\uFFFDBad [2J gateway </h1>") || !strings.HasSuffix(got, "…") || len(got) > limit+len("…") {
+		t.Errorf("Line of a long body with controls = %q (%d bytes)", got, len(got))
+	}
+	// Head is Line without the mark: an error's excerpt of a body.
+	if got := Head(body, limit); !strings.HasPrefix(got, "<h1>\uFFFDBad [2J gateway </h1>") || strings.HasSuffix(got, "…") || len(got) > limit {
+		t.Errorf("Head of a long body with controls = %q (%d bytes)", got, len(got))
+	}
+}
+
+// TestQuote protects the policy of a refused value quoted in a message:
+// Go-quoted, credentials redacted, and its length said when cut.
+func TestQuote(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"text/html":                         `"text/html"`,
+		"a\x1bb":                            `"a\x1bb"`,
+		"key ask_live_abcdefghijklmnop":     `"key ask_li"… (29 bytes)`, // redacted before the cut
+		strings.Repeat("é", 40):             `"` + strings.Repeat("é", 5) + `"… (80 bytes)`,
+		"x" + strings.Repeat("y", 20) + ",": `"xyyyyyyyyy"… (22 bytes)`,
+	} {
+		if got := Quote(in, 10); got != want {
+			t.Errorf("Quote(%q, 10) = %s, want %s", in, got, want)
 		}
 	}
 }

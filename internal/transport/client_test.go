@@ -27,11 +27,11 @@ func TestAttemptTimeoutIsATimeout(t *testing.T) {
 	}
 }
 
-// TestNoRedirectsGuard protects the transport's second line against
-// redirects: when net/http follows a redirect anyway (a CheckRedirect put
-// back on the client NoRedirects returned), the redirected request is
-// refused before it is sent, so its target never sees it.
-func TestNoRedirectsGuard(t *testing.T) {
+// TestNoRedirects protects the one guard against redirects: the client
+// NoRedirects returns hands a 3xx back instead of following it, whatever the
+// CheckRedirect of the client it copies, so the redirect's target never sees
+// the request; the client given keeps its own CheckRedirect.
+func TestNoRedirects(t *testing.T) {
 	var reached atomic.Bool
 	evil := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Store(true) }))
 	defer evil.Close()
@@ -39,16 +39,16 @@ func TestNoRedirectsGuard(t *testing.T) {
 		http.Redirect(w, r, evil.URL, http.StatusTemporaryRedirect)
 	}))
 	defer origin.Close()
-	hc := NoRedirects(&http.Client{})
-	hc.CheckRedirect = nil // net/http's default: follow
-	resp, err := hc.Get(origin.URL)
-	if err == nil {
-		resp.Body.Close()
+	follow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
+	resp, err := NoRedirects(follow).Get(origin.URL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !errors.Is(err, ErrRedirect) {
-		t.Errorf("err = %v, want ErrRedirect", err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTemporaryRedirect || reached.Load() {
+		t.Errorf("status %d, target reached %v; want the 307 back and the target untouched", resp.StatusCode, reached.Load())
 	}
-	if reached.Load() {
-		t.Error("the redirect target was reached")
+	if follow.CheckRedirect(nil, nil) != nil {
+		t.Error("the client given was modified")
 	}
 }

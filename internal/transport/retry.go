@@ -7,7 +7,6 @@ package transport
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -51,11 +50,8 @@ func RetryableStatus(method string, status int) bool {
 // RetryableError reports whether a failed attempt (no answer) is worth
 // another: connection errors and attempt timeouts are, except those
 // go-retryablehttp's policy knows to be permanent (TLS verification, a bad
-// scheme, too many redirects) and a refused redirect.
+// scheme, too many redirects).
 func RetryableError(err error) bool {
-	if errors.Is(err, ErrRedirect) {
-		return false
-	}
 	retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, err)
 	return retry
 }

@@ -106,8 +106,8 @@ func TestRetryable(t *testing.T) {
 }
 
 // TestRetryableError protects the classification of failed attempts:
-// connection errors and timeouts are retried, a refused redirect and what
-// go-retryablehttp knows to be permanent are not.
+// connection errors and timeouts are retried, what go-retryablehttp knows
+// to be permanent is not.
 func TestRetryableError(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -116,7 +116,6 @@ func TestRetryableError(t *testing.T) {
 	}{
 		{errors.New("read tcp 127.0.0.1:1234: connection reset by peer"), true},
 		{ErrAttemptTimeout, true},
-		{ErrRedirect, false},
 		{&url.Error{Op: "Get", URL: "x", Err: errors.New(`unsupported protocol scheme "ftp"`)}, false},
 		{&url.Error{Op: "Get", URL: "x", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, false},
 	}

@@ -47,12 +47,23 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
 	return body, nil
 }
 
-// decodeBody decodes a body (empty: {}) into v strictly, or answers 400 naming the member.
-func decodeBody(body []byte, v any) *problem {
-	if len(body) == 0 {
-		body = []byte("{}")
+// A requestBody is the type a request body decodes into; its check refuses what
+// the JSON library accepts and the operation does not (a member missing, a
+// null).
+type requestBody interface {
+	check(o *apijson.Object) error
+}
+
+// decodeBody decodes a body (empty: {}) into v strictly and checks it, or
+// answers 400 naming the member.
+func decodeBody(data []byte, v requestBody) *problem {
+	if len(data) == 0 {
+		data = []byte("{}")
 	}
-	err := apijson.Unmarshal(body, v, requestJSON)
+	err := apijson.Unmarshal(data, v, requestJSON)
+	if err == nil {
+		err = apijson.Check(data, requestJSON, v.check)
+	}
 	var e *apijson.Error
 	if !errors.As(err, &e) {
 		return nil

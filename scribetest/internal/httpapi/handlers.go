@@ -139,19 +139,31 @@ func (a *API) getPlugin(c *call) (reply, *problem) {
 // a permission level omitted stays "none" (decodeBody starts from it), one
 // given as "" is refused, and only crm_integration_id may be null.
 type createPluginBody struct {
-	Name             string             `json:"name" apijson:"required"`
+	Name             string             `json:"name"`
 	Description      string             `json:"description"`
 	Permissions      scribe.Permissions `json:"permissions"`
 	LogoURI          string             `json:"logo_uri"`
 	CRMIntegrationID *int64             `json:"crm_integration_id"` // null: no CRM integration
 }
 
+// check refuses what the JSON library accepts and POST /plugins does not:
+// no name, or a null but crm_integration_id (decodeBody).
+func (b *createPluginBody) check(o *apijson.Object) error {
+	return o.Members(b, apijson.Members{
+		Required: []string{"name"},
+		Nullable: []string{"crm_integration_id"},
+		Nested:   func([]byte) error { return o.Members(&b.Permissions, apijson.Members{}) },
+	})
+}
+
 type createSecretKeyBody struct {
 	Description string `json:"description"`
 }
 
+func (b *createSecretKeyBody) check(o *apijson.Object) error { return o.Members(b, apijson.Members{}) }
+
 // requestJSON decodes request bodies strictly (decodeBody).
-var requestJSON = apijson.Strict(apijson.Fields[createPluginBody](), apijson.Fields[scribe.Permissions](), apijson.Fields[createSecretKeyBody]())
+var requestJSON = apijson.Strict()
 
 func (a *API) createPlugin(c *call) (reply, *problem) {
 	b := createPluginBody{Permissions: scribe.Permissions{User: scribe.PermissionNone, Transcript: scribe.PermissionNone}}

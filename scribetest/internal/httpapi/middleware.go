@@ -62,12 +62,6 @@ const (
 	MaxHeadBytes   = 1 << 20
 )
 
-// Problem codes of the two head limits, beside the contract's.
-const (
-	codeURITooLong      = "uri_too_long"
-	codeHeadersTooLarge = "headers_too_large"
-)
-
 // CheckHead returns 414 for a target over 8 KiB, 431 for headers over 32 KiB, else 0.
 func CheckHead(r *http.Request) (status int, code, detail string) {
 	target := len(r.RequestURI)
@@ -75,7 +69,7 @@ func CheckHead(r *http.Request) (status int, code, detail string) {
 		target = len(r.URL.RequestURI())
 	}
 	if target > maxURLBytes {
-		return http.StatusRequestURITooLong, codeURITooLong,
+		return http.StatusRequestURITooLong, scribe.CodeURITooLong,
 			fmt.Sprintf("the request target (path and query) is %d bytes; at most %d are accepted", target, maxURLBytes)
 	}
 	n := len(r.Host)
@@ -85,7 +79,7 @@ func CheckHead(r *http.Request) (status int, code, detail string) {
 		}
 	}
 	if n > maxHeaderBytes {
-		return http.StatusRequestHeaderFieldsTooLarge, codeHeadersTooLarge,
+		return http.StatusRequestHeaderFieldsTooLarge, scribe.CodeHeadersTooLarge,
 			fmt.Sprintf("the header fields are %d bytes; at most %d are accepted", n, maxHeaderBytes)
 	}
 	return 0, "", ""

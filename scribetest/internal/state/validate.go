@@ -112,14 +112,9 @@ func ValidateHTTPURL(s string) error {
 // maxExcerpt is how much of a refused value an error quotes.
 const maxExcerpt = 64
 
-// Excerpt quotes at most maxExcerpt bytes of a refused value, credentials redacted.
-func Excerpt(s string) string {
-	cut, short := redact.Cut(redact.Text(s), maxExcerpt)
-	if short {
-		return fmt.Sprintf("%q… (%d bytes)", cut, len(s))
-	}
-	return fmt.Sprintf("%q", cut)
-}
+// Excerpt quotes at most maxExcerpt bytes of a refused value, credentials
+// redacted (redact.Quote).
+func Excerpt(s string) string { return redact.Quote(s, maxExcerpt) }
 
 // LooksLikeJWT reports whether token is verified as an installation JWT
 // rather than looked up as a developer key: not dk_live_, two dots.
