@@ -213,7 +213,7 @@ func (d *fixtureDoc) read(r io.Reader) error {
 // a million transcripts is never held whole.
 func (d *fixtureDoc) decode(dec *jsontext.Decoder) error {
 	switch dec.PeekKind() {
-	case '{':
+	case jsontext.KindBeginObject:
 	case 0:
 		if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 			return describe(err)
@@ -223,7 +223,7 @@ func (d *fixtureDoc) decode(dec *jsontext.Decoder) error {
 		return errors.New("fixtures: the document must be a JSON object of sections (users, plugins, ...)")
 	}
 	_, err := dec.ReadToken()
-	for err == nil && dec.PeekKind() == '"' {
+	for err == nil && dec.PeekKind() == jsontext.KindString {
 		var name jsontext.Token
 		if name, err = dec.ReadToken(); err != nil {
 			break
@@ -264,19 +264,19 @@ func readSection[T any, P interface {
 	check(*apijson.Object) error
 }](dec *jsontext.Decoder, s *[]T) error {
 	switch k := dec.PeekKind(); k {
-	case '[':
+	case jsontext.KindBeginArray:
 	case 0: // not JSON
 		_, err := dec.ReadToken()
 		return err
 	default:
 		e := &apijson.Error{Pointer: string(dec.StackPointer()), Want: "an array", Reason: "must be an array of the section's resources"}
-		if k == 'n' {
+		if k == jsontext.KindNull {
 			e.Got, e.Reason = "null", "must be an array, not null"
 		}
 		return e
 	}
 	_, err := dec.ReadToken()
-	for err == nil && dec.PeekKind() != ']' {
+	for err == nil && dec.PeekKind() != jsontext.KindEndArray {
 		var v T
 		if err = apijson.UnmarshalDecode(dec, &v, P(&v).check); err == nil {
 			*s = append(*s, v)

@@ -370,7 +370,7 @@ func decodeToken(token string) (decoded, error) {
 			return decoded{}, fmt.Errorf("the %s are not base64url without padding", what)
 		}
 		v := jsontext.Value(raw)
-		if err := v.Compact(); err != nil || v.Kind() != '{' {
+		if err := v.Compact(); err != nil || v.Kind() != jsontext.KindBeginObject {
 			return decoded{}, fmt.Errorf("the %s are not a JSON object", what)
 		}
 		*dst = v

@@ -101,7 +101,7 @@ var indented = []Options{json.Deterministic(true), jsontext.Multiline(true), jso
 // reading refuses lower-case "t"/"z" and the leap second, which the
 // contract asks clients to accept; docs/contract.md, "Timestamps").
 func unmarshalTime(dec *jsontext.Decoder, t *time.Time) error {
-	if k := dec.PeekKind(); k != '"' {
+	if k := dec.PeekKind(); k != jsontext.KindString {
 		return kindError(timestampWant, cmp.Or(kindNames[k], NotJSON))
 	}
 	tok, err := dec.ReadToken()
@@ -236,7 +236,7 @@ func describe(err error, data []byte, v any) *Error {
 func pointer(p jsontext.Pointer) string { return redact.Path(p.Tokens(), 256) }
 
 // kindNames name the kinds of JSON value in words.
-var kindNames = map[jsontext.Kind]string{'n': "null", 't': "boolean", 'f': "boolean", '"': "string", '0': "number", '{': "object", '[': "array"}
+var kindNames = map[jsontext.Kind]string{jsontext.KindNull: "null", jsontext.KindTrue: "boolean", jsontext.KindFalse: "boolean", jsontext.KindString: "string", jsontext.KindNumber: "number", jsontext.KindBeginObject: "object", jsontext.KindBeginArray: "array"}
 
 // wants say what decodes into a value of each kind of Go type.
 var wants = map[reflect.Kind]string{

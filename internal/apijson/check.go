@@ -56,14 +56,14 @@ type Members struct {
 // errors ("must be a string, not null").
 func (o *Object) Members(v any, m Members) error {
 	d, t := o.dec, reflect.TypeOf(v).Elem()
-	if d.PeekKind() != '{' {
+	if d.PeekKind() != jsontext.KindBeginObject {
 		return o.null(t)
 	}
 	if _, err := d.ReadToken(); err != nil {
 		return err
 	}
 	start, found := d.InputOffset()-1, 0
-	for d.PeekKind() == '"' {
+	for d.PeekKind() == jsontext.KindString {
 		quoted, err := d.ReadValue()
 		if err != nil {
 			return err
@@ -75,9 +75,9 @@ func (o *Object) Members(v any, m Members) error {
 			found++
 		}
 		switch k := d.PeekKind(); {
-		case k == 'n' && (required || o.strict) && !slices.ContainsFunc(m.Nullable, o.named):
+		case k == jsontext.KindNull && (required || o.strict) && !slices.ContainsFunc(m.Nullable, o.named):
 			return o.null(field(t, string(o.name)))
-		case (k == '{' || k == '[') && (required || o.strict) && m.Nested != nil:
+		case (k == jsontext.KindBeginObject || k == jsontext.KindBeginArray) && (required || o.strict) && m.Nested != nil:
 			err = m.Nested(o.name)
 		default:
 			err = d.SkipValue()
@@ -105,7 +105,7 @@ func (o *Object) named(n string) bool { return n == string(o.name) }
 // read: with the check method of what the element was decoded into.
 func (o *Object) Array(each func(i int) error) error {
 	_, err := o.dec.ReadToken()
-	for i := 0; err == nil && o.dec.PeekKind() != ']'; i++ {
+	for i := 0; err == nil && o.dec.PeekKind() != jsontext.KindEndArray; i++ {
 		err = each(i)
 	}
 	if err == nil {
