@@ -248,14 +248,20 @@ func (s *Server) adminResend(r *http.Request, _ *struct{}) (any, error) {
 func (s *Server) adminRequests(r *http.Request, _ *struct{}) (any, error) {
 	of := r.URL.Query()["installation"]
 	out := struct {
-		Requests []Request `json:"requests"`
-	}{Requests: []Request{}}
+		Requests []adminRequest `json:"requests"`
+	}{Requests: []adminRequest{}}
 	for _, req := range s.Requests() {
 		if len(of) == 0 || slices.Contains(of, req.Installation) && req.Installation != "" {
-			out.Requests = append(out.Requests, req)
+			out.Requests = append(out.Requests, adminRequest{req, float64(req.Duration) / float64(time.Millisecond)})
 		}
 	}
 	return out, nil
+}
+
+// adminRequest is a Request as the admin API lists it.
+type adminRequest struct {
+	Request
+	DurationMS float64 `json:"duration_ms"`
 }
 
 type adminSceneBody struct {

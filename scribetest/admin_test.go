@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -123,6 +124,49 @@ func TestAdminAPIDrivesEvents(t *testing.T) {
 	}
 	if n := s.RequestCount(); n != 0 {
 		t.Errorf("RequestCount = %d; admin requests must not count as API traffic", n)
+	}
+}
+
+// GET /_scribetest/requests lists the request log as Requests() holds it,
+// with each request's latency as duration_ms; ?installation= keeps the
+// requests whose verified JWT named that installation, as check-receiver
+// -server reads a receiver's calls.
+func TestAdminRequests(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()))
+	key, err := auth.ParseSecretKey("ask_live_c2NyaWJlLWRlbW8tc2VjcmV0LWtleS1ETy1OT1QtVVNF") // the demo set's, public
+	if err != nil {
+		t.Fatal(err)
+	}
+	const grace = "0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90" // the demo installation
+	client, err := s.InstallationClient(key, grace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.GetMe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.Get(s.URL() + "/plugins"); err == nil { // no credential: 401, of no installation
+		resp.Body.Close()
+	}
+
+	status, all := adminDo(t, s, http.MethodGet, "/_scribetest/requests", "")
+	reqs, _ := all["requests"].([]any)
+	if status != http.StatusOK || len(reqs) != 2 {
+		t.Fatalf("GET requests = %d %v; want both requests", status, all)
+	}
+	first := reqs[0].(map[string]any)
+	for _, k := range []string{"time", "method", "path", "query", "idempotency_key", "request_id", "status", "code", "installation", "credential", "duration_ms"} {
+		if _, ok := first[k]; !ok {
+			t.Errorf("a request lacks %q: %v", k, first)
+		}
+	}
+	if first["installation"] != grace || first["path"] != "/users/me" {
+		t.Errorf("the first request = %v; want GET /users/me of installation %s", first, grace)
+	}
+	_, mine := adminDo(t, s, http.MethodGet, "/_scribetest/requests?installation="+grace, "")
+	if got, _ := mine["requests"].([]any); len(got) != 1 {
+		t.Errorf("GET requests?installation=%s = %v; want the one request of that installation", grace, mine)
 	}
 }
 

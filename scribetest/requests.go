@@ -17,7 +17,8 @@ import (
 // whatever clients send: Method is cut to 32 bytes, Path and Query to 512
 // bytes each, IdempotencyKey to its limit of 255; a cut value ends with
 // TruncatedMarker. Its JSON form is the one the admin API lists
-// (GET /_scribetest/requests).
+// (GET /_scribetest/requests), which adds the Duration in milliseconds as
+// duration_ms.
 type Request struct {
 	// Time is when the request arrived, by the server's clock.
 	Time time.Time `json:"time"`
