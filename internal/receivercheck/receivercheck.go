@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -272,6 +273,9 @@ type answer struct {
 	excerpt    string // the start of the body, scrubbed
 	elapsed    time.Duration
 	err        string // why there was no answer
+	// unreachable: no connection could be made (nothing listens at the
+	// URL, or its host is unknown), so the receiver never saw the delivery.
+	unreachable bool
 }
 
 func (a answer) is2xx() bool { return a.status >= 200 && a.status <= 299 }
@@ -301,7 +305,8 @@ func (c *checker) send(ctx context.Context, d delivery) answer {
 	start := time.Now()
 	resp, err := c.client.Do(req)
 	if err != nil {
-		a := answer{elapsed: time.Since(start)}
+		var oe *net.OpError
+		a := answer{elapsed: time.Since(start), unreachable: errors.As(err, &oe) && oe.Op == "dial"}
 		var ue *url.Error
 		switch {
 		case ctx.Err() != nil:
@@ -380,7 +385,10 @@ func (c *checker) handlingFailed(ctx context.Context, d delivery, a answer, subj
 		return "", nil
 	}
 	s := " A 5xx to a valid delivery: the receiver failed while handling the event"
-	if a.status == 0 {
+	switch {
+	case a.unreachable:
+		s = " Nothing answers at the receiver's URL (is the receiver running, and is the URL right?)"
+	case a.status == 0:
 		s = " The receiver did not answer a valid delivery in time"
 	}
 	if subject != "" && c.broken["valid"] {
@@ -388,6 +396,8 @@ func (c *checker) handlingFailed(ctx context.Context, d delivery, a answer, subj
 	}
 	s += "."
 	switch {
+	case a.unreachable: // it never saw the delivery: its calls and credentials are beside the point
+		return s, nil
 	case c.server == nil:
 		return s + " If it calls the service back while handling events, run the check against a server (-server): " +
 			"without one, the events name an installation that exists nowhere, so its calls get 401.", nil

@@ -197,7 +197,8 @@ func TestAnswersAreScrubbed(t *testing.T) {
 }
 
 // A receiver that does not answer breaks every rule, each saying so; it is
-// not an error of the check.
+// not an error of the check. Where nothing listens at the URL, the lines say
+// that, not that the receiver failed while handling the event.
 func TestUnreachableReceiver(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -216,6 +217,14 @@ func TestUnreachableReceiver(t *testing.T) {
 		if !strings.Contains(r.Detail, "got no answer: ") {
 			t.Errorf("%s: %s", r.Rule, r)
 		}
+		// Nothing was reached: no hint about callbacks or keys, which would
+		// send the user looking in the wrong place.
+		if strings.Contains(r.Detail, "-server") || strings.Contains(r.Detail, "secret key") {
+			t.Errorf("%s blames callbacks for an unreachable receiver: %s", r.Rule, r)
+		}
+	}
+	if r := results[0]; !strings.Contains(r.Detail, "Nothing answers at the receiver's URL") {
+		t.Errorf("valid does not say that nothing answers at the URL: %s", r)
 	}
 }
 
