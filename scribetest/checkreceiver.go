@@ -48,8 +48,27 @@ func WithProcessedCount(count func(eventID string) int) CheckOption {
 // redelivery or a concurrent duplicate again, or acts on a delivery it
 // refused, and a rule where the receiver made no call is "not checked".
 // WithProcessedCount, when given too, counts exactly instead of by calls.
+// The deliveries are signed on s's clock (s.Clock()), so a receiver that
+// verifies with s.WebhookVerifier on a FakeClock sees them fresh.
 func WithServer(s *Server, pluginID int64) CheckOption {
-	return func(cfg *checkConfig) { cfg.Server = checkScenes{s, pluginID} }
+	return func(cfg *checkConfig) { cfg.Server, cfg.Now = checkScenes{s, pluginID}, s.clock.Now }
+}
+
+// WithEventTypes chooses the event types the redelivery and concurrent
+// rules deliver, each in turn, as "check-receiver -event" does: by default
+// one the receiver called the server back for (WithServer), else
+// transcript.updated and transcript.created. Each must be a type the
+// service sends, or CheckReceiver stops the test.
+func WithEventTypes(types ...webhook.EventType) CheckOption {
+	return func(cfg *checkConfig) { cfg.EventTypes = append(cfg.EventTypes, types...) }
+}
+
+// WithRequireChecked makes CheckReceiver fail the test on every rule whose
+// processing it could not check (a "not checked" rule, such as redelivery
+// without WithServer or WithProcessedCount), as
+// "check-receiver -require-checked" does.
+func WithRequireChecked() CheckOption {
+	return func(cfg *checkConfig) { cfg.RequireChecked = true }
 }
 
 // checkScenes makes the receiver check's scenes on a Server and reads the
@@ -110,9 +129,11 @@ func (s *Server) checkScene(pluginID int64, uninstalled bool) (in scribe.PluginI
 // forged, tampered, stale, repeated and concurrent ones, then fails t with
 // t.Error once per rule the receiver broke, saying what was sent, what came
 // back and why it matters; it logs how processing is checked, the rules kept
-// or not checked (see WithServer), and a summary. It stops t
-// with t.Fatal if url is not an absolute http:// or https:// URL, or secret
-// is the zero Secret.
+// or not checked (see WithServer; WithRequireChecked fails those), and a
+// summary. Without WithServer or WithProcessedCount, whether the receiver
+// processes a redelivery or a concurrent duplicate twice is not checked. It
+// stops t with t.Fatal if url is not an absolute http:// or https:// URL,
+// secret is the zero Secret, or an option is invalid.
 //
 // The receiver may run in the test's process (an httptest.Server) or
 // anywhere else, in any language; the check never prints secret.

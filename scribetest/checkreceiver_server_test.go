@@ -1,13 +1,17 @@
 package scribetest_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
@@ -48,7 +52,14 @@ func newLiveScene(t *testing.T) *liveScene {
 // installation that is gone, and fails when a call fails.
 func callingBack(t *testing.T, baseURL string, key auth.SecretKey) func(context.Context, *webhook.Event) error {
 	t.Helper()
-	clients, err := scribe.NewInstallationClients(baseURL, auth.NewCache(key), scribe.WithMaxRetries(0))
+	return callingBackWith(t, baseURL, auth.NewCache(key))
+}
+
+// callingBackWith is callingBack with the tokens of cache, acting on the
+// event types only, when given, and acknowledging the others.
+func callingBackWith(t *testing.T, baseURL string, cache *auth.Cache, only ...webhook.EventType) func(context.Context, *webhook.Event) error {
+	t.Helper()
+	clients, err := scribe.NewInstallationClients(baseURL, cache, scribe.WithMaxRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +67,9 @@ func callingBack(t *testing.T, baseURL string, key auth.SecretKey) func(context.
 		client, err := clients.For(e.PluginInstallationUUID)
 		if err != nil {
 			return webhook.Permanent(err)
+		}
+		if len(only) > 0 && !slices.Contains(only, e.Type) {
+			return nil
 		}
 		switch e.Type {
 		case webhook.EventInstallationCreated:
@@ -122,6 +136,9 @@ func TestCheckReceiverWithServer(t *testing.T) {
 		fail    map[string]string // rule -> what its FAIL line says
 		unsure  []string          // the rules "not checked"
 		summary string
+		// rule -> the event type it delivered; by default the fallback,
+		// transcript.updated for redelivery, transcript.created for concurrent
+		types map[string]webhook.EventType
 	}{
 		{name: "calls back, dedupes", summary: "9 passed, 0 failed",
 			fn: func(t *testing.T, l *liveScene) func(context.Context, *webhook.Event) error {
@@ -133,6 +150,15 @@ func TestCheckReceiverWithServer(t *testing.T) {
 			},
 			fail: map[string]string{
 				"redelivery": "the receiver processed the event again: after the redelivery it called the server once more with the event's installation (GET /v1/transcripts/",
+				"concurrent": "the receiver processed the event more than once: it called the server 10 times",
+			}},
+		{name: "calls back on transcript.created only, no dedupe", summary: "7 passed, 2 failed", opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)},
+			fn: func(t *testing.T, l *liveScene) func(context.Context, *webhook.Event) error {
+				return callingBackWith(t, l.s.URL(), auth.NewCache(l.key), webhook.EventTranscriptCreated)
+			},
+			types: map[string]webhook.EventType{"redelivery": webhook.EventTranscriptCreated, "concurrent": webhook.EventTranscriptCreated},
+			fail: map[string]string{
+				"redelivery": "Sent transcript.created evt_",
 				"concurrent": "the receiver processed the event more than once: it called the server 10 times",
 			}},
 		{name: "no calls", summary: "7 passed, 0 failed, 2 not checked", unsure: []string{"redelivery", "concurrent"},
@@ -168,10 +194,18 @@ func TestCheckReceiverWithServer(t *testing.T) {
 					t.Errorf("%s: %q, want FAIL saying %q", rule, l, want)
 				case fails && !strings.Contains(l, "webhook/redisdedupe"):
 					t.Errorf("%s: %q, want the hint about replicas sharing the store", rule, l)
-				case slicesContains(tt.unsure, rule) && (!strings.HasPrefix(l, "NOT CHECKED ") || !strings.Contains(l, "not checked: the receiver made no call to the server")):
+				case slices.Contains(tt.unsure, rule) && (!strings.HasPrefix(l, "NOT CHECKED ") || !strings.Contains(l, "not checked: the receiver made no call to the server")):
 					t.Errorf("%s: %q, want NOT CHECKED saying it made no call", rule, l)
-				case !fails && !slicesContains(tt.unsure, rule) && !strings.HasPrefix(l, "PASS "):
+				case !fails && !slices.Contains(tt.unsure, rule) && !strings.HasPrefix(l, "PASS "):
 					t.Errorf("%s: %q, want PASS", rule, l)
+				case !namesEvents.MatchString(l):
+					t.Errorf("%s: %q names no event it sent", rule, l)
+				}
+			}
+			for rule, fallback := range map[string]webhook.EventType{"redelivery": webhook.EventTranscriptUpdated, "concurrent": webhook.EventTranscriptCreated} {
+				want := cmp.Or(tt.types[rule], fallback)
+				if l := lineOf(lines, rule); !strings.Contains(l, " ["+string(want)+" evt_") {
+					t.Errorf("%s: %q, want it to deliver a %s event", rule, l, want)
 				}
 			}
 			if got := r.logs[len(r.logs)-1]; got != "scribetest: CheckReceiver: "+tt.summary {
@@ -187,14 +221,8 @@ func TestCheckReceiverWithServer(t *testing.T) {
 	}
 }
 
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+// namesEvents matches a line's list of the events its rule sent.
+var namesEvents = regexp.MustCompile(`: [^\[]+ \[([a-z]+\.[a-z]+ evt_[A-Z0-9]+(, )?)+\]`)
 
 // A 5xx answered to a valid delivery is reported as the receiver failing
 // to handle the event, with its answer, and not blamed on what a later rule
@@ -291,5 +319,107 @@ func TestCheckReceiverReplicasWithOwnStores(t *testing.T) {
 		if !strings.Contains(l, want) {
 			t.Errorf("redelivery: %q, want it to say %q", l, want)
 		}
+	}
+}
+
+// WithServer signs on the server's clock: on a FakeClock set days from the
+// system clock, a receiver that verifies with the server's WebhookVerifier
+// and calls back with the server's TokenCache keeps every rule, the
+// stale-timestamp rule included (it signs 6 minutes from the fake now); the
+// same receiver without dedupe fails redelivery and concurrent, as on the
+// system clock.
+func TestCheckReceiverOnFakeClock(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		opts    []webhook.HandlerOption
+		fail    []string
+		summary string
+	}{
+		{name: "dedupes", summary: "9 passed, 0 failed"},
+		{name: "no dedupe", opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)}, fail: []string{"redelivery", "concurrent"}, summary: "7 passed, 2 failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clock := scribetest.NewFakeClock(time.Now().Add(-72 * time.Hour))
+			s := scribetest.NewTestServer(t, scribetest.WithClock(clock))
+			dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+				Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key, err := s.CreateSecretKey(plugin.ID, "backend")
+			if err != nil {
+				t.Fatal(err)
+			}
+			recv := httptest.NewUnstartedServer(nil) // its URL first, for the webhook that gives the verifier
+			url := "http://" + recv.Listener.Addr().String() + "/hook"
+			hook, err := s.CreateWebhook(plugin.ID, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := s.WebhookVerifier(hook)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recv.Config.Handler = webhook.NewHandler(v, callingBackWith(t, s.URL(), s.TokenCache(key.Key)), append(tc.opts, webhook.WithLogger(nil))...)
+			recv.Start()
+			t.Cleanup(recv.Close)
+			r := recordCheck(t, func(tb testing.TB) {
+				scribetest.CheckReceiver(tb, url, hook.SigningSecret, scribetest.WithServer(s, plugin.ID))
+			})
+			if r.fatal != "" {
+				t.Fatal(r.fatal)
+			}
+			if got := r.logs[len(r.logs)-1]; got != "scribetest: CheckReceiver: "+tc.summary {
+				t.Errorf("summary %q, want %q; failures:\n%s", got, tc.summary, strings.Join(r.errors, "\n"))
+			}
+			for _, rule := range tc.fail {
+				if l := lineOf(r.errors, rule); !strings.Contains(l, "the receiver processed the event") {
+					t.Errorf("%s: %q, want a FAIL for processing the event again", rule, l)
+				}
+			}
+			if len(r.errors) != len(tc.fail) {
+				t.Errorf("%d failures, want %d:\n%s", len(r.errors), len(tc.fail), strings.Join(r.errors, "\n"))
+			}
+		})
+	}
+}
+
+// WithEventTypes chooses the types redelivery and concurrent deliver, each
+// in turn, and their lines name an event of each; WithRequireChecked fails
+// a rule whose processing the server could not see, here the type the
+// receiver does not act on.
+func TestCheckReceiverEventTypes(t *testing.T) {
+	t.Parallel()
+	live := newLiveScene(t)
+	secret := newCheckSecret(t)
+	url := serveReceiver(t, handlerOf(t, secret, callingBackWith(t, live.s.URL(), auth.NewCache(live.key), webhook.EventInstallationCreated)))
+	types := scribetest.WithEventTypes(webhook.EventInstallationCreated, webhook.EventTranscriptUpdated)
+
+	r := recordCheck(t, func(tb testing.TB) {
+		scribetest.CheckReceiver(tb, url, secret, scribetest.WithServer(live.s, live.plugin.ID), types)
+	})
+	for _, rule := range []string{"redelivery", "concurrent"} {
+		l := lineOf(r.logs, rule)
+		if !regexp.MustCompile(` \[installation\.created evt_\w+, transcript\.updated evt_\w+\]\. `).MatchString(l) ||
+			!strings.HasPrefix(l, "NOT CHECKED ") || !strings.Contains(l, "no call to the server for the transcript.updated event evt_") ||
+			!strings.Contains(l, "Its type was chosen with -event (WithEventTypes in Go)") {
+			t.Errorf("%s: %q, want NOT CHECKED for the transcript.updated event alone, naming both events", rule, l)
+		}
+	}
+	if len(r.errors) != 0 || r.fatal != "" {
+		t.Errorf("failures:\n%s\n%s", strings.Join(r.errors, "\n"), r.fatal)
+	}
+
+	r = recordCheck(t, func(tb testing.TB) {
+		scribetest.CheckReceiver(tb, url, secret, scribetest.WithServer(live.s, live.plugin.ID), types, scribetest.WithRequireChecked())
+	})
+	if got := r.logs[len(r.logs)-1]; len(r.errors) != 2 || got != "scribetest: CheckReceiver: 7 passed, 2 failed" {
+		t.Errorf("WithRequireChecked: summary %q, failures:\n%s", got, strings.Join(r.errors, "\n"))
 	}
 }

@@ -120,9 +120,28 @@ func TestCheckReceiverCatchesDoubleProcessing(t *testing.T) {
 	var processed scribetest.EventCounter
 	url := startCheckedReceiver(t, secret, &processed, webhook.WithDedupeStore(nil))
 
+	// Without a count or a server, processing cannot be seen: the two rules
+	// are not checked, never passed, and WithRequireChecked fails them.
 	r := recordCheck(t, func(tb testing.TB) { scribetest.CheckReceiver(tb, url, secret) })
 	if len(r.errors) != 0 || r.fatal != "" {
 		t.Errorf("without WithProcessedCount, CheckReceiver failed:\n%s\n%s", strings.Join(r.errors, "\n"), r.fatal)
+	}
+	for _, rule := range []string{"redelivery", "concurrent"} {
+		if l := lineOf(r.logs, rule); !strings.HasPrefix(l, "NOT CHECKED ") || !strings.Contains(l, "processing is not checked: without -server (WithServer or WithProcessedCount in Go)") {
+			t.Errorf("%s: %q, want NOT CHECKED saying processing cannot be seen without a server", rule, l)
+		}
+	}
+	if got := r.logs[len(r.logs)-1]; got != "scribetest: CheckReceiver: 7 passed, 0 failed, 2 not checked" {
+		t.Errorf("summary = %q", got)
+	}
+	r = recordCheck(t, func(tb testing.TB) { scribetest.CheckReceiver(tb, url, secret, scribetest.WithRequireChecked()) })
+	for _, rule := range []string{"redelivery", "concurrent"} {
+		if l := lineOf(r.errors, rule); !strings.HasPrefix(l, "FAIL ") || !strings.Contains(l, "processing is not checked, and the check requires it (-require-checked)") {
+			t.Errorf("WithRequireChecked: %s: %q, want a FAIL for not being checked", rule, l)
+		}
+	}
+	if got := r.logs[len(r.logs)-1]; len(r.errors) != 2 || got != "scribetest: CheckReceiver: 7 passed, 2 failed" {
+		t.Errorf("WithRequireChecked: %d errors, summary %q; want 2 and 7 passed, 2 failed", len(r.errors), got)
 	}
 
 	r = recordCheck(t, func(tb testing.TB) {
@@ -160,6 +179,8 @@ func TestCheckReceiverStopsOnBadArguments(t *testing.T) {
 		{"other scheme", "ftp://127.0.0.1/hook", secret, nil, "not an absolute http:// or https:// URL"},
 		{"zero secret", "http://127.0.0.1:9/hook", webhook.Secret{}, nil, "no signing secret"},
 		{"negative timeout", "http://127.0.0.1:9/hook", secret, []scribetest.CheckOption{scribetest.WithReceiverTimeout(-time.Second)}, "timeout -1s is negative"},
+		{"unknown event type", "http://127.0.0.1:9/hook", secret, []scribetest.CheckOption{scribetest.WithEventTypes("transcript.deleted")},
+			`the event type "transcript.deleted" is not one the service sends; give one of installation.created, transcript.created, transcript.updated, installation.deleted`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := recordCheck(t, func(tb testing.TB) { scribetest.CheckReceiver(tb, tc.url, tc.secret, tc.opts...) })

@@ -24,7 +24,8 @@ const secretEnv = "SCRIBE_WEBHOOK_SECRET"
 // checkReceiver is the check-receiver subcommand: it sends the webhook
 // receiver at URL signed, forged, stale, repeated and concurrent deliveries,
 // prints a PASS, FAIL or NOT CHECKED line per rule and a summary line, and
-// fails when the receiver broke a rule. With -server, the events name
+// fails when the receiver broke a rule (or, with -require-checked, when one
+// was not checked). With -server, the events name
 // installations and transcripts it makes on that server, and the receiver's
 // calls there show which events it processed.
 func checkReceiver(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
@@ -34,11 +35,15 @@ func checkReceiver(ctx context.Context, args []string, stdout, stderr io.Writer,
 	server := fs.String("server", "", "`URL` of a scribe-server started with -admin: each event then names an installation and a transcript made there, "+
 		"so the receiver's calls back get real answers and show which events it processed")
 	plugin := fs.Int64("plugin", 100, "`id` of the plugin, on -server, whose installations the events name (100 is the demo plugin); the receiver calls back with its secret key")
+	var types []webhook.EventType
+	fs.Func("event", "event `type` the redelivery and concurrent rules deliver, repeatable (by default one the receiver calls -server back for): "+
+		receivercheck.KnownEventTypes(), func(s string) error { types = append(types, webhook.EventType(s)); return nil })
+	requireChecked := fs.Bool("require-checked", false, "fail every rule whose processing is not checked (as without -server), for a CI gate")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: "+secretEnv+"=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] URL")
+		fmt.Fprintln(fs.Output(), "Usage: "+secretEnv+"=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] [-event TYPE]... [-require-checked] URL")
 		fmt.Fprintln(fs.Output(), "Checks the webhook receiver at URL against the delivery rules (docs/webhooks.md, \"Check your receiver\").")
 		fmt.Fprintln(fs.Output(), "A receiver that calls the service back needs -server: without it, its calls get 401, and double processing is not checked.")
-		fmt.Fprintln(fs.Output(), "Exit status: 0 when it keeps every rule, 1 when it breaks one, 2 for a usage error.")
+		fmt.Fprintln(fs.Output(), "Exit status: 0 when it keeps every rule (not checked ones too, unless -require-checked), 1 when it breaks one, 2 for a usage error.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -64,7 +69,7 @@ func checkReceiver(ctx context.Context, args []string, stdout, stderr io.Writer,
 	if err != nil {
 		return usagef("%s: %w", secretEnv, err)
 	}
-	cfg := receivercheck.Config{URL: fs.Arg(0), Secret: secret, Timeout: *timeout}
+	cfg := receivercheck.Config{URL: fs.Arg(0), Secret: secret, Timeout: *timeout, EventTypes: types, RequireChecked: *requireChecked}
 	if *server != "" {
 		admin, err := adminURL(*server)
 		if err != nil {

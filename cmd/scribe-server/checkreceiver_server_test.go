@@ -17,9 +17,11 @@ const demoSecretKey = "ask_live_c2NyaWJlLWRlbW8tc2VjcmV0LWtleS1ETy1OT1QtVVNF"
 // check-receiver -server, against the binary's server started with -admin
 // and its demo data: a receiver that calls the server back (GET /users/me,
 // GET /transcripts/{id}) with plugin 100's secret key keeps every rule and
-// exits 0; the same receiver without dedupe exits 1 with FAIL lines saying
-// that it processed the event again; a server without -admin is an error
-// that says to start it with -admin.
+// exits 0, -require-checked too; the same receiver without dedupe exits 1
+// with FAIL lines saying that it processed the event again, and so does one
+// that acts on transcript.created alone, which both rules then deliver; one
+// that makes no call is "not checked", exit 0, or 1 with -require-checked;
+// a server without -admin is an error that says to start it with -admin.
 func TestCheckReceiverWithServer(t *testing.T) {
 	t.Parallel()
 	base := startServer(t, defaultLimits, "-admin")
@@ -47,16 +49,32 @@ func TestCheckReceiverWithServer(t *testing.T) {
 		}
 		return err
 	}
+	createdOnly := func(ctx context.Context, e *webhook.Event) error {
+		if e.Type != webhook.EventTranscriptCreated {
+			return nil
+		}
+		return callBack(ctx, e)
+	}
 	for _, tc := range []struct {
 		name   string
+		fn     func(context.Context, *webhook.Event) error
 		opts   []webhook.HandlerOption
+		args   []string
 		code   int
 		output []string
 	}{
-		{name: "dedupes", code: 0, output: []string{"PASS redelivery: ", "PASS concurrent: ", "\n9 passed, 0 failed\n"}},
-		{name: "no dedupe", code: 1, opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)}, output: []string{
+		{name: "dedupes", fn: callBack, code: 0, args: []string{"-require-checked"}, output: []string{"PASS redelivery: ", "PASS concurrent: ", "\n9 passed, 0 failed\n"}},
+		{name: "no dedupe", fn: callBack, code: 1, opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)}, output: []string{
 			"FAIL redelivery: ", "the receiver processed the event again: after the redelivery it called the server once more with the event's installation (GET /transcripts/",
 			"FAIL concurrent: ", "the receiver processed the event more than once", "\n7 passed, 2 failed\n"}},
+		// Acting on transcript.created alone: both rules deliver that type.
+		{name: "created only, no dedupe", fn: createdOnly, code: 1, opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)}, output: []string{
+			"FAIL redelivery: a redelivery of a handled event (same webhook-id, new timestamp and signature) is answered 2xx, and not processed again [transcript.created evt_",
+			"FAIL concurrent: 10 concurrent deliveries of one event are each answered 2xx, or 409/429 with Retry-After, never 5xx, and the event is processed once [transcript.created evt_",
+			"\n7 passed, 2 failed\n"}},
+		{name: "no calls", fn: acknowledge, code: 0, output: []string{"NOT CHECKED redelivery: ", "NOT CHECKED concurrent: ", "\n7 passed, 0 failed, 2 not checked\n"}},
+		{name: "no calls, required", fn: acknowledge, code: 1, args: []string{"-require-checked"}, output: []string{
+			"FAIL redelivery: ", "FAIL concurrent: ", "processing is not checked, and the check requires it (-require-checked): the receiver made no call", "\n7 passed, 2 failed\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -64,9 +82,10 @@ func TestCheckReceiverWithServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			recv := httptest.NewServer(webhook.NewHandler(newVerifier(t, secret), callBack, append(tc.opts, webhook.WithLogger(nil))...))
+			recv := httptest.NewServer(webhook.NewHandler(newVerifier(t, secret), tc.fn, append(tc.opts, webhook.WithLogger(nil))...))
 			defer recv.Close()
-			code, stdout, stderr := runCheck(t, secret.Reveal(), "-timeout", "5s", "-server", base, "-plugin", "100", recv.URL)
+			args := append(append([]string{"-timeout", "5s", "-server", base, "-plugin", "100"}, tc.args...), recv.URL)
+			code, stdout, stderr := runCheck(t, secret.Reveal(), args...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr %s", code, tc.code, stderr)
 			}

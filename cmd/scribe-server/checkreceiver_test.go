@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scribehq/scribe-go/internal/receivercheck"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -178,16 +179,24 @@ func TestCheckReceiverCommand(t *testing.T) {
 				t.Errorf("first line %q, want a note that callbacks need -server", note)
 			}
 			lines = lines[1:]
+			unchecked := 0
 			for i, rule := range checkRules {
 				want, fails := tt.fail[rule]
+				blind := !fails && (rule == "redelivery" || rule == "concurrent") // processing cannot be seen without -server
+				if blind {
+					unchecked++
+				}
 				switch {
-				case !fails && !strings.HasPrefix(lines[i], "PASS "+rule+": "):
+				case blind && (!strings.HasPrefix(lines[i], "NOT CHECKED "+rule+": ") || !strings.Contains(lines[i], "processing is not checked: without -server")):
+					t.Errorf("line %d = %q, want NOT CHECKED %s, saying processing cannot be seen without -server", i+1, lines[i], rule)
+				case !fails && !blind && !strings.HasPrefix(lines[i], "PASS "+rule+": "):
 					t.Errorf("line %d = %q, want PASS %s", i+1, lines[i], rule)
 				case fails && (!strings.HasPrefix(lines[i], "FAIL "+rule+": ") || !strings.Contains(lines[i], want)):
 					t.Errorf("line %d = %q, want FAIL %s saying %q", i+1, lines[i], rule, want)
 				}
 			}
-			if want := fmt.Sprintf("%d passed, %d failed", len(checkRules)-len(tt.fail), len(tt.fail)); lines[len(lines)-1] != want {
+			want := receivercheck.Summary{Passed: len(checkRules) - len(tt.fail) - unchecked, Failed: len(tt.fail), NotChecked: unchecked}.String()
+			if lines[len(lines)-1] != want {
 				t.Errorf("last line %q, want %q", lines[len(lines)-1], want)
 			}
 			wantCode := 0
@@ -236,6 +245,8 @@ func TestCheckReceiverUsage(t *testing.T) {
 		{"plugin without server", valid, []string{"-plugin", "7", "http://127.0.0.1:9/hook"}, "-plugin names a plugin on the server of -server; give -server too"},
 		{"bad plugin", valid, []string{"-server", "http://127.0.0.1:9", "-plugin", "0", "http://127.0.0.1:9/hook"}, "-plugin 0: give a plugin id"},
 		{"bad server", valid, []string{"-server", "127.0.0.1:9", "http://127.0.0.1:9/hook"}, `-server "127.0.0.1:9": give the server's URL`},
+		{"unknown event type", valid, []string{"-event", "transcript.created", "-event", "transcript.deleted", "http://127.0.0.1:9/hook"},
+			`the event type "transcript.deleted" is not one the service sends; give one of installation.created, transcript.created, transcript.updated, installation.deleted`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,7 +273,7 @@ func TestHelp(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		code := exitCode(run(t.Context(), []string{arg}, &stdout, &stderr), &stderr)
 		out := stdout.String() + stderr.String()
-		if code != 0 || !strings.HasPrefix(out, "Usage: scribe-server") || !strings.Contains(out, "scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] URL") {
+		if code != 0 || !strings.HasPrefix(out, "Usage: scribe-server") || !strings.Contains(out, "scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] [-event TYPE]... [-require-checked] URL") {
 			t.Errorf("%s: exit %d, output:\n%s", arg, code, out)
 		}
 		if arg == "help" && stderr.Len() != 0 {
@@ -288,7 +299,32 @@ func TestRunCheckReceiver(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := exitCode(run(t.Context(), []string{"check-receiver", "-timeout", "2s", srv.URL}, &stdout, &stderr), &stderr)
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if code != 0 || lines[len(lines)-1] != "9 passed, 0 failed" || !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "within 2s") }) {
+	if code != 0 || lines[len(lines)-1] != "7 passed, 0 failed, 2 not checked" || !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "within 2s") }) {
 		t.Errorf("exit %d; stdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// -require-checked makes a rule whose processing is not checked a FAIL, so
+// that a gate on the exit status never passes a receiver it could not see
+// process events: without -server, even a correct receiver exits 1.
+func TestCheckReceiverRequireChecked(t *testing.T) {
+	t.Parallel()
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(correctReceiver(t, secret))
+	defer srv.Close()
+	code, stdout, stderr := runCheck(t, secret.Reveal(), "-require-checked", srv.URL)
+	for _, want := range []string{
+		"\nFAIL redelivery: ", "\nFAIL concurrent: ", "processing is not checked, and the check requires it (-require-checked): without -server",
+		"\n7 passed, 2 failed\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code != 1 || !strings.Contains(stderr, "the receiver broke 2 of 9 rules") {
+		t.Errorf("exit %d, stderr %q; want 1", code, stderr)
 	}
 }

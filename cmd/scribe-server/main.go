@@ -7,7 +7,7 @@
 //	scribe-server [-addr 127.0.0.1:8080] [-fixtures FILE] [-base-path /v1] [-admin] [-webhook-schedule-scale F]
 //	scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE
 //	scribe-server resend [-server URL] [-wait 20s] EVENT_ID
-//	SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] URL
+//	SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] [-event TYPE]... [-require-checked] URL
 //	scribe-server -version
 //	scribe-server help
 //
@@ -305,7 +305,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
 		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
 		fmt.Fprintln(fs.Output(), "       scribe-server resend [-server URL] [-wait 20s] EVENT_ID")
-		fmt.Fprintln(fs.Output(), "       SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] URL")
+		fmt.Fprintln(fs.Output(), "       SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] [-event TYPE]... [-require-checked] URL")
 		fmt.Fprintln(fs.Output(), "       scribe-server -version")
 		fmt.Fprintln(fs.Output(), "       scribe-server help")
 		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")

@@ -15,10 +15,14 @@
 // included) and SCRIBE_SECRET_KEY (the plugin's secret key), it fetches
 // GET /users/me for an installation.created and GET /transcripts/{id} for a
 // transcript event, with an installation JWT it mints (docs/auth.md);
-// without them it only logs. SCRIBE_DEDUPE=off turns the dedupe off, to see
+// without them it only logs. SCRIBE_EVENTS (comma-separated) limits the event
+// types it acts on, as a plugin that cares about new transcripts alone
+// (SCRIBE_EVENTS=transcript.created); the others are acknowledged. To see
 // "scribe-server check-receiver -server" fail a receiver that processes an
-// event twice. scripts/check-receiver-node runs the check both ways
-// (docs/webhooks.md, "Check your receiver").
+// event twice, SCRIBE_DEDUPE=off turns the dedupe off, and two of these
+// behind round-robin-proxy.js are replicas that each dedupe in their own
+// memory. scripts/check-receiver-node runs the check on each, with and
+// without -server (docs/webhooks.md, "Check your receiver").
 "use strict";
 
 const http = require("node:http");
@@ -39,6 +43,7 @@ if (Boolean(apiURL) !== Boolean(secretKey) || (secretKey && !secretKey.startsWit
   process.exit(2);
 }
 const dedupe = process.env.SCRIBE_DEDUPE !== "off";
+const acts = (process.env.SCRIBE_EVENTS || "installation.created,installation.deleted,transcript.created,transcript.updated").split(",");
 
 // verify() checks the signature against the body as received (any of the
 // space-separated entries, for a secret rotation) and that webhook-timestamp
@@ -88,7 +93,7 @@ async function call(uuid, path) {
 async function handle(event) {
   const uuid = event.plugin_installation_uuid;
   try {
-    switch (event.type) {
+    switch (acts.includes(event.type) ? event.type : "") {
       case "installation.created": {
         const me = apiURL ? await call(uuid, "/users/me") : event.data;
         console.log(`${event.type} ${event.id} installation ${uuid}: ${me.first_name} ${me.last_name}`);

@@ -21,9 +21,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -85,8 +89,23 @@ type Config struct {
 	// processed the event. Without Processed, the check then fails a
 	// receiver that processes a redelivery or a concurrent duplicate again,
 	// or acts on a delivery it refused, and says "not checked" where the
-	// receiver made no call.
+	// receiver made no call. Without Server or Processed, the rules about
+	// processing (redelivery, concurrent) are "not checked".
 	Server Server
+	// Now, when not nil, is the clock deliveries are signed on and events
+	// dated by: the Server's, so that a receiver verifying on that clock (a
+	// FakeClock's) sees fresh deliveries, and stale ones stale. nil is the
+	// system clock.
+	Now func() time.Time
+	// EventTypes, when not empty, are the event types the redelivery and
+	// concurrent rules deliver, each in turn. By default they deliver one
+	// type the receiver called the Server back for in the valid rule, and
+	// otherwise transcript.updated (redelivery) and transcript.created
+	// (concurrent). Each must be one the service sends (EventTypes).
+	EventTypes []webhook.EventType
+	// RequireChecked makes a rule whose processing is not checked a
+	// failure, for a gate that must not pass what it could not see.
+	RequireChecked bool
 }
 
 // Result is how the receiver kept one rule.
@@ -106,18 +125,26 @@ type Result struct {
 	// why it matters, and for a rule not checked, why; "" for a rule kept.
 	// It holds no secret: answers are quoted redacted.
 	Detail string
+	// Events are the events the rule sent, each as its type and id
+	// ("transcript.created evt_…"), to find in the receiver's logs.
+	Events []string
 }
 
-// String formats the result on one line: "PASS rule: claim",
-// "FAIL rule: claim. detail" or "NOT CHECKED rule: claim. detail".
+// String formats the result on one line: "PASS rule: claim [events]",
+// "FAIL rule: claim [events]. detail" or "NOT CHECKED rule: claim [events].
+// detail".
 func (r Result) String() string {
+	head := r.Rule + ": " + r.Claim
+	if len(r.Events) > 0 {
+		head += " [" + strings.Join(r.Events, ", ") + "]"
+	}
 	switch {
 	case r.Passed:
-		return "PASS " + r.Rule + ": " + r.Claim
+		return "PASS " + head
 	case r.NotChecked:
-		return "NOT CHECKED " + r.Rule + ": " + r.Claim + ". " + r.Detail
+		return "NOT CHECKED " + head + ". " + r.Detail
 	}
-	return "FAIL " + r.Rule + ": " + r.Claim + ". " + r.Detail
+	return "FAIL " + head + ". " + r.Detail
 }
 
 // Summary counts the rules kept, broken and not checked.
@@ -152,6 +179,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (Summary, error) 
 	defer c.client.CloseIdleConnections()
 	var sum Summary
 	for _, r := range rules {
+		c.sent = nil
 		v, err := r.check(ctx, c)
 		if err == nil {
 			err = ctx.Err() // an answer cut short by ctx says nothing of the receiver
@@ -159,12 +187,15 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (Summary, error) 
 		if err != nil {
 			return sum, err
 		}
-		res := Result{Rule: r.name, Claim: r.claimFor(c)}
+		res := Result{Rule: r.name, Claim: r.claimFor(c), Events: c.sent}
 		switch {
 		case len(v.fails) > 0:
 			sum.Failed++
 			res.Detail = strings.Join(v.fails, " ") + " " + r.why
 			c.broken[r.name] = true
+		case v.unchecked != "" && c.requireChecked:
+			sum.Failed++
+			res.Detail = "Its answers keep the rule, but processing is not checked, and the check requires it (-require-checked): " + v.unchecked
 		case v.unchecked != "":
 			sum.NotChecked++
 			res.NotChecked = true
@@ -188,6 +219,21 @@ type verdict struct {
 // failing returns the verdict of the sentences that are not empty.
 func failing(s ...string) verdict { return verdict{fails: appendNonEmpty(nil, s...)} }
 
+// merge returns the verdict of a rule checked once per event type: every
+// failure, else the reasons processing was not checked.
+func merge(vs []verdict) verdict {
+	var out verdict
+	var unchecked []string
+	for _, v := range vs {
+		out.fails = append(out.fails, v.fails...)
+		unchecked = appendNonEmpty(unchecked, v.unchecked)
+	}
+	if len(out.fails) == 0 {
+		out.unchecked = strings.Join(unchecked, " ")
+	}
+	return out
+}
+
 // checker holds what every rule sends with.
 type checker struct {
 	url     string
@@ -196,12 +242,17 @@ type checker struct {
 	timeout time.Duration
 	count   func(string) int
 	server  Server
-	client  *http.Client
-	scene   scene    // the fixed scene, when there is no server
-	secrets []string // the texts the secrets may be quoted as, redacted from answers
+	now     func() time.Time // the clock deliveries are signed on
+	types   []webhook.EventType
+	// requireChecked: a rule whose processing is not checked fails.
+	requireChecked bool
+	client         *http.Client
+	scene          scene    // the fixed scene, when there is no server
+	secrets        []string // the texts the secrets may be quoted as, redacted from answers
 	// Filled in as the rules run.
 	baseline map[webhook.EventType]int // on a server: the calls the valid rule's event of each type made
 	broken   map[string]bool           // the rules broken so far
+	sent     []string                  // the events the current rule sent: "type id"
 }
 
 func newChecker(cfg Config) (*checker, error) {
@@ -216,21 +267,36 @@ func newChecker(cfg Config) (*checker, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("%w: the timeout %v is negative; give a positive one, or zero for %v", ErrConfig, cfg.Timeout, DefaultTimeout)
 	}
+	var types []webhook.EventType
+	for _, t := range cfg.EventTypes {
+		if !slices.Contains(eventTypes, t) {
+			return nil, fmt.Errorf("%w: the event type %s is not one the service sends; give one of %s",
+				ErrConfig, strconv.Quote(redact.Text(string(t))), KnownEventTypes())
+		}
+		if !slices.Contains(types, t) {
+			types = append(types, t)
+		}
+	}
 	forger, err := webhook.NewSecret()
 	if err != nil {
 		return nil, err
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = Concurrent
 	return &checker{
 		url: cfg.URL, secret: cfg.Secret, forger: forger,
 		timeout: cmp.Or(cfg.Timeout, DefaultTimeout), count: cfg.Processed, server: cfg.Server,
+		now: now, types: types, requireChecked: cfg.RequireChecked,
 		client: &http.Client{
 			Transport: transport,
 			// The service does not follow redirects: a 3xx is a failed attempt.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
-		scene:    newScene(time.Now()),
+		scene:    newScene(now()),
 		secrets:  append(redact.WebhookSecretForms(cfg.Secret.Reveal()), redact.WebhookSecretForms(forger.Reveal())...),
 		baseline: map[webhook.EventType]int{}, broken: map[string]bool{},
 	}, nil
@@ -239,6 +305,20 @@ func newChecker(cfg Config) (*checker, error) {
 // watching reports whether processing is seen from calls to the server:
 // there is one, and no exact count.
 func (c *checker) watching() bool { return c.server != nil && c.count == nil }
+
+// blind reports whether processing cannot be seen at all: no server, no
+// exact count.
+func (c *checker) blind() bool { return c.server == nil && c.count == nil }
+
+// KnownEventTypes names the event types the service sends, which
+// Config.EventTypes may hold: "installation.created, transcript.created, …".
+func KnownEventTypes() string {
+	names := make([]string, len(eventTypes))
+	for i, t := range eventTypes {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
 
 // delivery is one request the check sends.
 type delivery struct {
@@ -261,6 +341,9 @@ func (c *checker) signed(e webhook.Event, at time.Time, what string) (delivery, 
 	h := webhook.SignHeaders(c.secret, e.ID, at, body)
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", userAgent)
+	if sent := string(e.Type) + " " + e.ID; !slices.Contains(c.sent, sent) {
+		c.sent = append(c.sent, sent)
+	}
 	return delivery{what: fmt.Sprintf("%s %s %s", e.Type, e.ID, what), id: e.ID, typ: e.Type, uuid: e.PluginInstallationUUID,
 		at: at, body: body, header: h}, nil
 }
@@ -276,6 +359,7 @@ type answer struct {
 	// unreachable: no connection could be made (nothing listens at the
 	// URL, or its host is unknown), so the receiver never saw the delivery.
 	unreachable bool
+	timedOut    bool // nothing came within the wait: the only "in time" failure
 }
 
 func (a answer) is2xx() bool { return a.status >= 200 && a.status <= 299 }
@@ -297,6 +381,8 @@ func (c *checker) send(ctx context.Context, d delivery) answer {
 	wait := c.timeout + Grace
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	var answered atomic.Bool // a byte of an answer came, from the transport's goroutine
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotFirstResponseByte: func() { answered.Store(true) }})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(d.body))
 	if err != nil {
 		return answer{err: c.scrub(err.Error())}
@@ -305,17 +391,11 @@ func (c *checker) send(ctx context.Context, d delivery) answer {
 	start := time.Now()
 	resp, err := c.client.Do(req)
 	if err != nil {
-		var oe *net.OpError
-		a := answer{elapsed: time.Since(start), unreachable: errors.As(err, &oe) && oe.Op == "dial"}
-		var ue *url.Error
-		switch {
-		case ctx.Err() != nil:
-			a.err = fmt.Sprintf("nothing within %v", wait)
-		case errors.As(err, &ue):
-			a.err = c.scrub(ue.Err.Error()) // without the URL, which the user knows
-		default:
-			a.err = c.scrub(err.Error())
+		a := c.noAnswer(err, answered.Load())
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			a.timedOut, a.err = true, fmt.Sprintf("nothing within %v", wait)
 		}
+		a.elapsed = time.Since(start)
 		return a
 	}
 	head := make([]byte, maxExcerpt*2)
@@ -324,9 +404,40 @@ func (c *checker) send(ctx context.Context, d delivery) answer {
 	_ = resp.Body.Close()
 	return answer{
 		status: resp.StatusCode, statusText: c.scrub(resp.Status),
-		retryAfter: hasRetryAfter(resp.Header),
+		retryAfter: hasRetryAfter(resp.Header, c.now()),
 		excerpt:    c.scrub(string(head[:n])), elapsed: time.Since(start),
 	}
+}
+
+// noAnswer says why a request got no HTTP answer, in the words that send the
+// developer after the right bug: nothing listening, a connection closed or
+// reset, an answer that is not HTTP. answered: a byte of an answer came.
+func (c *checker) noAnswer(err error, answered bool) answer {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		return answer{unreachable: true, err: c.scrub(oe.Error())}
+	}
+	eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	switch {
+	case errors.Is(err, syscall.ECONNRESET) && answered:
+		return answer{err: "the receiver reset the connection in the middle of its answer"}
+	case errors.Is(err, syscall.ECONNRESET):
+		return answer{err: "the receiver reset the connection without answering"}
+	case eof && answered:
+		return answer{err: "the receiver closed the connection in the middle of its answer"}
+	case eof:
+		return answer{err: "the receiver closed the connection without answering"}
+	case answered: // the transport could not read what came as an HTTP answer
+		for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
+			err = u // the innermost error: what was wrong with the answer
+		}
+		return answer{err: "the receiver answered something that is not HTTP: " + c.scrub(err.Error())}
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // without the URL, which the user knows
+	}
+	return answer{err: c.scrub(err.Error())}
 }
 
 // scrub makes text from the receiver fit to print: the secrets and anything
@@ -339,8 +450,8 @@ func (c *checker) scrub(s string) string {
 
 // hasRetryAfter reports whether h carries a Retry-After a client can act on,
 // read as the SDK's own retries read it.
-func hasRetryAfter(h http.Header) bool {
-	_, ok := transport.RetryAfter(h, time.Now())
+func hasRetryAfter(h http.Header, now time.Time) bool {
+	_, ok := transport.RetryAfter(h, now)
 	return ok
 }
 
@@ -388,8 +499,10 @@ func (c *checker) handlingFailed(ctx context.Context, d delivery, a answer, subj
 	switch {
 	case a.unreachable:
 		s = " Nothing answers at the receiver's URL (is the receiver running, and is the URL right?)"
-	case a.status == 0:
+	case a.timedOut:
 		s = " The receiver did not answer a valid delivery in time"
+	case a.status == 0:
+		s = " No HTTP answer to a valid delivery: the receiver failed while handling the event"
 	}
 	if subject != "" && c.broken["valid"] {
 		s += fmt.Sprintf(", as it did in the valid rule: fix that first; it is not about %s", subject)

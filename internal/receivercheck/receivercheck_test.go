@@ -261,3 +261,15 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A call's path is the receiver's to choose: reported, its control
+// characters are written as escapes and its credentials redacted, so that
+// a path cannot rewrite the terminal or leak a key into a CI log.
+func TestCallPathsAreSanitized(t *testing.T) {
+	t.Parallel()
+	call := receivercheck.Call{Method: "GET", Path: "/transcripts/\x1b]0;owned\x07\x1b[2J/ask_live_abcdefghijklmnop", Status: 404, Code: "not_found"}
+	got := call.String()
+	if want := `GET /transcripts/\x1b]0;owned\a\x1b[2J/ask_live_[REDACTED] 404 not_found`; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}

@@ -22,9 +22,9 @@ type rule struct {
 	// counted is added to the claim when the check counts processing
 	// exactly (Config.Processed).
 	counted string
-	// watched is added to the claim when the check sees processing from
-	// the receiver's calls to the server (Config.Server); for a refusal,
-	// only once the receiver was seen calling back for valid events.
+	// watched is added to the claim when the check does not count
+	// processing exactly; for a refusal, only once the receiver was seen
+	// calling the server back for valid events.
 	watched string
 	refusal bool
 	// why says why the rule matters, after the failures.
@@ -41,7 +41,7 @@ func (r rule) claimFor(c *checker) string {
 	switch {
 	case c.count != nil:
 		claim += r.counted
-	case c.watching() && (!r.refusal || c.callsBack()):
+	case !r.refusal || (c.watching() && c.callsBack()):
 		claim += r.watched
 	}
 	return claim
@@ -156,7 +156,7 @@ func checkValid(ctx context.Context, c *checker) (verdict, error) {
 	var fails []string
 	var handled []delivery
 	for _, typ := range eventTypes {
-		d, err := c.fresh(ctx, typ, time.Now(), validly)
+		d, err := c.fresh(ctx, typ, c.now(), validly)
 		if err != nil {
 			return verdict{}, err
 		}
@@ -187,20 +187,66 @@ func checkValid(ctx context.Context, c *checker) (verdict, error) {
 	return verdict{fails: fails}, nil
 }
 
-// notCalled says why processing is not checked when the receiver made no call.
-func notCalled(what string) string {
-	return "the receiver made no call to the server for the event (such as GET /users/me or GET /transcripts/{id} with its installation's token), " +
-		"so whether it " + what + " cannot be seen. A receiver that handles events without calling the service is checked exactly in Go (WithProcessedCount)."
+// notCalled says why processing is not checked when the receiver made no
+// call for d's event.
+func (c *checker) notCalled(d delivery, what string) string {
+	s := fmt.Sprintf("the receiver made no call to the server for the %s event %s (such as GET /users/me or GET /transcripts/{id} with its installation's token), "+
+		"so whether it %s cannot be seen.", d.typ, d.id, what)
+	if len(c.types) > 0 {
+		s += " Its type was chosen with -event (WithEventTypes in Go): choose one the receiver acts on."
+	}
+	return s + " A receiver that handles events without calling the service is checked exactly in Go (WithProcessedCount)."
+}
+
+// unseen says why processing is not checked without a server or a count.
+func unseen(what string) string {
+	return "without -server (WithServer or WithProcessedCount in Go), whether the receiver " + what + " cannot be seen."
+}
+
+// eventsFor returns the event types a rule that delivers one event more
+// than once sends: those of Config.EventTypes; else, on a server, one the
+// receiver called back for in the valid rule (fallback if it did for that
+// one), so that its processing shows; else fallback.
+func (c *checker) eventsFor(fallback webhook.EventType) []webhook.EventType {
+	if len(c.types) > 0 {
+		return c.types
+	}
+	if c.baseline[fallback] == 0 {
+		for _, t := range eventTypes {
+			if c.baseline[t] > 0 {
+				return []webhook.EventType{t}
+			}
+		}
+	}
+	return []webhook.EventType{fallback}
+}
+
+// eachType checks a rule once per event type of eventsFor(fallback).
+func eachType(ctx context.Context, c *checker, fallback webhook.EventType, check func(context.Context, *checker, webhook.EventType) (verdict, error)) (verdict, error) {
+	var vs []verdict
+	for _, typ := range c.eventsFor(fallback) {
+		v, err := check(ctx, c, typ)
+		if err != nil {
+			return verdict{}, err
+		}
+		vs = append(vs, v)
+	}
+	return merge(vs), nil
 }
 
 func checkRedelivery(ctx context.Context, c *checker) (verdict, error) {
-	now := time.Now()
+	return eachType(ctx, c, webhook.EventTranscriptUpdated, redeliver)
+}
+
+// redeliver delivers an event of type typ, then the same event again.
+func redeliver(ctx context.Context, c *checker, typ webhook.EventType) (verdict, error) {
+	now := c.now()
 	before := now.Add(-time.Minute) // the service's retries come later than this
-	sc, err := c.newScene(ctx, webhook.EventTranscriptUpdated)
+	sc, err := c.newScene(ctx, typ)
 	if err != nil {
 		return verdict{}, err
 	}
-	e, err := sc.event(webhook.EventTranscriptUpdated, newEventID(), before)
+	e, err := sc.event(typ, newEventID(), before)
 	if err != nil {
 		return verdict{}, err
 	}
@@ -224,8 +270,13 @@ func checkRedelivery(ctx context.Context, c *checker) (verdict, error) {
 	if err != nil {
 		return verdict{}, err
 	}
-	if s, err := c.accepted(ctx, again, false, "the redelivery"); s != "" || err != nil || !c.watching() {
+	switch s, err := c.accepted(ctx, again, false, "the redelivery"); {
+	case s != "" || err != nil:
 		return failing(s), err
+	case c.blind():
+		return verdict{unchecked: unseen("processed the redelivery again")}, nil
+	case !c.watching(): // counted exactly, and kept
+		return verdict{}, nil
 	}
 	calls, err := c.calls(ctx, again)
 	if err != nil {
@@ -236,13 +287,13 @@ func checkRedelivery(ctx context.Context, c *checker) (verdict, error) {
 		return failing(fmt.Sprintf("Sent %s; it was answered 2xx, but the receiver processed the event again: after the redelivery it called the server %s more with the event's installation (%s), where the first delivery made %s.",
 			again.what, timesCalled(len(more)), listCalls(more), plural(len(firstCalls), "call"))), nil
 	case len(firstCalls) == 0:
-		return verdict{unchecked: notCalled("processed the redelivery again")}, nil
+		return verdict{unchecked: c.notCalled(again, "processed the redelivery again")}, nil
 	}
 	return verdict{}, nil
 }
 
 func checkWrongSecret(ctx context.Context, c *checker) (verdict, error) {
-	d, err := c.fresh(ctx, webhook.EventInstallationCreated, time.Now(), "signed with another secret")
+	d, err := c.fresh(ctx, webhook.EventInstallationCreated, c.now(), "signed with another secret")
 	if err != nil {
 		return verdict{}, err
 	}
@@ -252,7 +303,7 @@ func checkWrongSecret(ctx context.Context, c *checker) (verdict, error) {
 }
 
 func checkTampered(ctx context.Context, c *checker) (verdict, error) {
-	now := time.Now()
+	now := c.now()
 	id := newEventID()
 	sc, err := c.newScene(ctx, webhook.EventTranscriptCreated)
 	if err != nil {
@@ -281,7 +332,7 @@ func checkTampered(ctx context.Context, c *checker) (verdict, error) {
 func checkMissingHeaders(ctx context.Context, c *checker) (verdict, error) {
 	var fails []string
 	for _, h := range []string{webhook.HeaderSignature, webhook.HeaderTimestamp, webhook.HeaderID} {
-		d, err := c.fresh(ctx, webhook.EventTranscriptUpdated, time.Now(), "validly signed, then sent without "+h)
+		d, err := c.fresh(ctx, webhook.EventTranscriptUpdated, c.now(), "validly signed, then sent without "+h)
 		if err != nil {
 			return verdict{}, err
 		}
@@ -306,7 +357,7 @@ func checkStale(ctx context.Context, c *checker) (verdict, error) {
 		{webhook.EventInstallationDeleted, -staleBy, fmt.Sprintf("signed with a webhook-timestamp %d minutes old", minutes)},
 		{webhook.EventTranscriptCreated, staleBy, fmt.Sprintf("signed with a webhook-timestamp %d minutes ahead", minutes)},
 	} {
-		d, err := c.fresh(ctx, s.typ, time.Now().Add(s.offset), s.what)
+		d, err := c.fresh(ctx, s.typ, c.now().Add(s.offset), s.what)
 		if err != nil {
 			return verdict{}, err
 		}
@@ -320,7 +371,7 @@ func checkStale(ctx context.Context, c *checker) (verdict, error) {
 }
 
 func checkRotation(ctx context.Context, c *checker) (verdict, error) {
-	d, err := c.fresh(ctx, webhook.EventTranscriptCreated, time.Now(), "with two signature entries: one made with another secret, then a valid one")
+	d, err := c.fresh(ctx, webhook.EventTranscriptCreated, c.now(), "with two signature entries: one made with another secret, then a valid one")
 	if err != nil {
 		return verdict{}, err
 	}
@@ -330,7 +381,7 @@ func checkRotation(ctx context.Context, c *checker) (verdict, error) {
 }
 
 func checkUnknownType(ctx context.Context, c *checker) (verdict, error) {
-	d, err := c.fresh(ctx, UnknownEventType, time.Now(), validly)
+	d, err := c.fresh(ctx, UnknownEventType, c.now(), validly)
 	if err != nil {
 		return verdict{}, err
 	}
@@ -339,7 +390,12 @@ func checkUnknownType(ctx context.Context, c *checker) (verdict, error) {
 }
 
 func checkConcurrent(ctx context.Context, c *checker) (verdict, error) {
-	d, err := c.fresh(ctx, webhook.EventTranscriptCreated, time.Now(), fmt.Sprintf("validly signed, %d times at once", Concurrent))
+	return eachType(ctx, c, webhook.EventTranscriptCreated, deliverAtOnce)
+}
+
+// deliverAtOnce delivers an event of type typ Concurrent times at once.
+func deliverAtOnce(ctx context.Context, c *checker, typ webhook.EventType) (verdict, error) {
+	d, err := c.fresh(ctx, typ, c.now(), fmt.Sprintf("validly signed, %d times at once", Concurrent))
 	if err != nil {
 		return verdict{}, err
 	}
@@ -390,8 +446,13 @@ func checkConcurrent(ctx context.Context, c *checker) (verdict, error) {
 		}
 		return failing(msg), nil
 	}
-	if s := c.ran(d, 1, false); s != "" || !c.watching() {
+	switch s := c.ran(d, 1, false); {
+	case s != "":
 		return failing(s), nil
+	case c.blind():
+		return verdict{unchecked: unseen("processed the event more than once")}, nil
+	case !c.watching(): // counted exactly, and kept
+		return verdict{}, nil
 	}
 	calls, err := c.calls(ctx, d)
 	if err != nil {
@@ -402,9 +463,9 @@ func checkConcurrent(ctx context.Context, c *checker) (verdict, error) {
 		return failing(fmt.Sprintf("Sent %s; each was answered as it should, but the receiver processed the event more than once: it called the server %s with the event's installation (%s), where processing one %s made %s in the valid rule.",
 			d.what, timesCalled(n), listCalls(calls[0]), d.typ, plural(once, "call"))), nil
 	case once == 0 && n == 0:
-		return verdict{unchecked: notCalled("processed it more than once")}, nil
+		return verdict{unchecked: c.notCalled(d, "processed it more than once")}, nil
 	case once == 0:
-		return verdict{unchecked: fmt.Sprintf("the receiver called the server %s for the event, but made no call for the %s of the valid rule, so there is no count of one processing to compare with.", timesCalled(n), d.typ)}, nil
+		return verdict{unchecked: fmt.Sprintf("the receiver called the server %s for the %s event %s, but made no call for the %s of the valid rule, so there is no count of one processing to compare with.", timesCalled(n), d.typ, d.id, d.typ)}, nil
 	}
 	return verdict{}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -37,9 +38,15 @@ type Call struct {
 	Code   string // the problem code of an error answer
 }
 
+// maxCallPath bounds the path of a call quoted in a report.
+const maxCallPath = 200
+
 // String returns "GET /users/me 200", or with the problem code of an error.
+// The method and path are the receiver's: any credential in them is
+// redacted, and control characters are written as escapes, so that they
+// cannot rewrite the terminal.
 func (c Call) String() string {
-	s := fmt.Sprintf("%s %s %d", c.Method, c.Path, c.Status)
+	s := fmt.Sprintf("%s %s %d", redact.Field(c.Method, maxCallPath), redact.Field(c.Path, maxCallPath), c.Status)
 	if c.Code != "" {
 		s += " " + c.Code
 	}
