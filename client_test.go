@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 )

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/jarcoal/httpmock"
+
 	"github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 )

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+
 	"github.com/scribehq/scribe-go"
 )
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/receivercheck"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
@@ -112,11 +113,11 @@ func (s *Server) checkScene(pluginID int64, uninstalled bool) (in scribe.PluginI
 // back and why it matters; it logs how processing is checked, the rules kept
 // or not checked (see WithServer), and a summary. It stops t
 // with t.Fatal if url is not an absolute http:// or https:// URL, or secret
-// is the zero Secret.
+// is the zero secret.
 //
 // The receiver may run in the test's process (an httptest.Server) or
 // anywhere else, in any language; the check never prints secret.
-func CheckReceiver(t testing.TB, url string, secret webhook.Secret, opts ...CheckOption) {
+func CheckReceiver(t testing.TB, url string, secret auth.WebhookSecret, opts ...CheckOption) {
 	t.Helper()
 	cfg := checkConfig{URL: url, Secret: secret}
 	for _, opt := range opts {

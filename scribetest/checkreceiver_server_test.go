@@ -48,7 +48,11 @@ func newLiveScene(t *testing.T) *liveScene {
 // installation that is gone, and fails when a call fails.
 func callingBack(t *testing.T, baseURL string, key auth.SecretKey) func(context.Context, *webhook.Event) error {
 	t.Helper()
-	clients, err := scribe.NewInstallationClients(baseURL, auth.NewCache(key), scribe.WithMaxRetries(0))
+	cache, err := auth.NewCache(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := scribe.NewInstallationClients(baseURL, cache, scribe.WithMaxRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +84,14 @@ func serveReceiver(t *testing.T, h http.Handler) string {
 	return srv.URL + "/hook"
 }
 
-// handlerOf is webhook.NewHandler with secret's verifier and no logging.
-func handlerOf(t *testing.T, secret webhook.Secret, fn func(context.Context, *webhook.Event) error, opts ...webhook.HandlerOption) http.Handler {
+// handlerOf is webhook.NewHandler with secret's verifier, no logging, and
+// the function's errors in the answers, which the check quotes.
+func handlerOf(t *testing.T, secret auth.WebhookSecret, fn func(context.Context, *webhook.Event) error, opts ...webhook.HandlerOption) http.Handler {
 	t.Helper()
-	return webhook.NewHandler(newCheckVerifier(t, secret), fn, append(opts, webhook.WithLogger(nil))...)
+	return mustHandler(t, newCheckVerifier(t, secret), fn, append(opts, webhook.WithLogger(nil), webhook.WithErrorDetails())...)
 }
 
-func newCheckVerifier(t *testing.T, secret webhook.Secret) *webhook.Verifier {
+func newCheckVerifier(t *testing.T, secret auth.WebhookSecret) *webhook.Verifier {
 	t.Helper()
 	v, err := webhook.NewVerifier(secret)
 	if err != nil {
@@ -127,7 +132,7 @@ func TestCheckReceiverWithServer(t *testing.T) {
 			fn: func(t *testing.T, l *liveScene) func(context.Context, *webhook.Event) error {
 				return callingBack(t, l.s.URL(), l.key)
 			}},
-		{name: "calls back, no dedupe", summary: "7 passed, 2 failed", opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)},
+		{name: "calls back, no dedupe", summary: "7 passed, 2 failed", opts: []webhook.HandlerOption{webhook.WithoutDedupe()},
 			fn: func(t *testing.T, l *liveScene) func(context.Context, *webhook.Event) error {
 				return callingBack(t, l.s.URL(), l.key)
 			},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	scribe "github.com/scribehq/scribe-go"
 )
 

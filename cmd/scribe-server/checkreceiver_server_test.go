@@ -8,6 +8,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -27,7 +28,11 @@ func TestCheckReceiverWithServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := scribe.NewInstallationClients(base, auth.NewCache(key), scribe.WithMaxRetries(0))
+	cache, err := auth.NewCache(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := scribe.NewInstallationClients(base, cache, scribe.WithMaxRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,17 +59,17 @@ func TestCheckReceiverWithServer(t *testing.T) {
 		output []string
 	}{
 		{name: "dedupes", code: 0, output: []string{"PASS redelivery: ", "PASS concurrent: ", "\n9 passed, 0 failed\n"}},
-		{name: "no dedupe", code: 1, opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)}, output: []string{
+		{name: "no dedupe", code: 1, opts: []webhook.HandlerOption{webhook.WithoutDedupe()}, output: []string{
 			"FAIL redelivery: ", "the receiver processed the event again: after the redelivery it called the server once more with the event's installation (GET /transcripts/",
 			"FAIL concurrent: ", "the receiver processed the event more than once", "\n7 passed, 2 failed\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			secret, err := webhook.NewSecret()
+			secret, err := keygen.WebhookSecret()
 			if err != nil {
 				t.Fatal(err)
 			}
-			recv := httptest.NewServer(webhook.NewHandler(newVerifier(t, secret), callBack, append(tc.opts, webhook.WithLogger(nil))...))
+			recv := httptest.NewServer(mustHandler(t, newVerifier(t, secret), callBack, append(tc.opts, webhook.WithLogger(nil))...))
 			defer recv.Close()
 			code, stdout, stderr := runCheck(t, secret.Reveal(), "-timeout", "5s", "-server", base, "-plugin", "100", recv.URL)
 			if code != tc.code {
@@ -81,7 +86,7 @@ func TestCheckReceiverWithServer(t *testing.T) {
 	t.Run("a server without -admin", func(t *testing.T) {
 		t.Parallel()
 		plain := startServer(t, defaultLimits)
-		secret, err := webhook.NewSecret()
+		secret, err := keygen.WebhookSecret()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/internal/transport"
 	"github.com/scribehq/scribe-go/webhook"
@@ -67,7 +69,7 @@ type Config struct {
 	URL string
 	// Secret is the webhook's signing secret, which the receiver verifies
 	// deliveries with. It never appears in a Result.
-	Secret webhook.Secret
+	Secret auth.WebhookSecret
 	// Timeout is how long the receiver has to answer a valid delivery;
 	// zero means DefaultTimeout, the service's.
 	Timeout time.Duration
@@ -191,8 +193,8 @@ func failing(s ...string) verdict { return verdict{fails: appendNonEmpty(nil, s.
 // checker holds what every rule sends with.
 type checker struct {
 	url     string
-	secret  webhook.Secret
-	forger  webhook.Secret // another secret, for forged signatures
+	secret  auth.WebhookSecret
+	forger  auth.WebhookSecret // another secret, for forged signatures
 	timeout time.Duration
 	count   func(string) int
 	server  Server
@@ -216,7 +218,7 @@ func newChecker(cfg Config) (*checker, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("%w: the timeout %v is negative; give a positive one, or zero for %v", ErrConfig, cfg.Timeout, DefaultTimeout)
 	}
-	forger, err := webhook.NewSecret()
+	forger, err := keygen.WebhookSecret()
 	if err != nil {
 		return nil, err
 	}
