@@ -146,7 +146,7 @@ func (v *Verifier) Verify(token string, keys ...auth.SecretKey) (*Claims, error)
 // VerifyLookup checks token like Verify, with the keys lookup returns for
 // the (not yet trusted) plugin_installation_uuid claim, as a server does. A
 // lookup that returns no key gives the error of a wrong signature, so that
-// whether an installation exists never shows; a lookup error is returned
+// no answer says whether an installation exists; a lookup error is returned
 // wrapped.
 func (v *Verifier) VerifyLookup(token string, lookup func(installationUUID string) ([]auth.SecretKey, error)) (*Claims, error) {
 	if len(token) > MaxTokenSize {
