@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 )

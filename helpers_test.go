@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/jarcoal/httpmock"
-
 	"github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 )

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
 	scribe "github.com/scribehq/scribe-go"
 )
 
