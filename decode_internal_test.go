@@ -115,8 +115,8 @@ func fill(t *testing.T, v reflect.Value) {
 	case *auth.SecretKey:
 		*p, _ = auth.ParseSecretKey("ask_live_sample")
 		return
-	case *WebhookSecret:
-		*p, _ = ParseWebhookSecret("whsec_c2FtcGxl")
+	case *auth.WebhookSecret:
+		*p, _ = auth.ParseWebhookSecret("whsec_c2FtcGxl")
 		return
 	}
 	switch v.Kind() {

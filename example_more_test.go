@@ -90,7 +90,10 @@ func ExampleNewInstallationClients() {
 	alan, _ := sc.srv.CreateUser(scribetest.UserParams{FirstName: "Alan", LastName: "Turing"})
 	alanInst, _ := sc.srv.Install(sc.plugin.ID, alan.ID)
 
-	cache := auth.NewCache(sc.key.Key)
+	cache, err := auth.NewCache(sc.key.Key)
+	if err != nil {
+		log.Fatal(err)
+	}
 	clients, err := scribe.NewInstallationClients(sc.srv.URL(), cache)
 	if err != nil {
 		log.Fatal(err)

@@ -7,9 +7,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/jwtverify"
+	"github.com/scribehq/scribe-go/internal/keygen"
 )
 
 const (
@@ -36,7 +39,7 @@ func bearerUUID(t *testing.T, key auth.SecretKey, h http.Header) string {
 	if !ok {
 		t.Fatalf("Authorization = %q, want a bearer token", h.Get("Authorization"))
 	}
-	claims, err := auth.NewVerifier().Verify(tok, key)
+	claims, err := jwtverify.New(time.Now, jwtverify.DefaultLeeway).Verify(tok, key)
 	if err != nil {
 		t.Fatalf("the client sent a token that does not verify: %v", err)
 	}
@@ -46,7 +49,7 @@ func bearerUUID(t *testing.T, key auth.SecretKey, h http.Header) string {
 // TestNewInstallationClient protects that the convenience constructor sends a
 // valid installation JWT for the installation it was given.
 func TestNewInstallationClient(t *testing.T) {
-	key, err := auth.NewSecretKey()
+	key, err := keygen.SecretKey()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +71,7 @@ func TestNewInstallationClient(t *testing.T) {
 // TestNewInstallationClientBadUUID protects that a malformed uuid is refused
 // up front with auth's typed error, not at the first request.
 func TestNewInstallationClientBadUUID(t *testing.T) {
-	key, _ := auth.NewSecretKey()
+	key, _ := keygen.SecretKey()
 	_, err := scribe.NewInstallationClient(testBase, key, "not-a-uuid")
 	if !errors.Is(err, auth.ErrInvalidInstallationUUID) {
 		t.Fatalf("err = %v, want auth.ErrInvalidInstallationUUID", err)
@@ -79,11 +82,14 @@ func TestNewInstallationClientBadUUID(t *testing.T) {
 // pattern: each client carries its own installation's token, and all of them
 // send through the one transport given at construction.
 func TestInstallationClientsShareTransport(t *testing.T) {
-	key, _ := auth.NewSecretKey()
+	key, _ := keygen.SecretKey()
 	f := newFake(t, ok(`{"id":8,"first_name":"","last_name":"","email_address":""}`))
 	shared := &countingTransport{base: f.mt}
-	ic, err := scribe.NewInstallationClients(testBase, auth.NewCache(key),
-		scribe.WithHTTPClient(&http.Client{Transport: shared}))
+	cache, err := auth.NewCache(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ic, err := scribe.NewInstallationClients(testBase, cache, scribe.WithHTTPClient(&http.Client{Transport: shared}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +128,11 @@ func TestInstallationClientsNilCache(t *testing.T) {
 // TestInstallationClientsForget: Forget drops one installation's cached token
 // source (and token) and leaves the others; a later For for it starts afresh.
 func TestInstallationClientsForget(t *testing.T) {
-	key, _ := auth.NewSecretKey()
-	cache := auth.NewCache(key)
+	key, _ := keygen.SecretKey()
+	cache, err := auth.NewCache(key)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := newFake(t, ok(`{"id":8,"first_name":"","last_name":"","email_address":""}`))
 	ic, err := scribe.NewInstallationClients(testBase, cache, scribe.WithHTTPClient(&http.Client{Transport: f.mt}))
 	if err != nil {

@@ -596,6 +596,14 @@ func TestIntegrationTokenRefreshFollowsTheServerClock(t *testing.T) {
 	}
 }
 
+// slowClock reads its clock behind by the given time.
+type slowClock struct {
+	auth.Clock
+	behind time.Duration
+}
+
+func (c slowClock) Now() time.Time { return c.Clock.Now().Add(-c.behind) }
+
 // Protects: the client's one-shot 401 recovery against the real server. A
 // backend whose clock runs 2 minutes slow, with refresh-ahead turned off,
 // still holds its token when the server finds it expired; the 401
@@ -605,8 +613,7 @@ func TestIntegrationExpiredTokenRecoversWithOneFreshToken(t *testing.T) {
 	t.Parallel()
 	clock := scribetest.NewFakeClock(time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC))
 	w := newIntegWorld(t, scribetest.WithClock(clock))
-	slow := func() time.Time { return clock.Now().Add(-2 * time.Minute) }
-	ts, err := auth.NewTokenSource(w.key.Key, w.inst.UUID, auth.WithClock(slow), auth.WithRefreshAhead(0), auth.WithJitter(0))
+	ts, err := auth.NewTokenSource(w.key.Key, w.inst.UUID, auth.WithClock(slowClock{clock, 2 * time.Minute}), auth.WithRefreshAhead(0), auth.WithJitter(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -777,7 +784,7 @@ func TestIntegrationInstallationClientsForManyInstallations(t *testing.T) {
 		tenants = append(tenants, tn)
 	}
 
-	cache := auth.NewCache(w.key.Key)
+	cache := integMust(auth.NewCache(w.key.Key))(t)
 	clients, err := scribe.NewInstallationClients(s.URL(), cache, scribe.WithHTTPClient(w.hc))
 	if err != nil {
 		t.Fatal(err)
@@ -1068,10 +1075,10 @@ func TestIntegrationWebhookDelivery(t *testing.T) {
 
 	wh := integMust(s.CreateWebhook(w.plugin.ID, recv.URL+"/hook"))(t)
 	verifier := integMust(webhook.NewVerifier(wh.SigningSecret))(t)
-	h := webhook.NewHandler(verifier, func(_ context.Context, e *webhook.Event) error {
+	h := integMust(webhook.NewHandler(verifier, func(_ context.Context, e *webhook.Event) error {
 		events <- e
 		return nil
-	})
+	}))(t)
 	handler.Store(&h)
 
 	tr := integMust(s.CreateTranscript(w.grace.ID, scribetest.TranscriptParams{Headline: "Fresh", Type: "meeting"}))(t)

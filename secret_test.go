@@ -15,6 +15,7 @@ import (
 
 	"github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/jwtverify"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -42,8 +43,8 @@ func mustSecretKey(s string) auth.SecretKey {
 	return k
 }
 
-func mustWebhookSecret(s string) scribe.WebhookSecret {
-	k, err := scribe.ParseWebhookSecret(s)
+func mustWebhookSecret(s string) auth.WebhookSecret {
+	k, err := auth.ParseWebhookSecret(s)
 	if err != nil {
 		panic(err)
 	}
@@ -61,7 +62,7 @@ func decode[T any](t *testing.T, s string) T {
 
 // TestSecretsDecodeIntoTheirTypes: a decoded PluginSecretKey's Value is an
 // auth.SecretKey that mints directly, and a decoded Webhook's SigningSecret is
-// a webhook.Secret that verifies directly, with no ParseSecretKey(x.Reveal())
+// an auth.WebhookSecret that verifies directly, with no ParseSecretKey(x.Reveal())
 // in between.
 func TestSecretsDecodeIntoTheirTypes(t *testing.T) {
 	key := decode[scribe.PluginSecretKey](t, secretKeyDoc)
@@ -80,12 +81,12 @@ func TestSecretsDecodeIntoTheirTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := auth.NewVerifier().Verify(tok, key.Value); err != nil {
+	if _, err := jwtverify.New(time.Now, jwtverify.DefaultLeeway).Verify(tok, key.Value); err != nil {
 		t.Errorf("a token minted with the decoded key does not verify: %v", err)
 	}
 
 	hook := decode[scribe.Webhook](t, hookJSON)
-	var secret webhook.Secret = hook.SigningSecret // the same type
+	var secret auth.WebhookSecret = hook.SigningSecret // the same type
 	v, err := webhook.NewVerifier(secret)
 	if err != nil {
 		t.Fatal(err)
@@ -148,8 +149,8 @@ func TestRedactedSecretsDoNotDecode(t *testing.T) {
 	hook := decode[scribe.Webhook](t, hookJSON)
 	out, _ = json.Marshal(hook)
 	var hookBack scribe.Webhook
-	if err := json.Unmarshal(out, &hookBack); !errors.Is(err, webhook.ErrInvalidSecret) || !strings.Contains(err.Error(), "redacted placeholder") {
-		t.Errorf("decoding %s: err = %v, want webhook.ErrInvalidSecret naming the redacted placeholder", out, err)
+	if err := json.Unmarshal(out, &hookBack); !errors.Is(err, auth.ErrInvalidKey) || !strings.Contains(err.Error(), "redacted placeholder") {
+		t.Errorf("decoding %s: err = %v, want auth.ErrInvalidKey naming the redacted placeholder", out, err)
 	}
 	for _, in := range []string{`{"value":"[REDACTED]"}`, `{"value":42}`, `{"value":"ask_live_"}`} {
 		if err := json.Unmarshal([]byte(in), &back); !errors.Is(err, auth.ErrInvalidKey) {
@@ -157,8 +158,8 @@ func TestRedactedSecretsDoNotDecode(t *testing.T) {
 		}
 	}
 	for _, in := range []string{`{"signing_secret":"[REDACTED]"}`, `{"signing_secret":42}`, `{"signing_secret":"whsec_"}`} {
-		if err := json.Unmarshal([]byte(in), &hookBack); !errors.Is(err, webhook.ErrInvalidSecret) {
-			t.Errorf("Unmarshal(%s) error = %v, want webhook.ErrInvalidSecret", in, err)
+		if err := json.Unmarshal([]byte(in), &hookBack); !errors.Is(err, auth.ErrInvalidKey) {
+			t.Errorf("Unmarshal(%s) error = %v, want auth.ErrInvalidKey", in, err)
 		}
 	}
 }
@@ -203,14 +204,14 @@ func TestSecretTypesAlike(t *testing.T) {
 		return names
 	}
 	want := methods(reflect.TypeFor[*auth.SecretKey]())
-	for _, typ := range []reflect.Type{reflect.TypeFor[*auth.DeveloperKey](), reflect.TypeFor[*scribe.WebhookSecret]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[*auth.DeveloperKey](), reflect.TypeFor[*auth.WebhookSecret]()} {
 		if got := methods(typ); !slices.Equal(got, want) {
 			t.Errorf("%s has methods %v, want those of auth.SecretKey: %v", typ, got, want)
 		}
 	}
-	var s scribe.WebhookSecret
-	if err := s.UnmarshalText([]byte("whsec_[REDACTED]")); !errors.Is(err, webhook.ErrInvalidSecret) {
-		t.Errorf("UnmarshalText of the redacted form: %v, want webhook.ErrInvalidSecret", err)
+	var s auth.WebhookSecret
+	if err := s.UnmarshalText([]byte("whsec_[REDACTED]")); !errors.Is(err, auth.ErrInvalidKey) {
+		t.Errorf("UnmarshalText of the redacted form: %v, want auth.ErrInvalidKey", err)
 	}
 	if err := s.UnmarshalText([]byte("whsec_c2VjcmV0")); err != nil || s.Reveal() != "whsec_c2VjcmV0" {
 		t.Errorf("UnmarshalText: %v, %q", err, s.Reveal())

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
@@ -21,9 +22,8 @@ type Webhook struct {
 	URI string `json:"uri"`
 	// SigningSecret is the key deliveries to URI are signed with
 	// (signing_secret): "whsec_" followed by the base64 key, decoded and
-	// validated. It is a webhook.Secret (WebhookSecret is the same type),
-	// ready for webhook.NewVerifier or webhook.NewHandler. It prints redacted.
-	SigningSecret WebhookSecret `json:"signing_secret"`
+	// validated, ready for webhook.NewVerifier. It prints redacted.
+	SigningSecret auth.WebhookSecret `json:"signing_secret"`
 	// CreatedOn is when the webhook was registered (created_on), in UTC.
 	CreatedOn time.Time `json:"created_on"`
 	// UpdatedOn is when the webhook last changed (updated_on), in UTC.

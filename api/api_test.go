@@ -417,7 +417,7 @@ func checkFieldType(t *testing.T, where string, ft reflect.Type, p *openapi3.Sch
 		}
 	case ft == rawType:
 		return // any JSON; the event's data, narrowed per event kind
-	case ft == reflect.TypeFor[auth.SecretKey]() || ft == reflect.TypeFor[scribe.WebhookSecret]():
+	case ft == reflect.TypeFor[auth.SecretKey]() || ft == reflect.TypeFor[auth.WebhookSecret]():
 		want = "string" // a struct in Go that travels as a JSON string
 	case ft.Kind() == reflect.Bool:
 		want = "boolean"

@@ -30,25 +30,29 @@ type cacheConfig struct {
 // safe for concurrent use.
 type Cache struct {
 	cfg     *sourceConfig
-	cfgErr  error // reported by Source: NewCache returns no error
 	entries *lru.Cache[string, *TokenSource]
 }
 
-// NewCache returns an empty Cache whose TokenSources mint with key. A zero
-// key or a bad option is reported by the first Source call.
-func NewCache(key SecretKey, opts ...CacheOption) *Cache {
+// NewCache returns an empty Cache whose TokenSources mint with key. It
+// refuses the zero key and a bad option.
+func NewCache(key SecretKey, opts ...CacheOption) (*Cache, error) {
 	cc := cacheConfig{maxEntries: DefaultMaxEntries}
 	for _, o := range opts {
-		o.applyCache(&cc)
+		if o.apply == nil {
+			continue
+		}
+		if err := o.apply(&cc); err != nil {
+			return nil, err
+		}
 	}
+	cfg, err := newSourceConfig(key, cc.sourceOpts)
+	if err != nil {
+		return nil, err
+	}
+	cfg.spread = true
 	// lru.New refuses only a size below 1, which WithMaxEntries never sets.
 	entries, _ := lru.New[string, *TokenSource](cc.maxEntries)
-	c := &Cache{entries: entries}
-	c.cfg, c.cfgErr = newSourceConfig(key, cc.sourceOpts)
-	if c.cfg != nil {
-		c.cfg.spread = true
-	}
-	return c
+	return &Cache{cfg: cfg, entries: entries}, nil
 }
 
 // Source returns the TokenSource of installationUUID, creating it on first
@@ -57,9 +61,6 @@ func NewCache(key SecretKey, opts ...CacheOption) *Cache {
 func (c *Cache) Source(installationUUID string) (*TokenSource, error) {
 	if ts, ok := c.entries.Get(installationUUID); ok {
 		return ts, nil
-	}
-	if c.cfgErr != nil {
-		return nil, c.cfgErr
 	}
 	if err := checkInstallationUUID(installationUUID); err != nil {
 		return nil, err

@@ -10,9 +10,19 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/jwtverify"
 )
 
 func uuidN(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012x", i) }
+
+func newCache(t testing.TB, key auth.SecretKey, opts ...auth.CacheOption) *auth.Cache {
+	t.Helper()
+	c, err := auth.NewCache(key, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 func source(t *testing.T, c *auth.Cache, uuid string) *auth.TokenSource {
 	t.Helper()
@@ -27,7 +37,7 @@ func source(t *testing.T, c *auth.Cache, uuid string) *auth.TokenSource {
 // every scoped client of an installation shares one cached token.
 func TestCacheSourceIsShared(t *testing.T) {
 	t.Parallel()
-	c := auth.NewCache(newKey(t))
+	c := newCache(t, newKey(t))
 	a, b := source(t, c, goldenUUID), source(t, c, goldenUUID)
 	if a != b {
 		t.Error("two Source calls for one uuid gave different TokenSources")
@@ -44,7 +54,7 @@ func TestCacheSourceIsShared(t *testing.T) {
 // used entry goes, and only it; using an entry protects it.
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	t.Parallel()
-	c := auth.NewCache(newKey(t), auth.WithMaxEntries(3))
+	c := newCache(t, newKey(t), auth.WithMaxEntries(3))
 	first := source(t, c, uuidN(1))
 	second := source(t, c, uuidN(2))
 	third := source(t, c, uuidN(3))
@@ -71,7 +81,7 @@ func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 func TestCacheBound(t *testing.T) {
 	t.Parallel()
 	for _, limit := range []int{1, 100, 5000} {
-		c := auth.NewCache(newKey(t), auth.WithMaxEntries(limit))
+		c := newCache(t, newKey(t), auth.WithMaxEntries(limit))
 		var wg sync.WaitGroup
 		for g := range 4 {
 			wg.Go(func() {
@@ -94,7 +104,7 @@ func TestCacheBound(t *testing.T) {
 // same TokenSource.
 func TestCacheConcurrentFirstUse(t *testing.T) {
 	t.Parallel()
-	c := auth.NewCache(newKey(t))
+	c := newCache(t, newKey(t))
 	got := make([]*auth.TokenSource, 32)
 	var wg sync.WaitGroup
 	for i := range got {
@@ -114,7 +124,7 @@ func TestCacheConcurrentFirstUse(t *testing.T) {
 func TestCacheOneMintPerInstallation(t *testing.T) {
 	t.Parallel()
 	var mints atomic.Int64
-	c := auth.NewCache(newKey(t), auth.WithSourceOptions(auth.WithMintHook(func() { mints.Add(1) })))
+	c := newCache(t, newKey(t), auth.WithSourceOptions(auth.WithMintHook(func() { mints.Add(1) })))
 	const installations, callers = 4, 32
 	tokens := make([][installations]string, callers)
 	start := make(chan struct{})
@@ -149,12 +159,12 @@ func TestCacheToken(t *testing.T) {
 	t.Parallel()
 	key := newKey(t)
 	clock := newFakeClock()
-	c := auth.NewCache(key, auth.WithSourceOptions(auth.WithClock(clock.Now)))
+	c := newCache(t, key, auth.WithSourceOptions(auth.WithClock(clock)))
 	tok, err := c.Token(context.Background(), goldenUUID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims, err := auth.NewVerifier(auth.WithClock(clock.Now)).Verify(tok, key)
+	claims, err := jwtverify.New(clock.Now, jwtverify.DefaultLeeway).Verify(tok, key)
 	if err != nil || claims.InstallationUUID != goldenUUID || !claims.IssuedAt.Equal(goldenTime) {
 		t.Errorf("Verify = %+v, %v", claims, err)
 	}
@@ -174,11 +184,11 @@ func TestCacheToken(t *testing.T) {
 	}
 }
 
-// TestCacheRefusesBadInput: a malformed uuid or a zero key is an error and
-// leaves nothing behind.
+// TestCacheRefusesBadInput: a malformed uuid is an error from Source and
+// leaves nothing behind; a zero key is an error from NewCache.
 func TestCacheRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	c := auth.NewCache(newKey(t))
+	c := newCache(t, newKey(t))
 	if _, err := c.Source("not-a-uuid"); !errors.Is(err, auth.ErrInvalidInstallationUUID) {
 		t.Errorf("Source(bad uuid) error = %v", err)
 	}
@@ -188,8 +198,8 @@ func TestCacheRefusesBadInput(t *testing.T) {
 	if c.Len() != 0 {
 		t.Errorf("Len = %d after refused uuids, want 0", c.Len())
 	}
-	if _, err := auth.NewCache(auth.SecretKey{}).Source(goldenUUID); !errors.Is(err, auth.ErrInvalidKey) {
-		t.Errorf("zero key: error = %v, want ErrInvalidKey", err)
+	if c, err := auth.NewCache(auth.SecretKey{}); !errors.Is(err, auth.ErrInvalidKey) || c != nil {
+		t.Errorf("NewCache(zero key) = %v, %v; want ErrInvalidKey", c, err)
 	}
 }
 
@@ -208,8 +218,8 @@ func TestCacheSpreadsRefreshes(t *testing.T) {
 	}
 	clock := newFakeClock()
 	var mints atomic.Int64
-	c := auth.NewCache(newKey(t), auth.WithMaxEntries(n),
-		auth.WithSourceOptions(auth.WithClock(clock.Now), auth.WithMintHook(func() { mints.Add(1) })))
+	c := newCache(t, newKey(t), auth.WithMaxEntries(n),
+		auth.WithSourceOptions(auth.WithClock(clock), auth.WithMintHook(func() { mints.Add(1) })))
 	uuids := make([]string, n)
 	for i := range uuids {
 		uuids[i] = uuidN(i)
@@ -257,7 +267,7 @@ func TestCacheSpreadsRefreshes(t *testing.T) {
 func TestCacheConsistentUnderChurn(t *testing.T) {
 	t.Parallel()
 	for _, limit := range []int{5, 2000} {
-		c := auth.NewCache(newKey(t), auth.WithMaxEntries(limit))
+		c := newCache(t, newKey(t), auth.WithMaxEntries(limit))
 		var wg sync.WaitGroup
 		for g := range 4 {
 			wg.Go(func() {

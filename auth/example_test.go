@@ -40,50 +40,23 @@ func ExampleSecretKey() {
 	// auth: invalid key: secret key must begin with "ask_live_"; is this a developer key or a webhook secret?
 }
 
-func ExampleVerifier_Verify() {
-	oldKey, _ := auth.ParseSecretKey("ask_live_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")
-	newKey, _ := auth.NewSecretKey()
-	token := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJleHAiOjE3MDAwMDM2MDAsImlhdCI6MTcwMDAwMDAwMCwicGx1Z2luX2luc3RhbGxhdGlvbl91dWlkIjoiMGI2ZDNjNWUtMWYyYS00YjNjLThkOWUtMGExYjJjM2Q0ZTVmIn0.Pg0NYbMQbe0ajV7URcC2jkWI6yivy056dYIQo5FnIjk"
-
-	at := func(unix int64) *auth.Verifier {
-		return auth.NewVerifier(auth.WithClock(func() time.Time { return time.Unix(unix, 0) }))
+func ExampleWebhookSecret() {
+	secret, err := auth.ParseWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	if err != nil {
+		log.Fatal(err)
 	}
-	// During a key rotation, a token signed by either key is accepted.
-	claims, err := at(1700000100).Verify(token, newKey, oldKey)
-	fmt.Println(claims.InstallationUUID, claims.ExpiresAt, err)
+	fmt.Println(secret)
 
-	_, err = at(1700003661).Verify(token, newKey, oldKey)
-	fmt.Println(errors.Is(err, auth.ErrTokenExpired), err)
+	_, err = auth.ParseWebhookSecret("whsec_[REDACTED]")
+	fmt.Println(errors.Is(err, auth.ErrInvalidKey))
 	// Output:
-	// 0b6d3c5e-1f2a-4b3c-8d9e-0a1b2c3d4e5f 2023-11-14 23:13:20 +0000 UTC <nil>
-	// true auth: token expired: exp is in the past by more than the leeway; mint a new token
-}
-
-func ExampleVerifier_VerifyLookup() {
-	key, _ := auth.NewSecretKey()
-	// A server's store: the current keys of each installation's plugin.
-	keysByInstallation := map[string][]auth.SecretKey{
-		"0b6d3c5e-1f2a-4b3c-8d9e-0a1b2c3d4e5f": {key},
-	}
-	lookup := func(uuid string) ([]auth.SecretKey, error) {
-		return keysByInstallation[uuid], nil // none for an unknown uuid
-	}
-	v := auth.NewVerifier()
-
-	token, _ := auth.Mint(key, "0b6d3c5e-1f2a-4b3c-8d9e-0a1b2c3d4e5f", time.Now())
-	claims, err := v.VerifyLookup(token, lookup)
-	fmt.Println(claims.InstallationUUID, err)
-
-	stranger, _ := auth.Mint(key, "ffffffff-1f2a-4b3c-8d9e-0a1b2c3d4e5f", time.Now())
-	_, err = v.VerifyLookup(stranger, lookup)
-	fmt.Println(errors.Is(err, auth.ErrSignature))
-	// Output:
-	// 0b6d3c5e-1f2a-4b3c-8d9e-0a1b2c3d4e5f <nil>
+	// whsec_[REDACTED]
 	// true
 }
 
 func ExampleTokenSource() {
-	key, _ := auth.NewSecretKey() // in a real backend: auth.ParseSecretKey(os.Getenv("SCRIBE_SECRET_KEY"))
+	// In a real backend: auth.ParseSecretKey(os.Getenv("SCRIBE_SECRET_KEY")).
+	key, _ := auth.ParseSecretKey("ask_live_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")
 	ts, err := auth.NewTokenSource(key, "0b6d3c5e-1f2a-4b3c-8d9e-0a1b2c3d4e5f")
 	if err != nil {
 		log.Fatal(err)
@@ -96,8 +69,11 @@ func ExampleTokenSource() {
 }
 
 func ExampleCache() {
-	key, _ := auth.NewSecretKey()
-	cache := auth.NewCache(key, auth.WithMaxEntries(50_000))
+	key, _ := auth.ParseSecretKey("ask_live_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")
+	cache, err := auth.NewCache(key, auth.WithMaxEntries(50_000))
+	if err != nil {
+		log.Fatal(err) // a zero key or a bad option
+	}
 
 	// Per request, for the installation it concerns:
 	src, err := cache.Source("0b6d3c5e-1f2a-4b3c-8d9e-0a1b2c3d4e5f")

@@ -9,11 +9,20 @@ import (
 )
 
 // TokenLifetime is how long an installation JWT is valid: exp = iat + 3600.
-// Verification refuses tokens whose exp - iat is longer.
+// The service refuses tokens whose exp - iat is longer.
 const TokenLifetime = time.Hour
 
 // tokenLifetimeSeconds is TokenLifetime as claim arithmetic uses it.
 const tokenLifetimeSeconds = int64(TokenLifetime / time.Second)
+
+// maxClaimSeconds is the largest iat or exp the service accepts: 2^53 - 1,
+// the largest integer a JSON number holds exactly everywhere (RFC 7493).
+const maxClaimSeconds = 1<<53 - 1
+
+// ErrInvalidInstallationUUID is matched by errors.Is when an installation
+// uuid passed to Mint, NewTokenSource or Cache.Source is not in the RFC 4122
+// text form (8-4-4-4-12 hexadecimal digits).
+var ErrInvalidInstallationUUID = errors.New("invalid installation uuid")
 
 // The names of the claims, as they appear in the token.
 const (
@@ -21,15 +30,6 @@ const (
 	claimExpiresAt        = "exp"
 	claimInstallationUUID = "plugin_installation_uuid"
 )
-
-// Claims are the verified contents of an installation JWT.
-type Claims struct {
-	// InstallationUUID is the plugin_installation_uuid claim: the installation
-	// the token speaks for.
-	InstallationUUID string
-	// IssuedAt and ExpiresAt are the iat and exp claims, in UTC.
-	IssuedAt, ExpiresAt time.Time
-}
 
 // Mint returns an installation JWT for installationUUID, signed with key:
 // header {"alg":"HS256","typ":"JWT"}, claims iat (now, in whole seconds),
@@ -53,15 +53,15 @@ func Mint(key SecretKey, installationUUID string, now time.Time) (string, error)
 }
 
 // ErrTimeOutOfRange is matched by errors.Is when Mint, or a TokenSource
-// reading its clock, is asked to issue a token at a time no verifier
-// accepts: iat and exp (iat + 3600) must lie in [0, MaxClaimSeconds].
+// reading its clock, is asked to issue a token at a time the service
+// refuses: iat and exp (iat + 3600) must lie in [0, 2^53 - 1].
 var ErrTimeOutOfRange = errors.New("time out of range")
 
-// checkIssuedAt refuses an iat whose token Verify would refuse.
+// checkIssuedAt refuses an iat whose token the service would refuse.
 func checkIssuedAt(iat int64) error {
-	if iat < 0 || iat > MaxClaimSeconds-tokenLifetimeSeconds {
-		return fmt.Errorf("auth: %w: iat %d is outside [0, %d]: iat and exp (iat + %d) must lie in [0, 2^53-1], the range a verifier accepts",
-			ErrTimeOutOfRange, iat, MaxClaimSeconds-tokenLifetimeSeconds, tokenLifetimeSeconds)
+	if iat < 0 || iat > maxClaimSeconds-tokenLifetimeSeconds {
+		return fmt.Errorf("auth: %w: iat %d is outside [0, %d]: iat and exp (iat + %d) must lie in [0, 2^53-1], the range the service accepts",
+			ErrTimeOutOfRange, iat, maxClaimSeconds-tokenLifetimeSeconds, tokenLifetimeSeconds)
 	}
 	return nil
 }

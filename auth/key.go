@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -18,13 +17,11 @@ const SecretKeyPrefix = "ask_live_"
 // Developer keys are opaque: ParseDeveloperKey does not require it.
 const DeveloperKeyPrefix = "dk_live_"
 
-// minSecretBytes is how much random material the keys NewSecretKey and
-// NewDeveloperKey generate: RFC 7518 section 3.2 asks for a key of at least
-// 256 bits for HS256.
-const minSecretBytes = 32
+// WebhookSecretPrefix begins every webhook signing secret.
+const WebhookSecretPrefix = "whsec_"
 
 // ErrInvalidKey is matched by errors.Is for every error about the form of a
-// secret key or developer key.
+// secret key, a developer key or a webhook signing secret.
 var ErrInvalidKey = errors.New("invalid key")
 
 // keyError says what is wrong with a key without ever quoting it.
@@ -36,8 +33,8 @@ func keyError(kind, problem string) error {
 // printing or marshalling a key gives, which carries no secret.
 const redactedProblem = "is the redacted placeholder " + redact.Marker + ", which is what printing or marshalling a key gives; pass the key itself (Reveal() where it was stored)"
 
-// A key holds its text in a redact.Secret, the one implementation of every
-// key and secret type of the SDK: fmt, even printing a struct that holds a
+// A key holds its text in a redact.Secret, the one implementation of the
+// three secret types: fmt, even printing a struct that holds a
 // key in an unexported field, shows an address and never the text, and keys
 // compare with == by their text.
 
@@ -95,29 +92,6 @@ func keyByteProblem(c byte) string {
 		return "a non-ASCII byte"
 	}
 	return ""
-}
-
-func isBase64URL(c byte) bool {
-	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
-}
-
-// NewSecretKey returns a fresh random secret key: "ask_live_" followed by 32
-// bytes from crypto/rand in URL-safe base64. Servers and tests use it; a
-// plugin gets its keys from the service (POST /plugins/{id}/secret_keys).
-func NewSecretKey() (SecretKey, error) {
-	s, err := randomKey(SecretKeyPrefix)
-	if err != nil {
-		return SecretKey{}, err
-	}
-	return SecretKey{redact.NewSecret(s)}, nil
-}
-
-func randomKey(prefix string) (string, error) {
-	var b [minSecretBytes]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("auth: reading random bytes for a new key: %w", err)
-	}
-	return prefix + base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
 // Reveal returns the key itself. Pass it only where it is needed (a secret
@@ -190,16 +164,6 @@ func ParseDeveloperKey(s string) (DeveloperKey, error) {
 	return DeveloperKey{redact.NewSecret(s)}, nil
 }
 
-// NewDeveloperKey returns a fresh random developer key: "dk_live_" followed by
-// 32 bytes from crypto/rand in URL-safe base64. Servers and tests use it.
-func NewDeveloperKey() (DeveloperKey, error) {
-	s, err := randomKey(DeveloperKeyPrefix)
-	if err != nil {
-		return DeveloperKey{}, err
-	}
-	return DeveloperKey{redact.NewSecret(s)}, nil
-}
-
 // Reveal returns the key itself, for the Authorization header.
 func (k DeveloperKey) Reveal() string { return k.s.Reveal() }
 
@@ -237,4 +201,79 @@ func (k DeveloperKey) MarshalText() ([]byte, error) { return k.s.MarshalText() }
 // UnmarshalText parses a key like ParseDeveloperKey.
 func (k *DeveloperKey) UnmarshalText(b []byte) error {
 	return redact.UnmarshalText(b, k, ParseDeveloperKey)
+}
+
+// WebhookSecret is a webhook's signing secret: "whsec_" followed by the
+// standard base64 (RFC 4648, with padding) of the HMAC key. It is the type of
+// scribe.Webhook's SigningSecret, so a webhook read from the service is
+// ready for webhook.NewVerifier. Every way of printing it shows
+// "whsec_[REDACTED]"; Reveal returns the secret itself.
+//
+// The zero WebhookSecret holds no key; webhook.NewVerifier refuses it. Two
+// WebhookSecrets are == when they hold the same secret.
+type WebhookSecret struct{ s redact.Secret }
+
+// ParseWebhookSecret checks that s is a signing secret: "whsec_" followed by
+// a non-empty key in standard base64. The redacted form "whsec_[REDACTED]"
+// is refused. The error never quotes s.
+func ParseWebhookSecret(s string) (WebhookSecret, error) {
+	const kind = "webhook signing secret"
+	rest, ok := strings.CutPrefix(s, WebhookSecretPrefix)
+	switch {
+	case s == "":
+		return WebhookSecret{}, keyError(kind, `is empty; pass the webhook's signing_secret, which begins with "`+WebhookSecretPrefix+`"`)
+	case strings.Contains(s, redact.Marker):
+		return WebhookSecret{}, keyError(kind, redactedProblem)
+	case !ok:
+		return WebhookSecret{}, keyError(kind, `must begin with "`+WebhookSecretPrefix+`" (got `+redact.String(s)+`); pass the webhook's signing_secret, not another credential`)
+	case rest == "":
+		return WebhookSecret{}, keyError(kind, `has nothing after "`+WebhookSecretPrefix+`"; the key is missing`)
+	case strings.ContainsAny(rest, " \t\r\n"):
+		return WebhookSecret{}, keyError(kind, "has whitespace; trim the value (such as the trailing newline of a file)")
+	}
+	// DecodeString's error names an offset, never the input; still, keep it out.
+	if key, err := base64.StdEncoding.DecodeString(rest); err != nil || len(key) == 0 {
+		return WebhookSecret{}, keyError(kind, `is not a key in standard base64 (RFC 4648, with padding) after "`+WebhookSecretPrefix+`"`)
+	}
+	return WebhookSecret{redact.NewSecret(s)}, nil
+}
+
+// Reveal returns the secret as given, "whsec_" included. Pass it only where
+// it is needed (a secret store), never to a log.
+func (s WebhookSecret) Reveal() string { return s.s.Reveal() }
+
+// IsZero reports whether s holds no secret.
+func (s WebhookSecret) IsZero() bool { return s.s.IsZero() }
+
+// Equal reports whether s and o hold the same secret, like ==. It lets go-cmp
+// compare structs holding a secret, such as two Webhooks.
+func (s WebhookSecret) Equal(o WebhookSecret) bool { return s == o }
+
+// String returns the redacted form "whsec_[REDACTED]", or "" for the zero secret.
+func (s WebhookSecret) String() string { return s.s.String() }
+
+// GoString returns the redacted form, so %#v hides the secret too.
+func (s WebhookSecret) GoString() string { return s.s.String() }
+
+// Format writes the redacted form for every fmt verb.
+func (s WebhookSecret) Format(f fmt.State, verb rune) { s.s.Format(f, verb) }
+
+// LogValue implements slog.LogValuer with the redacted form.
+func (s WebhookSecret) LogValue() slog.Value { return s.s.LogValue() }
+
+// MarshalJSON writes the redacted form. Store the value of Reveal instead.
+func (s WebhookSecret) MarshalJSON() ([]byte, error) { return s.s.MarshalJSON() }
+
+// UnmarshalJSON reads a secret from a JSON string and validates it like
+// ParseWebhookSecret, so a Webhook decodes its signing_secret ready for use.
+func (s *WebhookSecret) UnmarshalJSON(b []byte) error {
+	return redact.UnmarshalJSON(b, s, ParseWebhookSecret, keyError("webhook signing secret", "must be a JSON string"))
+}
+
+// MarshalText writes the redacted form.
+func (s WebhookSecret) MarshalText() ([]byte, error) { return s.s.MarshalText() }
+
+// UnmarshalText parses a secret like ParseWebhookSecret.
+func (s *WebhookSecret) UnmarshalText(b []byte) error {
+	return redact.UnmarshalText(b, s, ParseWebhookSecret)
 }

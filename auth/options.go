@@ -1,89 +1,94 @@
 package auth
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
-// VerifierOption configures a Verifier. WithLeeway and WithClock return one.
-type VerifierOption interface{ applyVerifier(*Verifier) }
-
-// SourceOption configures a TokenSource. WithClock, WithRefreshAhead and
-// WithJitter return one; pass them to a Cache with WithSourceOptions.
-type SourceOption interface{ applySource(*sourceConfig) }
-
-// CacheOption configures a Cache. WithMaxEntries and WithSourceOptions
-// return one.
-type CacheOption interface{ applyCache(*cacheConfig) }
-
-type verifierOptionFunc func(*Verifier)
-
-func (f verifierOptionFunc) applyVerifier(v *Verifier) { f(v) }
-
-type sourceOptionFunc func(*sourceConfig)
-
-func (f sourceOptionFunc) applySource(c *sourceConfig) { f(c) }
-
-type cacheOptionFunc func(*cacheConfig)
-
-func (f cacheOptionFunc) applyCache(c *cacheConfig) { f(c) }
-
-// ClockOption sets the clock of a Verifier or a TokenSource; WithClock
-// returns it. It is both a VerifierOption and a SourceOption.
-type ClockOption struct{ now func() time.Time }
-
-func (o ClockOption) applyVerifier(v *Verifier) {
-	if o.now != nil {
-		v.clock = o.now
-	}
+// Clock tells the time. A TokenSource reads time.Now unless WithClock gives
+// it another, such as a test's scribetest.FakeClock; webhook.WithClock and
+// scribetest.WithClock take the same. Now must be safe for concurrent use.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
 }
 
-func (o ClockOption) applySource(c *sourceConfig) {
-	if o.now != nil {
-		c.clock = o.now
-	}
+// SourceOption configures a TokenSource: given to NewTokenSource, or to
+// every TokenSource of a Cache through WithSourceOptions. A bad value is
+// an error from NewTokenSource or NewCache. The zero SourceOption does
+// nothing.
+type SourceOption struct {
+	apply func(*sourceConfig) error
 }
 
-// WithClock makes a Verifier or a TokenSource read the time from now instead
-// of time.Now; tests pass a fake clock's Now method, such as
-// auth.WithClock(clock.Now) for a scribetest.FakeClock (whose Server hands
-// out token sources already on it: TokenSource, TokenCache,
-// InstallationClient). A nil now keeps time.Now. A TokenSource reads its
-// clock on every Token call.
-func WithClock(now func() time.Time) ClockOption { return ClockOption{now: now} }
+// CacheOption configures a Cache; a bad value is an error from NewCache.
+// The zero CacheOption does nothing.
+type CacheOption struct {
+	apply func(*cacheConfig) error
+}
 
-// WithLeeway sets how far iat may lie in the future and exp in the past
-// before a Verifier refuses the token, to absorb clock skew. The default is
-// DefaultLeeway (60 seconds, as the service uses); a negative d counts as 0.
-func WithLeeway(d time.Duration) VerifierOption {
-	return verifierOptionFunc(func(v *Verifier) { v.leeway = max(d, 0) })
+// WithClock makes a TokenSource read the time from c instead of time.Now,
+// on every Token call; tests pass a fake clock, such as a
+// scribetest.FakeClock (whose Server hands out token sources already on
+// it: TokenSource, TokenCache, InstallationClient). A nil c is an error.
+func WithClock(c Clock) SourceOption {
+	return SourceOption{func(cfg *sourceConfig) error {
+		if c == nil {
+			return errors.New("auth: WithClock: the clock is nil; leave the option out for time.Now")
+		}
+		cfg.now = c.Now
+		return nil
+	}}
 }
 
 // WithRefreshAhead sets how long before its expiry a TokenSource replaces a
-// token. The default is DefaultRefreshAhead (5 minutes). NewTokenSource
-// refuses a negative d, or one that with the jitter leaves a token less than
-// a minute of use.
+// token. The default is DefaultRefreshAhead (5 minutes); 0 uses a token up
+// to its expiry. A negative d, or one that with the jitter leaves a token
+// less than a minute of use, is an error.
 func WithRefreshAhead(d time.Duration) SourceOption {
-	return sourceOptionFunc(func(c *sourceConfig) { c.refreshAhead = d })
+	return SourceOption{func(cfg *sourceConfig) error {
+		if d < 0 {
+			return fmt.Errorf("auth: WithRefreshAhead(%v): the refresh-ahead time must not be negative", d)
+		}
+		cfg.refreshAhead = d
+		return nil
+	}}
 }
 
 // WithJitter sets the most a TokenSource adds, at random per token, to the
 // refresh-ahead time, so that thousands of tokens minted together are not
 // all refreshed together. The default is DefaultJitter (1 minute); 0
-// disables it. NewTokenSource refuses a negative d.
+// disables it. A negative d is an error.
 func WithJitter(d time.Duration) SourceOption {
-	return sourceOptionFunc(func(c *sourceConfig) { c.jitter = d })
+	return SourceOption{func(cfg *sourceConfig) error {
+		if d < 0 {
+			return fmt.Errorf("auth: WithJitter(%v): the jitter must not be negative; 0 disables it", d)
+		}
+		cfg.jitter = d
+		return nil
+	}}
 }
 
 // WithMaxEntries bounds how many installations a Cache keeps; entries not
 // used recently are dropped beyond it. The default is DefaultMaxEntries
-// (10,000); n < 1 keeps the default.
+// (10,000), which 0 selects too; a negative n is an error.
 func WithMaxEntries(n int) CacheOption {
-	return cacheOptionFunc(func(c *cacheConfig) {
-		if n >= 1 {
+	return CacheOption{func(c *cacheConfig) error {
+		if n < 0 {
+			return fmt.Errorf("auth: WithMaxEntries(%d): the maximum must not be negative; 0 keeps the default of %d", n, DefaultMaxEntries)
+		}
+		if n > 0 {
 			c.maxEntries = n
 		}
-	})
+		return nil
+	}}
 }
 
 // WithSourceOptions applies opts to every TokenSource a Cache creates.
 func WithSourceOptions(opts ...SourceOption) CacheOption {
-	return cacheOptionFunc(func(c *cacheConfig) { c.sourceOpts = append(c.sourceOpts, opts...) })
+	return CacheOption{func(c *cacheConfig) error {
+		c.sourceOpts = append(c.sourceOpts, opts...)
+		return nil
+	}}
 }

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -30,7 +29,7 @@ const minUse = time.Minute
 // one among all its sources.
 type sourceConfig struct {
 	key          SecretKey
-	clock        func() time.Time
+	now          func() time.Time // the Clock's Now
 	refreshAhead time.Duration
 	jitter       time.Duration
 	// spread is set by a Cache: a token minted when none is cached (first use,
@@ -45,16 +44,16 @@ func newSourceConfig(key SecretKey, opts []SourceOption) (*sourceConfig, error) 
 	if key.IsZero() {
 		return nil, keyError("secret key", "is the zero value; create it with ParseSecretKey")
 	}
-	cfg := &sourceConfig{key: key, clock: time.Now, refreshAhead: DefaultRefreshAhead, jitter: DefaultJitter}
+	cfg := &sourceConfig{key: key, now: time.Now, refreshAhead: DefaultRefreshAhead, jitter: DefaultJitter}
 	for _, o := range opts {
-		o.applySource(cfg)
+		if o.apply == nil {
+			continue
+		}
+		if err := o.apply(cfg); err != nil {
+			return nil, err
+		}
 	}
-	switch {
-	case cfg.refreshAhead < 0:
-		return nil, errors.New("auth: the refresh-ahead time must not be negative")
-	case cfg.jitter < 0:
-		return nil, errors.New("auth: the jitter must not be negative; 0 disables it")
-	case cfg.refreshAhead+cfg.jitter > TokenLifetime-minUse:
+	if cfg.refreshAhead+cfg.jitter > TokenLifetime-minUse {
 		return nil, fmt.Errorf("auth: refresh-ahead (%v) plus jitter (%v) must leave a token at least %v of use out of its %v", cfg.refreshAhead, cfg.jitter, minUse, TokenLifetime)
 	}
 	return cfg, nil
@@ -89,12 +88,9 @@ type tokenEntry struct {
 }
 
 // NewTokenSource returns a TokenSource minting tokens for installationUUID
-// with key. It checks the key and the uuid (RFC 4122 text form) and the
-// options; nothing is minted until the first Token call.
+// with key. It refuses the zero key, a uuid not in the RFC 4122 text form
+// and a bad option; nothing is minted until the first Token call.
 func NewTokenSource(key SecretKey, installationUUID string, opts ...SourceOption) (*TokenSource, error) {
-	if key.IsZero() {
-		return nil, keyError("secret key", "is the zero value; create it with ParseSecretKey")
-	}
 	if err := checkInstallationUUID(installationUUID); err != nil {
 		return nil, err
 	}
@@ -113,7 +109,7 @@ func (s *TokenSource) InstallationUUID() string { return s.uuid }
 // only matters when Token must wait for a mint (the first, or one in
 // progress): an already cancelled ctx then returns its error.
 func (s *TokenSource) Token(ctx context.Context) (string, error) {
-	now := s.cfg.clock()
+	now := s.cfg.now()
 	e := s.cur.Load()
 	if e != nil {
 		if now.Before(e.refreshAt) {
@@ -141,7 +137,7 @@ func (s *TokenSource) Token(ctx context.Context) (string, error) {
 // due; s.mu must be held. The checks in NewTokenSource and NewCache leave
 // nothing for Mint to refuse.
 func (s *TokenSource) mintLocked() (string, error) {
-	now := s.cfg.clock()
+	now := s.cfg.now()
 	prev := s.cur.Load()
 	if prev != nil && now.Before(prev.refreshAt) {
 		return prev.token, nil // someone minted between our check and the lock

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/webhook"
@@ -192,10 +193,10 @@ type adminWebhook struct {
 }
 
 func (s *Server) adminCreateWebhook(_ *http.Request, b *adminWebhook) (any, error) {
-	var secret webhook.Secret
+	var secret auth.WebhookSecret
 	if b.SigningSecret != "" {
 		var err error
-		if secret, err = webhook.ParseSecret(b.SigningSecret); err != nil { // its errors never repeat the secret
+		if secret, err = auth.ParseWebhookSecret(b.SigningSecret); err != nil { // its errors never repeat the secret
 			return nil, fmt.Errorf("signing_secret: %w", err)
 		}
 	}
@@ -298,7 +299,7 @@ func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error)
 		return nil, err
 	}
 	if b.URI != "" {
-		hook, created, err := s.webhookOf(b.PluginID, b.URI, true, webhook.Secret{})
+		hook, created, err := s.webhookOf(b.PluginID, b.URI, true, auth.WebhookSecret{})
 		if err != nil {
 			return nil, err
 		}

@@ -65,7 +65,7 @@ func TestAdminAPIDrivesEvents(t *testing.T) {
 	const plugin, user = 100, 9 // the demo set's "CRM sync" and Alan (who has it uninstalled)
 
 	status, hook := adminDo(t, s, http.MethodPost, "/_scribetest/webhooks", fmt.Sprintf(`{"plugin_id":%d,"uri":%q}`, plugin, rc.url()))
-	if status != http.StatusOK || !strings.HasPrefix(fmt.Sprint(hook["signing_secret"]), webhook.SecretPrefix) {
+	if status != http.StatusOK || !strings.HasPrefix(fmt.Sprint(hook["signing_secret"]), auth.WebhookSecretPrefix) {
 		t.Fatalf("POST webhooks = %d %v", status, hook)
 	}
 	status, inst := adminDo(t, s, http.MethodPost, "/_scribetest/installations", fmt.Sprintf(`{"plugin_id":%d,"user_id":%d}`, plugin, user))
@@ -91,7 +91,7 @@ func TestAdminAPIDrivesEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	secret, err := webhook.ParseSecret(fmt.Sprint(hook["signing_secret"]))
+	secret, err := auth.ParseWebhookSecret(fmt.Sprint(hook["signing_secret"]))
 	if err != nil {
 		t.Fatal(err)
 	}

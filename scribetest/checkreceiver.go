@@ -8,6 +8,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/receivercheck"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
@@ -133,11 +134,11 @@ func (s *Server) checkScene(pluginID int64, uninstalled bool) (in scribe.PluginI
 // summary. Without WithServer or WithProcessedCount, whether the receiver
 // processes a redelivery or a concurrent duplicate twice is not checked. It
 // stops t with t.Fatal if url is not an absolute http:// or https:// URL,
-// secret is the zero Secret, or an option is invalid.
+// secret is the zero secret, or an option is invalid.
 //
 // The receiver may run in the test's process (an httptest.Server) or
 // anywhere else, in any language; the check never prints secret.
-func CheckReceiver(t testing.TB, url string, secret webhook.Secret, opts ...CheckOption) {
+func CheckReceiver(t testing.TB, url string, secret auth.WebhookSecret, opts ...CheckOption) {
 	t.Helper()
 	cfg := checkConfig{URL: url, Secret: secret}
 	for _, opt := range opts {

@@ -52,7 +52,11 @@ func newLiveScene(t *testing.T) *liveScene {
 // installation that is gone, and fails when a call fails.
 func callingBack(t *testing.T, baseURL string, key auth.SecretKey) func(context.Context, *webhook.Event) error {
 	t.Helper()
-	return callingBackWith(t, baseURL, auth.NewCache(key))
+	cache, err := auth.NewCache(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return callingBackWith(t, baseURL, cache)
 }
 
 // callingBackWith is callingBack with the tokens of cache, acting on the
@@ -94,13 +98,14 @@ func serveReceiver(t *testing.T, h http.Handler) string {
 	return srv.URL + "/hook"
 }
 
-// handlerOf is webhook.NewHandler with secret's verifier and no logging.
-func handlerOf(t *testing.T, secret webhook.Secret, fn func(context.Context, *webhook.Event) error, opts ...webhook.HandlerOption) http.Handler {
+// handlerOf is webhook.NewHandler with secret's verifier, no logging, and
+// the function's errors in the answers, which the check quotes.
+func handlerOf(t *testing.T, secret auth.WebhookSecret, fn func(context.Context, *webhook.Event) error, opts ...webhook.HandlerOption) http.Handler {
 	t.Helper()
-	return webhook.NewHandler(newCheckVerifier(t, secret), fn, append(opts, webhook.WithLogger(nil))...)
+	return mustHandler(t, newCheckVerifier(t, secret), fn, append(opts, webhook.WithLogger(nil), webhook.WithErrorDetails())...)
 }
 
-func newCheckVerifier(t *testing.T, secret webhook.Secret) *webhook.Verifier {
+func newCheckVerifier(t *testing.T, secret auth.WebhookSecret) *webhook.Verifier {
 	t.Helper()
 	v, err := webhook.NewVerifier(secret)
 	if err != nil {
@@ -144,7 +149,7 @@ func TestCheckReceiverWithServer(t *testing.T) {
 			fn: func(t *testing.T, l *liveScene) func(context.Context, *webhook.Event) error {
 				return callingBack(t, l.s.URL(), l.key)
 			}},
-		{name: "calls back, no dedupe", summary: "7 passed, 2 failed", opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)},
+		{name: "calls back, no dedupe", summary: "7 passed, 2 failed", opts: []webhook.HandlerOption{webhook.WithoutDedupe()},
 			fn: func(t *testing.T, l *liveScene) func(context.Context, *webhook.Event) error {
 				return callingBack(t, l.s.URL(), l.key)
 			},
@@ -152,9 +157,13 @@ func TestCheckReceiverWithServer(t *testing.T) {
 				"redelivery": "the receiver processed the event again: after the redelivery it called the server once more with the event's installation (GET /v1/transcripts/",
 				"concurrent": "the receiver processed the event more than once: it called the server 10 times",
 			}},
-		{name: "calls back on transcript.created only, no dedupe", summary: "7 passed, 2 failed", opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)},
+		{name: "calls back on transcript.created only, no dedupe", summary: "7 passed, 2 failed", opts: []webhook.HandlerOption{webhook.WithoutDedupe()},
 			fn: func(t *testing.T, l *liveScene) func(context.Context, *webhook.Event) error {
-				return callingBackWith(t, l.s.URL(), auth.NewCache(l.key), webhook.EventTranscriptCreated)
+				cache, err := auth.NewCache(l.key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return callingBackWith(t, l.s.URL(), cache, webhook.EventTranscriptCreated)
 			},
 			types: map[string]webhook.EventType{"redelivery": webhook.EventTranscriptCreated, "concurrent": webhook.EventTranscriptCreated},
 			fail: map[string]string{
@@ -337,7 +346,7 @@ func TestCheckReceiverOnFakeClock(t *testing.T) {
 		summary string
 	}{
 		{name: "dedupes", summary: "9 passed, 0 failed"},
-		{name: "no dedupe", opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)}, fail: []string{"redelivery", "concurrent"}, summary: "7 passed, 2 failed"},
+		{name: "no dedupe", opts: []webhook.HandlerOption{webhook.WithoutDedupe()}, fail: []string{"redelivery", "concurrent"}, summary: "7 passed, 2 failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -366,7 +375,14 @@ func TestCheckReceiverOnFakeClock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			recv.Config.Handler = webhook.NewHandler(v, callingBackWith(t, s.URL(), s.TokenCache(key.Key)), append(tc.opts, webhook.WithLogger(nil))...)
+			cache, err := s.TokenCache(key.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recv.Config.Handler, err = webhook.NewHandler(v, callingBackWith(t, s.URL(), cache), append(tc.opts, webhook.WithLogger(nil))...)
+			if err != nil {
+				t.Fatal(err)
+			}
 			recv.Start()
 			t.Cleanup(recv.Close)
 			r := recordCheck(t, func(tb testing.TB) {
@@ -398,7 +414,11 @@ func TestCheckReceiverEventTypes(t *testing.T) {
 	t.Parallel()
 	live := newLiveScene(t)
 	secret := newCheckSecret(t)
-	url := serveReceiver(t, handlerOf(t, secret, callingBackWith(t, live.s.URL(), auth.NewCache(live.key), webhook.EventInstallationCreated)))
+	cache, err := auth.NewCache(live.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serveReceiver(t, handlerOf(t, secret, callingBackWith(t, live.s.URL(), cache, webhook.EventInstallationCreated)))
 	types := scribetest.WithEventTypes(webhook.EventInstallationCreated, webhook.EventTranscriptUpdated)
 
 	r := recordCheck(t, func(tb testing.TB) {

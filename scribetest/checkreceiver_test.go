@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -63,21 +65,21 @@ func recordCheck(t *testing.T, check func(testing.TB)) *checkRecorder {
 
 // newReceiver starts a receiver built on webhook.NewHandler with opts,
 // whose function is counted by processed.
-func startCheckedReceiver(t *testing.T, secret webhook.Secret, processed *scribetest.EventCounter, opts ...webhook.HandlerOption) string {
+func startCheckedReceiver(t *testing.T, secret auth.WebhookSecret, processed *scribetest.EventCounter, opts ...webhook.HandlerOption) string {
 	t.Helper()
 	v, err := webhook.NewVerifier(secret)
 	if err != nil {
 		t.Fatal(err)
 	}
 	handle := func(context.Context, *webhook.Event) error { return nil }
-	srv := httptest.NewServer(webhook.NewHandler(v, processed.Wrap(handle), append(opts, webhook.WithLogger(nil))...))
+	srv := httptest.NewServer(mustHandler(t, v, processed.Wrap(handle), append(opts, webhook.WithLogger(nil))...))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
 
-func newCheckSecret(t *testing.T) webhook.Secret {
+func newCheckSecret(t *testing.T) auth.WebhookSecret {
 	t.Helper()
-	s, err := webhook.NewSecret()
+	s, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestCheckReceiverCatchesDoubleProcessing(t *testing.T) {
 	t.Parallel()
 	secret := newCheckSecret(t)
 	var processed scribetest.EventCounter
-	url := startCheckedReceiver(t, secret, &processed, webhook.WithDedupeStore(nil))
+	url := startCheckedReceiver(t, secret, &processed, webhook.WithoutDedupe())
 
 	// Without a count or a server, processing cannot be seen: the two rules
 	// are not checked, never passed, and WithRequireChecked fails them.
@@ -171,13 +173,13 @@ func TestCheckReceiverStopsOnBadArguments(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		url    string
-		secret webhook.Secret
+		secret auth.WebhookSecret
 		opts   []scribetest.CheckOption
 		want   string
 	}{
 		{"relative URL", "/hook", secret, nil, "not an absolute http:// or https:// URL"},
 		{"other scheme", "ftp://127.0.0.1/hook", secret, nil, "not an absolute http:// or https:// URL"},
-		{"zero secret", "http://127.0.0.1:9/hook", webhook.Secret{}, nil, "no signing secret"},
+		{"zero secret", "http://127.0.0.1:9/hook", auth.WebhookSecret{}, nil, "no signing secret"},
 		{"negative timeout", "http://127.0.0.1:9/hook", secret, []scribetest.CheckOption{scribetest.WithReceiverTimeout(-time.Second)}, "timeout -1s is negative"},
 		{"unknown event type", "http://127.0.0.1:9/hook", secret, []scribetest.CheckOption{scribetest.WithEventTypes("transcript.deleted")},
 			`the event type "transcript.deleted" is not one the service sends; give one of installation.created, transcript.created, transcript.updated, installation.deleted`},

@@ -5,45 +5,36 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/scribehq/scribe-go/auth"
 )
 
-// Clock tells the server what time it is. Token expiry, timestamps of new
-// resources, the 24-hour life of idempotency keys and the signing time of
-// webhook deliveries all read it, so a test that controls the clock controls
-// all of them. A Clock that also implements TimerClock (FakeClock does) times
-// the waits between webhook delivery attempts too; on any other Clock they
-// are timers of the system clock.
-type Clock interface {
-	// Now returns the current time. Request handlers and the webhook
-	// delivery loop call it concurrently, so it must be safe for
-	// concurrent use.
-	Now() time.Time
-}
+// The server reads its clock (WithClock's auth.Clock, or the system's) for
+// token expiry, the timestamps of new resources, the 24-hour life of
+// idempotency keys and the signing time of webhook deliveries, so a test
+// that controls the clock controls all of them. A FakeClock times the waits
+// between webhook delivery attempts too; on any other clock they are timers
+// of the system clock.
 
-// TimerClock is a Clock that also runs functions after a delay, as
-// time.AfterFunc does. The server waits on it between webhook delivery
-// attempts, so moving a fake TimerClock forward fires the retries that are
-// due.
-type TimerClock interface {
-	Clock
-	// AfterFunc calls f, in its own goroutine or in the one that moves the
+// timerClock is a clock that also runs functions after a delay, as
+// time.AfterFunc does: FakeClock, or a type that embeds one.
+type timerClock interface {
+	auth.Clock
+	// afterFunc calls f, in its own goroutine or in the one that moves the
 	// clock, once the clock has advanced by d.
-	AfterFunc(d time.Duration, f func()) Timer
+	afterFunc(d time.Duration, f func()) timer
 }
 
-// Timer is a pending call of TimerClock.AfterFunc. *time.Timer is one.
-type Timer interface {
-	// Stop prevents the call; it reports false if the call already ran or
-	// was already stopped.
-	Stop() bool
-}
+// timer is a pending call of afterFunc; *time.Timer is one. Stop prevents
+// the call, and reports false if it already ran or was stopped.
+type timer interface{ Stop() bool }
 
-// realClock is the default Clock: the system's wall clock and its timers.
+// realClock is the default clock: the system's wall clock and its timers.
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
-func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+func (realClock) afterFunc(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
 
 // advancer is a clock a test moves, such as a FakeClock: where the server
 // would wait on it, it moves it instead.
@@ -51,13 +42,13 @@ type advancer interface {
 	Advance(d time.Duration)
 }
 
-// FakeClock is a TimerClock that stands still until told to move. Pass it to
-// WithClock once: the server, the clients and token sources of
+// FakeClock is an auth.Clock that stands still until told to move. Pass it
+// to WithClock once: the server, the clients and token sources of
 // InstallationClient, TokenSource and TokenCache, and the Verifier of
 // WebhookVerifier all read it, and moving it fires the webhook retries that
 // are due, so a test walks a 27-hour retry schedule in milliseconds. Give it
-// to code of your own as auth.WithClock(clock.Now) or
-// webhook.WithClock(clock.Now). It is safe for concurrent use.
+// to code of your own as auth.WithClock(clock) or webhook.WithClock(clock).
+// It is safe for concurrent use.
 type FakeClock struct {
 	move sync.Mutex // serializes Advance and Set, so that concurrent moves add up
 
@@ -117,10 +108,10 @@ func (c *FakeClock) moveTo(target time.Time) {
 	}
 }
 
-// AfterFunc calls f once the clock has been advanced by d: in the goroutine
+// afterFunc calls f once the clock has been advanced by d: in the goroutine
 // that calls Advance or Set, or, when d is not positive, at once in a
 // goroutine of its own (as time.AfterFunc does).
-func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
+func (c *FakeClock) afterFunc(d time.Duration, f func()) timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
@@ -148,7 +139,7 @@ func (c *FakeClock) PendingTimers() []time.Time {
 	return out
 }
 
-// fakeTimer is a pending call of FakeClock.AfterFunc.
+// fakeTimer is a pending call of FakeClock.afterFunc.
 type fakeTimer struct {
 	c    *FakeClock
 	at   time.Time

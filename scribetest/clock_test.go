@@ -27,14 +27,14 @@ func TestFakeClockTimers(t *testing.T) {
 	record := func(name string) func() {
 		return func() { fired = append(fired, name); at[name] = c.Now() }
 	}
-	c.AfterFunc(3*time.Second, record("3s"))
-	c.AfterFunc(time.Second, record("1s-a"))
-	c.AfterFunc(time.Second, record("1s-b"))
-	stopped := c.AfterFunc(2*time.Second, record("stopped"))
-	c.AfterFunc(2*time.Second, func() {
+	scribetest.AfterFunc(c, 3*time.Second, record("3s"))
+	scribetest.AfterFunc(c, time.Second, record("1s-a"))
+	scribetest.AfterFunc(c, time.Second, record("1s-b"))
+	stopped := scribetest.AfterFunc(c, 2*time.Second, record("stopped"))
+	scribetest.AfterFunc(c, 2*time.Second, func() {
 		record("2s")()
-		c.AfterFunc(500*time.Millisecond, record("2.5s, created at 2s"))
-		c.AfterFunc(time.Hour, record("later"))
+		scribetest.AfterFunc(c, 500*time.Millisecond, record("2.5s, created at 2s"))
+		scribetest.AfterFunc(c, time.Hour, record("later"))
 	})
 	if !stopped.Stop() || stopped.Stop() {
 		t.Error("Stop: want true the first time, false after")
@@ -72,13 +72,13 @@ func TestFakeClockImmediateTimerAndConcurrentAdvance(t *testing.T) {
 	t.Parallel()
 	c := scribetest.NewFakeClock(t0)
 	done := make(chan struct{})
-	if c.AfterFunc(0, func() { close(done) }).Stop() {
+	if scribetest.AfterFunc(c, 0, func() { close(done) }).Stop() {
 		t.Error("Stop of a timer that runs at once reported true")
 	}
 	select {
 	case <-done:
 	case <-time.After(waitLimit):
-		t.Fatal("AfterFunc(0, f) did not run f")
+		t.Fatal("afterFunc(0, f) did not run f")
 	}
 	var wg sync.WaitGroup
 	for range 10 {
@@ -126,7 +126,11 @@ func TestTokenHelpersReadTheServersClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := scribe.NewInstallationClients(s.URL(), s.TokenCache(key.Key))
+	cache, err := s.TokenCache(key.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := scribe.NewInstallationClients(s.URL(), cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,22 +156,12 @@ func TestTokenHelpersReadTheServersClock(t *testing.T) {
 	}
 }
 
-// movedClock is a FakeClock that some other goroutine moves forward by a
-// second just as the server sets a retry timer: the race between the
-// server reading Now and setting the timer, made certain.
-type movedClock struct{ *scribetest.FakeClock }
-
-func (c movedClock) AfterFunc(d time.Duration, f func()) scribetest.Timer {
-	c.Advance(time.Second)
-	return c.FakeClock.AfterFunc(d, f)
-}
-
 // WaitForDeliveries still walks a retry whose timer was set after the
 // clock moved: it advances to the timer's real due time rather than
 // spinning at one it read a moment too early.
 func TestWaitForDeliveriesWhenTheClockMovesAsATimerIsSet(t *testing.T) {
 	t.Parallel()
-	clock := movedClock{scribetest.NewFakeClock(t0)}
+	clock := scribetest.MovedClock{FakeClock: scribetest.NewFakeClock(t0)}
 	s := scribetest.NewTestServer(t, scribetest.WithClock(clock), scribetest.WithWebhookSchedule(0, time.Hour),
 		scribetest.WithLogger(slog.New(slog.DiscardHandler)))
 	var calls atomic.Int32

@@ -553,8 +553,8 @@ func TestDashboardShowsNoSecret(t *testing.T) {
 }
 
 // webhookSecretForms returns the secret and its key's base64, padded or not.
-func webhookSecretForms(s webhook.Secret) []string {
-	bare := strings.TrimPrefix(s.Reveal(), webhook.SecretPrefix)
+func webhookSecretForms(s auth.WebhookSecret) []string {
+	bare := strings.TrimPrefix(s.Reveal(), auth.WebhookSecretPrefix)
 	return []string{s.Reveal(), bare, strings.TrimRight(bare, "=")}
 }
 

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
@@ -58,12 +59,12 @@ type delivery struct {
 	body   []byte            // the event encoded, as every attempt sends it
 	hook   int64
 	uri    string
-	secret webhook.Secret
+	secret auth.WebhookSecret
 	// Guarded by engine.mu.
 	attempts   int
 	lastStatus int
 	lastErr    string
-	timer      Timer     // set while waiting for the next attempt
+	timer      timer     // set while waiting for the next attempt
 	due        time.Time // when timer fires, by the clock
 	once       bool      // a resend of a settled delivery: its attempt is not retried
 }
@@ -80,8 +81,8 @@ type sentEvent struct {
 
 // engine is the server's delivery engine.
 type engine struct {
-	clock    Clock
-	timers   TimerClock
+	clock    auth.Clock
+	timers   timerClock
 	advancer advancer // the clock, when a test moves it
 	logger   *slog.Logger
 	client   *http.Client
@@ -107,13 +108,13 @@ type engine struct {
 }
 
 // newEngine returns the engine the options of cfg describe. Its retries wait
-// on timers of the server's clock if it has them (a TimerClock), otherwise
+// on timers of the server's clock if it has them (a timerClock), otherwise
 // on the system's; a test's FakeClock is moved where they would wait.
 func newEngine(cfg *config) *engine {
 	e := &engine{clock: cfg.clock, timers: realClock{}, logger: cfg.logger,
 		schedule: slices.Clone(cfg.schedule), workers: cmp.Or(cfg.workers, defaultWorkers), timeout: cmp.Or(cfg.timeout, defaultTimeout),
 		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}}
-	if tc, ok := cfg.clock.(TimerClock); ok {
+	if tc, ok := cfg.clock.(timerClock); ok {
 		e.timers = tc
 	}
 	e.advancer, _ = cfg.clock.(advancer)
@@ -218,7 +219,7 @@ func (e *engine) waitLocked(dl *delivery, delay time.Duration) {
 		return
 	}
 	e.wg.Add(1)
-	dl.timer = e.timers.AfterFunc(delay, func() {
+	dl.timer = e.timers.afterFunc(delay, func() {
 		defer e.wg.Done()
 		e.mu.Lock()
 		defer e.mu.Unlock()
@@ -312,7 +313,7 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 }
 
 // excerpt renders the start of an answer as DeliveryAttempt.ResponseBody says.
-func excerpt(b []byte, truncated bool, secret webhook.Secret) string {
+func excerpt(b []byte, truncated bool, secret auth.WebhookSecret) string {
 	return redact.Excerpt(string(b), MaxResponseExcerpt, truncated, redact.WebhookSecretForms(secret.Reveal())...)
 }
 

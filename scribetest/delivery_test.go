@@ -258,7 +258,7 @@ func TestWebhookDeliveryIsSignedAndShaped(t *testing.T) {
 	}
 	e.settle(t)
 
-	v, err := webhook.NewVerifier(hook.SigningSecret, webhook.WithClock(e.clock.Now))
+	v, err := webhook.NewVerifier(hook.SigningSecret, webhook.WithClock(e.clock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestWebhookDeliveryIsSignedAndShaped(t *testing.T) {
 			if err := validator.ValidateWebhook(r, d.body); err != nil {
 				t.Error(err)
 			}
-			if bytes.Contains(d.body, []byte(webhook.SecretPrefix)) {
+			if bytes.Contains(d.body, []byte(auth.WebhookSecretPrefix)) {
 				t.Errorf("the body carries a signing secret: %s", d.body)
 			}
 			wantEnvelope := webhook.Event{ID: ev.ID, Type: ev.Type, CreatedOn: wantCreated[ev.Type],
@@ -884,8 +884,8 @@ func ExampleServer_Deliveries() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	v, _ := webhook.NewVerifier(hook.SigningSecret) // already a webhook.Secret
-	receiver.Config.Handler = webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
+	v, _ := webhook.NewVerifier(hook.SigningSecret) // already an auth.WebhookSecret
+	receiver.Config.Handler, err = webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
 		in, err := e.Installation()
 		if err != nil {
 			return err
@@ -893,6 +893,9 @@ func ExampleServer_Deliveries() {
 		fmt.Println("received", e.Type, "for user", in.UserID)
 		return nil
 	})
+	if err != nil {
+		log.Fatal(err)
+	}
 	receiver.Start()
 
 	if _, err := s.Install(plugin.ID, user.ID); err != nil {
@@ -988,7 +991,7 @@ func newOneClockEnv(t *testing.T, fn func(n int, e *webhook.Event) error, opts .
 		t.Fatal(err)
 	}
 	calls := 0
-	oc.srv.Config.Handler = webhook.NewHandler(v, func(_ context.Context, ev *webhook.Event) error {
+	oc.srv.Config.Handler = mustHandler(t, v, func(_ context.Context, ev *webhook.Event) error {
 		oc.mu.Lock()
 		calls++
 		n := calls
@@ -1000,7 +1003,7 @@ func newOneClockEnv(t *testing.T, fn func(n int, e *webhook.Event) error, opts .
 		oc.seen = append(oc.seen, ev.ID)
 		oc.mu.Unlock()
 		return nil
-	}, webhook.WithLogger(nil))
+	}, webhook.WithLogger(nil), webhook.WithErrorDetails())
 	oc.srv.Start()
 	return oc
 }
@@ -1407,12 +1410,15 @@ func ExampleFakeClock_webhookRetries() {
 	hook, _ := s.CreateWebhook(plugin.ID, "http://"+receiver.Listener.Addr().String()+"/hook")
 	v, _ := s.WebhookVerifier(hook)
 	calls := 0
-	receiver.Config.Handler = webhook.NewHandler(v, func(context.Context, *webhook.Event) error {
+	receiver.Config.Handler, err = webhook.NewHandler(v, func(context.Context, *webhook.Event) error {
 		if calls++; calls < 4 {
 			return errors.New("the index is not ready")
 		}
 		return nil
 	}, webhook.WithLogger(nil))
+	if err != nil {
+		log.Fatal(err)
+	}
 	receiver.Start()
 
 	if _, err := s.Install(plugin.ID, user.ID); err != nil {

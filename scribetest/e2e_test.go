@@ -45,7 +45,7 @@ func newSDKReceiver(t *testing.T, hook scribe.Webhook) *sdkReceiver {
 		t.Fatal(err)
 	}
 	r := &sdkReceiver{seen: map[string]int{}}
-	r.handler = webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
+	r.handler = mustHandler(t, v, func(_ context.Context, e *webhook.Event) error {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.seen[e.ID]++
@@ -373,7 +373,7 @@ func TestEndToEndLargestEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
+	h := mustHandler(t, v, func(_ context.Context, e *webhook.Event) error {
 		if e.Type != webhook.EventTranscriptCreated {
 			return nil
 		}
@@ -469,7 +469,7 @@ func TestReceiverHandlesNewTranscripts(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var headlines []string
-	receiver.Config.Handler = webhook.NewHandler(verifier, func(ctx context.Context, e *webhook.Event) error {
+	receiver.Config.Handler, err = webhook.NewHandler(verifier, func(ctx context.Context, e *webhook.Event) error {
 		if e.Type != webhook.EventTranscriptCreated {
 			return nil // acknowledge what you do not handle
 		}
@@ -481,7 +481,10 @@ func TestReceiverHandlesNewTranscripts(t *testing.T) {
 		defer mu.Unlock()
 		headlines = append(headlines, tr.Headline)
 		return nil
-	})
+	}, webhook.WithErrorDetails()) // a failure's answer says why, for RequireDelivered
+	if err != nil {
+		t.Fatal(err)
+	}
 	receiver.Start()
 
 	if _, err := srv.Install(plugin.ID, user.ID); err != nil { // installation.created

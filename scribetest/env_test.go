@@ -15,6 +15,7 @@ import (
 	"github.com/scribehq/scribe-go/internal/apitest"
 	"github.com/scribehq/scribe-go/internal/wire"
 	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
 // t0 is the fake clock's start in every test.
@@ -213,4 +214,14 @@ func (e *env) statusesOf(t *testing.T, n int, rq req) map[int]int {
 	}
 	wg.Wait()
 	return status
+}
+
+// mustHandler is webhook.NewHandler, failing the test on its error.
+func mustHandler(t testing.TB, v *webhook.Verifier, fn func(context.Context, *webhook.Event) error, opts ...webhook.HandlerOption) http.Handler {
+	t.Helper()
+	h, err := webhook.NewHandler(v, fn, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

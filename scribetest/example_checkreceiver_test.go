@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -16,7 +17,8 @@ import (
 // and that the receiver's function ran exactly once for every event it
 // should process, however often and however concurrently it was delivered.
 func ExampleCheckReceiver() {
-	secret, err := webhook.NewSecret()
+	// The receiver's own signing secret: in a test, any secret will do.
+	secret, err := auth.ParseWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -28,7 +30,11 @@ func ExampleCheckReceiver() {
 	handle := func(ctx context.Context, e *webhook.Event) error {
 		return nil // the plugin's work: store the transcript, sync the installation...
 	}
-	receiver := httptest.NewServer(webhook.NewHandler(verifier, processed.Wrap(handle), webhook.WithLogger(nil)))
+	h, err := webhook.NewHandler(verifier, processed.Wrap(handle), webhook.WithLogger(nil))
+	if err != nil {
+		log.Fatal(err)
+	}
+	receiver := httptest.NewServer(h)
 	defer receiver.Close()
 
 	t := printingT{} // in a test: its *testing.T

@@ -13,6 +13,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 )
 
 // sign builds a JWT with any header and claims, signed by HMAC-SHA256 with
@@ -49,7 +50,7 @@ func TestInstallationJWTRules(t *testing.T) {
 		}
 		return tok
 	}
-	otherKey, err := auth.NewSecretKey()
+	otherKey, err := keygen.SecretKey()
 	if err != nil {
 		t.Fatal(err)
 	}

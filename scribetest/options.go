@@ -12,14 +12,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 )
 
-// Option configures a Server.
-type Option func(*config) error
+// Option configures a Server; a bad value is an error from NewServer (or
+// NewUnstartedServer, NewTestServer). The zero Option does nothing.
+type Option struct {
+	apply func(*config) error
+}
 
 type config struct {
-	clock    Clock
+	clock    auth.Clock
 	basePath string
 	addr     string
 	logger   *slog.Logger
@@ -40,40 +44,40 @@ type config struct {
 // token expiry, timestamps of new resources and the 24-hour life of
 // idempotency keys all follow it. NewFakeClock returns a clock a test moves by
 // hand.
-func WithClock(c Clock) Option {
-	return func(cfg *config) error {
+func WithClock(c auth.Clock) Option {
+	return Option{func(cfg *config) error {
 		if c == nil {
 			return errors.New("scribetest: WithClock: clock is nil")
 		}
 		cfg.clock = c
 		return nil
-	}
+	}}
 }
 
 // WithBasePath serves the operations under the path prefix p, such as "/v1",
 // so that a client given a base URL with a prefix is exercised. URL includes
 // the prefix. p must begin with "/"; a trailing "/" is ignored.
 func WithBasePath(p string) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		p = strings.TrimSuffix(p, "/")
 		if p != "" && (!strings.HasPrefix(p, "/") || strings.ContainsAny(p, "{}?#% \t\r\n") || strings.Contains(p, "//")) {
 			return fmt.Errorf("scribetest: WithBasePath: %q must be a path such as /v1, without {}, ?, #, %% or spaces", p)
 		}
 		cfg.basePath = p
 		return nil
-	}
+	}}
 }
 
 // WithAddr makes NewServer listen on addr (host:port; port 0 picks a free one)
 // instead of a free port on 127.0.0.1.
 func WithAddr(addr string) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			return fmt.Errorf("scribetest: WithAddr: %q is not host:port: %w", addr, err)
 		}
 		cfg.addr = addr
 		return nil
-	}
+	}}
 }
 
 // WithLogger sends the server's own diagnostics to l instead of
@@ -81,26 +85,26 @@ func WithAddr(addr string) Option {
 // (Error), webhook deliveries given up or failed permanently, and those left
 // undelivered at Close (Warn). Secrets are never logged.
 func WithLogger(l *slog.Logger) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		if l == nil {
 			return errors.New("scribetest: WithLogger: logger is nil")
 		}
 		cfg.logger = l
 		return nil
-	}
+	}}
 }
 
 // WithFixtures loads the fixture document read from r (docs/server.md,
 // "Fixtures") when the server is created; see LoadFixtures. Several
 // WithFixtures load in order.
 func WithFixtures(r io.Reader) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		if r == nil {
 			return errors.New("scribetest: WithFixtures: reader is nil")
 		}
 		cfg.fixtures = append(cfg.fixtures, r)
 		return nil
-	}
+	}}
 }
 
 // WithRateLimit limits each credential holder (a developer key's developer, an
@@ -118,7 +122,7 @@ func WithFixtures(r io.Reader) Option {
 //
 // limit must be at least 1 and window at least one second.
 func WithRateLimit(limit int, window time.Duration) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		switch {
 		case limit < 1:
 			return fmt.Errorf("scribetest: WithRateLimit: limit is %d; it must be at least 1 request per window", limit)
@@ -127,7 +131,7 @@ func WithRateLimit(limit int, window time.Duration) Option {
 		}
 		cfg.limiter = &httpapi.Limiter{Limit: limit, Window: window}
 		return nil
-	}
+	}}
 }
 
 // WithAdminAPI enables a small HTTP API under AdminPathPrefix that drives the
@@ -142,10 +146,10 @@ func WithRateLimit(limit int, window time.Duration) Option {
 // operations (docs/server.md, "Dashboard"). A POST, PATCH or DELETE that a
 // browser sends from a page of another origin is refused with 403.
 func WithAdminAPI() Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		cfg.admin = true
 		return nil
-	}
+	}}
 }
 
 // WithWebhookSchedule replaces the delivery schedule: delays[i] is how long a
@@ -155,7 +159,7 @@ func WithAdminAPI() Option {
 // webhooks"): 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. Every wait gets ±20
 // % jitter. Tests pass short delays, such as 0, 10ms, 20ms, 40ms.
 func WithWebhookSchedule(delays ...time.Duration) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		if len(delays) == 0 {
 			return errors.New("scribetest: WithWebhookSchedule: give at least one delay (0 for an immediate single attempt)")
 		}
@@ -166,7 +170,7 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 		}
 		cfg.schedule = slices.Clone(delays)
 		return nil
-	}
+	}}
 }
 
 // WithWebhookScheduleScale multiplies every delay of the delivery schedule
@@ -177,39 +181,39 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 // server hands out have short waits of their own (1 to 10 ms), and a
 // Retry-After is never scaled.
 func WithWebhookScheduleScale(f float64) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		if !(f > 0) || math.IsInf(f, 0) {
 			return fmt.Errorf("scribetest: WithWebhookScheduleScale: %v must be a positive finite factor, such as 0.001", f)
 		}
 		cfg.scale = f
 		return nil
-	}
+	}}
 }
 
 // WithWebhookWorkers bounds how many delivery attempts are in flight at once
 // (default 8). One webhook has at most half of them (at least one), so a slow
 // receiver cannot hold every sender.
 func WithWebhookWorkers(n int) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		if n < 1 {
 			return fmt.Errorf("scribetest: WithWebhookWorkers: %d must be at least 1", n)
 		}
 		cfg.workers = n
 		return nil
-	}
+	}}
 }
 
 // WithWebhookTimeout replaces the 15 s a receiver has to answer an attempt
 // with a 2xx; a receiver slower than d fails the attempt. Tests of slow
 // receivers pass a short one.
 func WithWebhookTimeout(d time.Duration) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		if d <= 0 {
 			return fmt.Errorf("scribetest: WithWebhookTimeout: %v must be positive", d)
 		}
 		cfg.timeout = d
 		return nil
-	}
+	}}
 }
 
 // WithWebhookTransport sends deliveries through rt instead of a transport of
@@ -217,11 +221,11 @@ func WithWebhookTimeout(d time.Duration) Option {
 // httptest.NewTLSServer receiver. Redirects are still not followed and the
 // attempt timeout still applies; the server never closes rt's connections.
 func WithWebhookTransport(rt http.RoundTripper) Option {
-	return func(cfg *config) error {
+	return Option{func(cfg *config) error {
 		if rt == nil {
 			return errors.New("scribetest: WithWebhookTransport: transport is nil")
 		}
 		cfg.transport = rt
 		return nil
-	}
+	}}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -16,7 +17,7 @@ import (
 func TestAdminCreatesWebhookWithGivenSecret(t *testing.T) {
 	t.Parallel()
 	e := newHookEnv(t, scribetest.WithAdminAPI())
-	secret, err := webhook.NewSecret()
+	secret, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestAdminCreatesWebhookWithGivenSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.s.RequireDelivered(t)
-	v, err := webhook.NewVerifier(secret, webhook.WithClock(e.clock.Now))
+	v, err := webhook.NewVerifier(secret, webhook.WithClock(e.clock))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
-	"github.com/scribehq/scribe-go/webhook"
 )
 
 // UserParams describes a user to create. A zero ID asks for a fresh one; a
@@ -151,7 +151,7 @@ func (s *Server) addUser(call string, p UserParams, devKey string) (scribe.User,
 // CreateDeveloper creates a user with a fresh developer key; p is checked as
 // by CreateUser.
 func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
-	key, err := auth.NewDeveloperKey()
+	key, err := keygen.DeveloperKey()
 	if err != nil {
 		return Developer{}, err
 	}
@@ -287,16 +287,16 @@ func (s *Server) Transcripts(userID int64) []scribe.Transcript { return s.st.Tra
 // user:password@) to receive the events of a plugin, with a fresh whsec_
 // signing secret.
 func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, error) {
-	hook, _, err := s.webhookOf(pluginID, uri, false, webhook.Secret{})
+	hook, _, err := s.webhookOf(pluginID, uri, false, auth.WebhookSecret{})
 	return hook, err
 }
 
-// webhookOf creates a webhook of uri, signing with secret (the zero Secret:
+// webhookOf creates a webhook of uri, signing with secret (the zero secret:
 // a fresh one) or, with reuse, returns the plugin's (created false), in one
 // transaction: concurrent calls create one.
-func (s *Server) webhookOf(pluginID int64, uri string, reuse bool, secret webhook.Secret) (hook scribe.Webhook, created bool, err error) {
+func (s *Server) webhookOf(pluginID int64, uri string, reuse bool, secret auth.WebhookSecret) (hook scribe.Webhook, created bool, err error) {
 	if secret.IsZero() {
-		if secret, err = webhook.NewSecret(); err != nil {
+		if secret, err = keygen.WebhookSecret(); err != nil {
 			return scribe.Webhook{}, false, err
 		}
 	}

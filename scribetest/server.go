@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
@@ -23,7 +24,7 @@ import (
 // A Server from NewServer or NewTestServer listens on a loopback port; one
 // from NewUnstartedServer only answers through Handler until Start is called.
 type Server struct {
-	clock      Clock
+	clock      auth.Clock
 	basePath   string
 	logger     *slog.Logger
 	addr       string
@@ -58,10 +59,10 @@ var errNotFound, errConflict = state.ErrNotFound, state.ErrConflict
 func NewUnstartedServer(opts ...Option) (*Server, error) {
 	cfg := config{clock: realClock{}, addr: "127.0.0.1:0", logger: slog.Default(), schedule: defaultSchedule}
 	for _, o := range opts {
-		if o == nil {
+		if o.apply == nil {
 			continue
 		}
-		if err := o(&cfg); err != nil {
+		if err := o.apply(&cfg); err != nil {
 			return nil, err
 		}
 	}

@@ -156,32 +156,51 @@ type dedupeEntry struct {
 	expires  time.Time // when the entry is forgotten: its last change + ttl
 }
 
-// MemoryStoreOption configures NewMemoryDedupeStore.
-type MemoryStoreOption func(*MemoryDedupeStore)
+// MemoryStoreOption configures NewMemoryDedupeStore; a bad value is an error
+// from it. The zero MemoryStoreOption does nothing.
+type MemoryStoreOption struct {
+	apply func(*MemoryDedupeStore) error
+}
 
 // WithClaimLease sets how long an in-flight claim lasts when its holder
-// neither completes nor releases it (DefaultLease). Zero or less keeps
-// DefaultLease, as redisdedupe.WithLease does; more than the store's ttl is
-// taken as the ttl.
+// neither completes nor releases it: DefaultLease (or the store's ttl, if
+// shorter), which 0 selects too, as redisdedupe.WithLease does. A negative
+// d, or one longer than the store's ttl, is an error.
 func WithClaimLease(d time.Duration) MemoryStoreOption {
-	return func(s *MemoryDedupeStore) { s.lease = d }
+	return MemoryStoreOption{func(s *MemoryDedupeStore) error {
+		switch {
+		case d < 0:
+			return fmt.Errorf("webhook: WithClaimLease(%v): the lease must not be negative; 0 keeps the default", d)
+		case d > s.ttl:
+			return fmt.Errorf("webhook: WithClaimLease(%v): the lease must not outlast the store's ttl of %v", d, s.ttl)
+		case d > 0:
+			s.lease = d
+		}
+		return nil
+	}}
 }
 
 // NewMemoryDedupeStore returns an empty MemoryDedupeStore that remembers a
 // processed id for ttl and at most maxEntries ids. A ttl or maxEntries of
-// zero or less selects DefaultDedupeTTL or DefaultDedupeMaxEntries. Keep ttl
-// at least twice the Verifier's tolerance: a replay of a captured delivery
-// passes the timestamp check for that long.
-func NewMemoryDedupeStore(ttl time.Duration, maxEntries int, opts ...MemoryStoreOption) *MemoryDedupeStore {
-	if ttl <= 0 {
+// zero selects DefaultDedupeTTL or DefaultDedupeMaxEntries; a negative one,
+// or a bad option, is an error. Keep ttl at least twice the Verifier's
+// tolerance: a replay of a captured delivery passes the timestamp check for
+// that long.
+func NewMemoryDedupeStore(ttl time.Duration, maxEntries int, opts ...MemoryStoreOption) (*MemoryDedupeStore, error) {
+	switch {
+	case ttl < 0:
+		return nil, fmt.Errorf("webhook: NewMemoryDedupeStore: ttl %v must not be negative; 0 keeps the default of %v", ttl, DefaultDedupeTTL)
+	case maxEntries < 0:
+		return nil, fmt.Errorf("webhook: NewMemoryDedupeStore: maxEntries %d must not be negative; 0 keeps the default of %d", maxEntries, DefaultDedupeMaxEntries)
+	case ttl == 0:
 		ttl = DefaultDedupeTTL
 	}
-	if maxEntries <= 0 {
+	if maxEntries == 0 {
 		maxEntries = DefaultDedupeMaxEntries
 	}
 	s := &MemoryDedupeStore{
 		ttl:        ttl,
-		lease:      DefaultLease,
+		lease:      min(DefaultLease, ttl),
 		maxEntries: maxEntries,
 		now:        time.Now,
 		entries:    make(map[string]*list.Element),
@@ -189,13 +208,14 @@ func NewMemoryDedupeStore(ttl time.Duration, maxEntries int, opts ...MemoryStore
 		running:    list.New(),
 	}
 	for _, o := range opts {
-		o(s)
+		if o.apply == nil {
+			continue
+		}
+		if err := o.apply(s); err != nil {
+			return nil, err
+		}
 	}
-	if s.lease <= 0 {
-		s.lease = DefaultLease
-	}
-	s.lease = min(s.lease, ttl)
-	return s
+	return s, nil
 }
 
 // Reserve implements DedupeStore. For a new id while the store is full of

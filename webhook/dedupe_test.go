@@ -64,7 +64,10 @@ func TestMemoryDedupeStoreDefaultLease(t *testing.T) {
 func TestMemoryDedupeStoreBounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := webhook.NewMemoryDedupeStore(time.Hour, 3)
+	s, err := webhook.NewMemoryDedupeStore(time.Hour, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 5 {
 		_, c, _ := s.Reserve(ctx, fmt.Sprint("evt_", i))
 		if err := s.Complete(ctx, c); err != nil {
@@ -161,21 +164,23 @@ func TestMemoryDedupeStoreFullOfRunningClaims(t *testing.T) {
 }
 
 // TestClaimLeaseZeroIsTheDefault protects one meaning for a zero lease, as
-// in redisdedupe.WithLease: WithClaimLease(0) keeps DefaultLease (it used to
-// be taken as the store's TTL, a day); a lease past the TTL is the TTL.
+// in redisdedupe.WithLease: WithClaimLease(0) keeps DefaultLease (or the
+// ttl, if shorter); a negative lease, or one past the ttl, is an error.
 func TestClaimLeaseZeroIsTheDefault(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		lease, ttl, want time.Duration
 	}{
 		{0, 24 * time.Hour, webhook.DefaultLease},
-		{-time.Second, 24 * time.Hour, webhook.DefaultLease},
 		{time.Minute, 24 * time.Hour, time.Minute},
-		{48 * time.Hour, 24 * time.Hour, 24 * time.Hour},
+		{24 * time.Hour, 24 * time.Hour, 24 * time.Hour},
 		{0, time.Minute, time.Minute},
 	} {
 		clock := &fakeClock{t: time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)}
-		s := webhook.NewMemoryDedupeStore(tc.ttl, 10, webhook.WithClaimLease(tc.lease))
+		s, err := webhook.NewMemoryDedupeStore(tc.ttl, 10, webhook.WithClaimLease(tc.lease))
+		if err != nil {
+			t.Fatal(err)
+		}
 		webhook.SetStoreClock(s, clock.now)
 		ctx := context.Background()
 		if _, _, err := s.Reserve(ctx, "evt_a"); err != nil {
@@ -188,6 +193,26 @@ func TestClaimLeaseZeroIsTheDefault(t *testing.T) {
 		clock.advance(time.Second)
 		if r, _, _ := s.Reserve(ctx, "evt_a"); r == webhook.InFlight {
 			t.Errorf("lease %s, ttl %s: Reserve at %s = InFlight, want the lease over", tc.lease, tc.ttl, tc.want)
+		}
+	}
+}
+
+// TestMemoryDedupeStoreRefusesBadArguments: a negative ttl, size or lease,
+// or a lease past the ttl, is an error, never taken for a default.
+func TestMemoryDedupeStoreRefusesBadArguments(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		ttl  time.Duration
+		max  int
+		opts []webhook.MemoryStoreOption
+	}{
+		"negative ttl":       {ttl: -time.Second},
+		"negative size":      {max: -1},
+		"negative lease":     {opts: []webhook.MemoryStoreOption{webhook.WithClaimLease(-time.Second)}},
+		"lease past the ttl": {ttl: time.Hour, opts: []webhook.MemoryStoreOption{webhook.WithClaimLease(2 * time.Hour)}},
+	} {
+		if s, err := webhook.NewMemoryDedupeStore(tc.ttl, tc.max, tc.opts...); err == nil || s != nil {
+			t.Errorf("%s: NewMemoryDedupeStore = %v, %v; want an error", name, s, err)
 		}
 	}
 }

@@ -15,11 +15,15 @@
 // answers with the status code that makes the service retry exactly when it
 // should: 2xx once handled, 500 to be retried when your function fails, 422
 // when it returns a [Permanent] error that no retry can fix. Your function's
-// errors are logged (slog.Default at Warn unless [WithLogger]) and answered,
-// redacted. [Verifier.Verify] and [ParseEvent] are there for receivers built on
-// another router; [Sign] and [SignHeaders] produce deliveries, for tests and
-// for the reference server in package scribetest.
+// errors are logged (slog.Default at Warn unless [WithLogger]), redacted, and
+// kept out of the answer unless [WithErrorDetails] asks. [Verifier.Verify] and
+// [ParseEvent] are there for receivers built on another router; [Sign] and
+// [SignHeaders] produce deliveries, for tests and for the reference server in
+// package scribetest.
 //
-// A [Secret] never prints: fmt, slog, JSON and error messages show
-// "whsec_[REDACTED]". Call [Secret.Reveal] to store it.
+// The signing secret is an [auth.WebhookSecret], the type of
+// scribe.Webhook's SigningSecret: it never prints, and
+// [auth.ParseWebhookSecret] reads one from configuration. Constructors refuse
+// what cannot work (a zero secret, a nil Verifier or function, a bad option)
+// with an error, before the first delivery.
 package webhook

@@ -35,7 +35,7 @@ func ExampleParseEvent() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// SigningSecret is already a webhook.Secret: no need to parse it.
+	// SigningSecret is already an auth.WebhookSecret: no need to parse it.
 	v, err := webhook.NewVerifier(hook.SigningSecret)
 	if err != nil {
 		log.Fatal(err)

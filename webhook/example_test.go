@@ -11,6 +11,8 @@ import (
 	"net/http/httptest"
 	"time"
 
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -18,11 +20,11 @@ import (
 // delivery are the published Standard Webhooks test vector; the clock is
 // pinned to its time so that the example runs deterministically.
 func ExampleVerifier_Verify() {
-	secret, err := webhook.ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	secret, err := auth.ParseWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	if err != nil {
 		log.Fatal(err)
 	}
-	v, err := webhook.NewVerifier(secret, webhook.WithClock(func() time.Time { return time.Unix(1614265330, 0) }))
+	v, err := webhook.NewVerifier(secret, webhook.WithClock(scribetest.NewFakeClock(time.Unix(1614265330, 0))))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -43,12 +45,16 @@ func ExampleVerifier_Verify() {
 // Receive deliveries with NewHandler: it verifies, decodes and dedupes, and
 // calls your function once per event.
 func ExampleNewHandler() {
-	secret, _ := webhook.NewSecret() // in production: webhook.ParseSecret(signing secret)
+	// In production: the webhook's SigningSecret, from the service or a secret store.
+	secret, err := auth.ParseWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	if err != nil {
+		log.Fatal(err)
+	}
 	v, err := webhook.NewVerifier(secret)
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := webhook.NewHandler(v, func(ctx context.Context, e *webhook.Event) error {
+	h, err := webhook.NewHandler(v, func(ctx context.Context, e *webhook.Event) error {
 		switch e.Type {
 		case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
 			t, err := e.Transcript()
@@ -61,6 +67,9 @@ func ExampleNewHandler() {
 		}
 		return nil
 	})
+	if err != nil {
+		log.Fatal(err)
+	}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
@@ -92,23 +101,9 @@ func ExampleNewHandler() {
 
 // Sign a delivery, for example to test your receiver.
 func ExampleSign() {
-	secret, _ := webhook.ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	secret, _ := auth.ParseWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	fmt.Println(webhook.Sign(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", time.Unix(1614265330, 0), []byte(`{"test": 2432232314}`)))
 	// Output: v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
-}
-
-// A Secret never prints; Reveal gives it to whoever must store it.
-func ExampleSecret() {
-	secret, _ := webhook.ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
-	fmt.Println(secret)
-	fmt.Printf("%#v\n", secret)
-
-	_, err := webhook.ParseSecret("ask_live_0123456789")
-	fmt.Println(err)
-	// Output:
-	// whsec_[REDACTED]
-	// whsec_[REDACTED]
-	// webhook: invalid signing secret: it must begin with "whsec_" (got ask_live_[REDACTED]); pass the webhook's signing_secret, not another credential
 }
 
 // Decode the data of an event by its type; unknown types are kept, not dropped.
@@ -134,18 +129,21 @@ func ExampleEvent_Installation() {
 
 // Return Permanent(err) when no retry can fix the failure: the handler
 // answers 422, which the service does not retry. Any other error is
-// answered 500 and retried on the schedule. Both answers carry the error,
-// redacted, for the service's attempt log.
+// answered 500 and retried on the schedule. With WithErrorDetails, both
+// answers carry the error, redacted, for the service's attempt log.
 func ExamplePermanent() {
-	secret, _ := webhook.NewSecret()
+	secret, _ := auth.ParseWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	v, _ := webhook.NewVerifier(secret)
 	known := map[string]bool{"0b6d2f7e": true}
-	h := webhook.NewHandler(v, func(ctx context.Context, e *webhook.Event) error {
+	h, err := webhook.NewHandler(v, func(ctx context.Context, e *webhook.Event) error {
 		if !known[e.PluginInstallationUUID] {
 			return webhook.Permanent(fmt.Errorf("installation %s is not one of ours", e.PluginInstallationUUID))
 		}
 		return errors.New("the index is down") // temporary: retried
-	}, webhook.WithLogger(nil))
+	}, webhook.WithLogger(nil), webhook.WithErrorDetails())
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	for _, uuid := range []string{"ffffffff", "0b6d2f7e"} {
 		body := []byte(`{"id":"evt_` + uuid + `","type":"installation.created","created_on":"2026-11-21T09:30:00Z","plugin_id":100,"plugin_installation_uuid":"` + uuid + `","data":{}}`)

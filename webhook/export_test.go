@@ -4,11 +4,10 @@ import "time"
 
 // NewMemoryDedupeStoreForTest is NewMemoryDedupeStore on the clock now.
 func NewMemoryDedupeStoreForTest(ttl time.Duration, maxEntries int, lease time.Duration, now func() time.Time) *MemoryDedupeStore {
-	var opts []MemoryStoreOption
-	if lease > 0 {
-		opts = append(opts, WithClaimLease(lease))
+	s, err := NewMemoryDedupeStore(ttl, maxEntries, WithClaimLease(lease))
+	if err != nil {
+		panic(err) // a bad argument is the test's own bug
 	}
-	s := NewMemoryDedupeStore(ttl, maxEntries, opts...)
 	s.now = now
 	return s
 }

@@ -185,7 +185,7 @@ func FuzzHandler(f *testing.F) {
 	}
 	secret := mustSecret(f, vectorSecret)
 	now := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
-	v, err := NewVerifier(secret, WithClock(func() time.Time { return now }))
+	v, err := NewVerifier(secret, WithClock(fixedClock(now)))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func FuzzHandler(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sign bool, method uint8, id, ts, body string) {
 		var logs bytes.Buffer
 		calls := map[string]int{}
-		h := NewHandler(v, func(_ context.Context, e *Event) error {
+		h := newHandler(t, v, func(_ context.Context, e *Event) error {
 			calls[e.ID]++
 			switch e.Type {
 			case "fail":
@@ -204,7 +204,7 @@ func FuzzHandler(f *testing.F) {
 				panic("the function panicked holding " + secret.Reveal())
 			}
 			return nil
-		}, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+		}, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), WithErrorDetails())
 		header := http.Header{}
 		if sign {
 			header = SignHeaders(secret, id, now, []byte(body))

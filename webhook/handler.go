@@ -13,17 +13,37 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/redact"
 )
 
-// HandlerOption configures the handler of NewHandler.
-type HandlerOption func(*handler)
+// HandlerOption configures the handler of NewHandler; a bad value is an
+// error from NewHandler. The zero HandlerOption does nothing.
+type HandlerOption struct {
+	apply func(*handler) error
+}
 
 // WithDedupeStore replaces the handler's in-memory DedupeStore, for example by
-// one shared by several receiver processes. nil turns deduplication off: every
-// verified delivery then reaches your function.
+// one shared by several receiver processes. A nil s is an error: turn
+// deduplication off with WithoutDedupe.
 func WithDedupeStore(s DedupeStore) HandlerOption {
-	return func(h *handler) { h.store = s }
+	return HandlerOption{func(h *handler) error {
+		if s == nil {
+			return errors.New("webhook: WithDedupeStore: the store is nil; to turn deduplication off, say so with WithoutDedupe")
+		}
+		h.store = s
+		return nil
+	}}
+}
+
+// WithoutDedupe turns deduplication off: every verified delivery reaches
+// your function, the sender's retries of an event included. Use it only
+// when your function is idempotent on its own.
+func WithoutDedupe() HandlerOption {
+	return HandlerOption{func(h *handler) error {
+		h.store = nil
+		return nil
+	}}
 }
 
 // WithLogger makes the handler report to l instead of slog.Default(): each
@@ -34,28 +54,32 @@ func WithDedupeStore(s DedupeStore) HandlerOption {
 // are replaced by [REDACTED]. Log records never hold a secret, a signature
 // or the body. WithLogger(nil) turns logging off.
 func WithLogger(l *slog.Logger) HandlerOption {
-	return func(h *handler) {
+	return HandlerOption{func(h *handler) error {
 		if l == nil {
 			l = slog.New(slog.DiscardHandler)
 		}
 		h.log = l
-	}
+		return nil
+	}}
 }
 
-// WithErrorDetails says whether the answer to a delivery your function
-// failed carries the function's error, redacted like the log record and cut
-// to MaxErrorDetailBytes (the default, true), or only a fixed line (false).
-// The answer goes to a sender that has proved it holds the signing secret,
-// and it is what the service's attempt log (and scribetest's
-// DeliveryAttempt.ResponseBody) shows you; turn it off if your errors may
-// hold what even the service should not see.
-func WithErrorDetails(on bool) HandlerOption {
-	return func(h *handler) { h.details = on }
+// WithErrorDetails makes the answer to a delivery your function failed carry
+// the function's error, redacted like the log record and cut to 512 bytes;
+// without it the answer is a fixed line. The answer goes to a sender that has
+// proved it holds the signing secret, and it is what the service's attempt
+// log (and scribetest's DeliveryAttempt.ResponseBody) shows you: give it
+// where that helps you debug, and never if your errors may hold what even the
+// service should not see.
+func WithErrorDetails() HandlerOption {
+	return HandlerOption{func(h *handler) error {
+		h.details = true
+		return nil
+	}}
 }
 
-// MaxErrorDetailBytes bounds the text of your function's error that an
+// maxErrorDetailBytes bounds the text of your function's error that an
 // answer carries (see WithErrorDetails).
-const MaxErrorDetailBytes = 512
+const maxErrorDetailBytes = 512
 
 // DeliveryTimeout is how long the service waits for a receiver's answer to
 // one delivery attempt (docs/contract.md, "Events and webhooks"): a 2xx
@@ -63,13 +87,13 @@ const MaxErrorDetailBytes = 512
 // the service retries. Answer within it, and queue work that takes longer.
 const DeliveryTimeout = 15 * time.Second
 
-// RetryAfterInFlight is the Retry-After, in seconds, the handler sends with a
-// 409 answer to a delivery whose id another delivery is still processing.
-const RetryAfterInFlight = 5
-
-// RetryAfterStoreFailure is the Retry-After, in seconds, the handler sends
-// with a 503 answer when its DedupeStore fails.
-const RetryAfterStoreFailure = 10
+// The Retry-After the handler sends with a 409 answer to a delivery whose id
+// another delivery is still processing, and with a 503 answer when its
+// DedupeStore fails.
+const (
+	retryAfterInFlight     = "5"
+	retryAfterStoreFailure = "10"
+)
 
 // NewHandler returns an http.Handler that receives deliveries and calls fn
 // once per event. For each request it:
@@ -97,27 +121,39 @@ const RetryAfterStoreFailure = 10
 // The service retries every answer but a 2xx and a 422; the codes say why,
 // in the service's delivery log and in yours. An event of an unknown type
 // reaches fn like any other: return nil to acknowledge it. Error answers are
-// one line of text/plain that never holds a secret or a signature; when fn
-// failed it carries fn's error, redacted (see WithErrorDetails).
+// one line of text/plain that never holds a secret or a signature, nor
+// fn's error unless WithErrorDetails asks for it, redacted.
 //
 // fn's errors, and refused deliveries, are logged at Warn to slog.Default(),
-// or to the logger of WithLogger, redacted.
-func NewHandler(v *Verifier, fn func(ctx context.Context, e *Event) error, opts ...HandlerOption) http.Handler {
-	h := &handler{v: v, fn: fn, store: NewMemoryDedupeStore(0, 0), details: true}
-	for _, opt := range opts {
-		opt(h)
+// or to the logger of WithLogger, redacted. A nil v or fn, or a bad option,
+// is an error.
+func NewHandler(v *Verifier, fn func(ctx context.Context, e *Event) error, opts ...HandlerOption) (http.Handler, error) {
+	switch {
+	case v == nil:
+		return nil, errors.New("webhook: NewHandler: the Verifier is nil; make it with NewVerifier(hook.SigningSecret)")
+	case fn == nil:
+		return nil, errors.New("webhook: NewHandler: the function is nil; pass the one that handles each event")
 	}
-	if v != nil {
-		// Each key as its secret's text, and its bare base64: an error may
-		// quote a secret without its whsec_ prefix, which redact.Text does
-		// not know.
-		for _, k := range v.keys {
-			if len(k) > 0 {
-				h.keyTexts = append(h.keyTexts, redact.WebhookSecretForms(SecretPrefix+base64.StdEncoding.EncodeToString(k))...)
-			}
+	store, err := NewMemoryDedupeStore(0, 0)
+	if err != nil {
+		return nil, err
+	}
+	h := &handler{v: v, fn: fn, store: store}
+	for _, o := range opts {
+		if o.apply == nil {
+			continue
+		}
+		if err := o.apply(h); err != nil {
+			return nil, err
 		}
 	}
-	return h
+	// Each key as its secret's text, and its bare base64: an error may
+	// quote a secret without its whsec_ prefix, which redact.Text does not
+	// know.
+	for _, k := range v.keys {
+		h.keyTexts = append(h.keyTexts, redact.WebhookSecretForms(auth.WebhookSecretPrefix+base64.StdEncoding.EncodeToString(k))...)
+	}
+	return h, nil
 }
 
 type handler struct {
@@ -131,11 +167,6 @@ type handler struct {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	if h.v == nil || h.fn == nil {
-		h.logger().ErrorContext(ctx, "webhook: NewHandler was given a nil Verifier or a nil function")
-		http.Error(w, "webhook receiver is misconfigured", http.StatusInternalServerError)
-		return
-	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "webhook deliveries are POST requests", http.StatusMethodNotAllowed)
@@ -187,7 +218,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case Duplicate:
 		writeText(w, http.StatusOK, "duplicate: event already processed")
 	case InFlight:
-		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterInFlight))
+		w.Header().Set("Retry-After", retryAfterInFlight)
 		http.Error(w, "another delivery of this event is being processed; retry later", http.StatusConflict)
 	default:
 		h.storeFailed(w, r, "reserve", id, fmt.Errorf("unknown Reservation %d", int(res)))
@@ -198,7 +229,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // taken for a success, and the function does not run without a claim.
 func (h *handler) storeFailed(w http.ResponseWriter, r *http.Request, op, id string, err error) {
 	h.logger().ErrorContext(r.Context(), "webhook: dedupe store failed; answering 503 so that the service retries", "op", op, "webhook_id", id, "error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
-	w.Header().Set("Retry-After", strconv.Itoa(RetryAfterStoreFailure))
+	w.Header().Set("Retry-After", retryAfterStoreFailure)
 	http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
 }
 
@@ -274,7 +305,7 @@ func (h *handler) failed(w http.ResponseWriter, r *http.Request, event *Event, i
 			"error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
 	}
 	if h.details {
-		line += ": " + redact.Line(err.Error(), MaxErrorDetailBytes, h.keyTexts...)
+		line += ": " + redact.Line(err.Error(), maxErrorDetailBytes, h.keyTexts...)
 	}
 	http.Error(w, line, status)
 }

@@ -12,13 +12,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 )
 
 var handlerNow = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
@@ -43,6 +45,15 @@ func handlerVerifier(t testing.TB, opts ...VerifierOption) *Verifier {
 		t.Fatal(err)
 	}
 	return v
+}
+
+func newHandler(t testing.TB, v *Verifier, fn func(context.Context, *Event) error, opts ...HandlerOption) http.Handler {
+	t.Helper()
+	h, err := NewHandler(v, fn, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
@@ -79,7 +90,7 @@ func TestHandlerStatusCodes(t *testing.T) {
 		}, nil, http.StatusUnauthorized, false},
 		{"wrong secret", func() *http.Request {
 			r := delivery(t, "evt_1", body)
-			other, _ := NewSecret()
+			other, _ := keygen.WebhookSecret()
 			r.Header.Set(HeaderSignature, Sign(other, "evt_1", handlerNow, body))
 			return r
 		}, nil, http.StatusUnauthorized, false},
@@ -101,10 +112,10 @@ func TestHandlerStatusCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var ran atomic.Int32
-			h := NewHandler(handlerVerifier(t, WithMaxBodyBytes(512)), func(ctx context.Context, e *Event) error {
+			h := newHandler(t, handlerVerifier(t, WithMaxBodyBytes(512)), func(ctx context.Context, e *Event) error {
 				ran.Add(1)
 				return tc.fnErr
-			}, WithLogger(nil))
+			}, WithLogger(nil), WithErrorDetails())
 			w := serve(h, tc.req())
 			if w.Code != tc.want {
 				t.Errorf("status %d, want %d (body %q)", w.Code, tc.want, w.Body.String())
@@ -115,8 +126,8 @@ func TestHandlerStatusCodes(t *testing.T) {
 			if tc.want == http.StatusMethodNotAllowed && w.Header().Get("Allow") != http.MethodPost {
 				t.Errorf("Allow = %q, want POST", w.Header().Get("Allow"))
 			}
-			// fn's error is in the answer (WithErrorDetails defaults to
-			// true), so the service's attempt log says what went wrong.
+			// fn's error is in the answer (WithErrorDetails), so the
+			// service's attempt log says what went wrong.
 			if tc.fnErr != nil && !strings.Contains(w.Body.String(), tc.fnErr.Error()) {
 				t.Errorf("the answer %q does not carry fn's error %q", w.Body.String(), tc.fnErr)
 			}
@@ -128,7 +139,7 @@ func TestHandlerStatusCodes(t *testing.T) {
 func TestHandlerPassesEvent(t *testing.T) {
 	t.Parallel()
 	var got *Event
-	h := NewHandler(handlerVerifier(t), func(ctx context.Context, e *Event) error { got = e; return nil })
+	h := newHandler(t, handlerVerifier(t), func(ctx context.Context, e *Event) error { got = e; return nil })
 	if w := serve(h, delivery(t, "evt_7", eventBody("evt_7", EventInstallationCreated))); w.Code != http.StatusOK {
 		t.Fatalf("status %d", w.Code)
 	}
@@ -141,7 +152,7 @@ func TestHandlerPassesEvent(t *testing.T) {
 func TestHandlerDedupesRepeatedDelivery(t *testing.T) {
 	t.Parallel()
 	var ran atomic.Int32
-	h := NewHandler(handlerVerifier(t), func(ctx context.Context, e *Event) error { ran.Add(1); return nil })
+	h := newHandler(t, handlerVerifier(t), func(ctx context.Context, e *Event) error { ran.Add(1); return nil })
 	body := eventBody("evt_1", EventTranscriptCreated)
 	for i := range 2 {
 		if w := serve(h, delivery(t, "evt_1", body)); w.Code != http.StatusOK {
@@ -163,7 +174,7 @@ func TestHandlerDedupesRepeatedDelivery(t *testing.T) {
 func TestHandlerRetryAfterFailureRunsAgain(t *testing.T) {
 	t.Parallel()
 	var ran atomic.Int32
-	h := NewHandler(handlerVerifier(t), func(ctx context.Context, e *Event) error {
+	h := newHandler(t, handlerVerifier(t), func(ctx context.Context, e *Event) error {
 		if ran.Add(1) == 1 {
 			return errors.New("temporary")
 		}
@@ -184,7 +195,7 @@ func TestHandlerRetryAfterFailureRunsAgain(t *testing.T) {
 func TestHandlerPanicReleasesID(t *testing.T) {
 	t.Parallel()
 	var ran atomic.Int32
-	h := NewHandler(handlerVerifier(t), func(ctx context.Context, e *Event) error {
+	h := newHandler(t, handlerVerifier(t), func(ctx context.Context, e *Event) error {
 		if ran.Add(1) == 1 {
 			panic("bug")
 		}
@@ -208,7 +219,7 @@ func TestHandlerConcurrentDeliveriesRunOnce(t *testing.T) {
 	var ran atomic.Int32
 	release := make(chan struct{})
 	started := make(chan struct{})
-	h := NewHandler(handlerVerifier(t), func(ctx context.Context, e *Event) error {
+	h := newHandler(t, handlerVerifier(t), func(ctx context.Context, e *Event) error {
 		ran.Add(1)
 		close(started)
 		<-release
@@ -234,8 +245,8 @@ func TestHandlerConcurrentDeliveriesRunOnce(t *testing.T) {
 		t.Errorf("first delivery: status %d, want 200", c)
 	}
 	for i, c := range codes {
-		if c != http.StatusConflict || retryAfter[i] != strconv.Itoa(RetryAfterInFlight) {
-			t.Errorf("concurrent delivery %d: status %d, Retry-After %q; want 409 and %d", i, c, retryAfter[i], RetryAfterInFlight)
+		if c != http.StatusConflict || retryAfter[i] != retryAfterInFlight {
+			t.Errorf("concurrent delivery %d: status %d, Retry-After %q; want 409 and %s", i, c, retryAfter[i], retryAfterInFlight)
 		}
 	}
 	if w := serve(h, delivery(t, "evt_1", body)); w.Code != http.StatusOK {
@@ -270,25 +281,25 @@ func TestHandlerStoreFailures(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	secret := "redis: AUTH failed for password whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-	h := NewHandler(handlerVerifier(t), fn, WithDedupeStore(failingStore{reserveErr: errors.New(secret)}), WithLogger(logger))
+	h := newHandler(t, handlerVerifier(t), fn, WithDedupeStore(failingStore{reserveErr: errors.New(secret)}), WithLogger(logger))
 	if w := serve(h, delivery(t, "evt_1", body)); w.Code != http.StatusServiceUnavailable || ran.Load() != 0 ||
-		w.Header().Get("Retry-After") != strconv.Itoa(RetryAfterStoreFailure) {
-		t.Errorf("Reserve fails: status %d, Retry-After %q, fn ran %d; want 503, %d and 0", w.Code, w.Header().Get("Retry-After"), ran.Load(), RetryAfterStoreFailure)
+		w.Header().Get("Retry-After") != retryAfterStoreFailure {
+		t.Errorf("Reserve fails: status %d, Retry-After %q, fn ran %d; want 503, %s and 0", w.Code, w.Header().Get("Retry-After"), ran.Load(), retryAfterStoreFailure)
 	}
 	if strings.Contains(logs.String(), "MfKQ9r8GKYqr") || !strings.Contains(logs.String(), "dedupe store failed") {
 		t.Errorf("the store's error is logged unredacted, or not at all: %s", logs.String())
 	}
-	h = NewHandler(handlerVerifier(t), fn, WithDedupeStore(failingStore{completeErr: errors.New("redis down")}))
+	h = newHandler(t, handlerVerifier(t), fn, WithDedupeStore(failingStore{completeErr: errors.New("redis down")}))
 	if w := serve(h, delivery(t, "evt_1", body)); w.Code != http.StatusOK || ran.Load() != 1 {
 		t.Errorf("Complete fails: status %d, fn ran %d; want 200 and 1", w.Code, ran.Load())
 	}
 }
 
-// WithDedupeStore(nil) turns dedupe off: every verified delivery runs fn.
+// WithoutDedupe turns dedupe off: every verified delivery runs fn.
 func TestHandlerWithoutDedupe(t *testing.T) {
 	t.Parallel()
 	var ran atomic.Int32
-	h := NewHandler(handlerVerifier(t), func(ctx context.Context, e *Event) error { ran.Add(1); return nil }, WithDedupeStore(nil))
+	h := newHandler(t, handlerVerifier(t), func(ctx context.Context, e *Event) error { ran.Add(1); return nil }, WithoutDedupe())
 	body := eventBody("evt_1", EventTranscriptCreated)
 	serve(h, delivery(t, "evt_1", body))
 	serve(h, delivery(t, "evt_1", body))
@@ -297,18 +308,23 @@ func TestHandlerWithoutDedupe(t *testing.T) {
 	}
 }
 
-// A handler built without a Verifier or a function answers 500 instead of
-// panicking.
+// A handler without a Verifier, a function or a store is refused when it is
+// built, not at the first delivery.
 func TestHandlerMisconfigured(t *testing.T) {
 	t.Parallel()
-	body := eventBody("evt_1", EventTranscriptCreated)
-	for _, h := range []http.Handler{
-		NewHandler(nil, func(context.Context, *Event) error { return nil }),
-		NewHandler(handlerVerifier(t), nil),
+	fn := func(context.Context, *Event) error { return nil }
+	for name, build := range map[string]func() (http.Handler, error){
+		"nil Verifier":              func() (http.Handler, error) { return NewHandler(nil, fn) },
+		"nil function":              func() (http.Handler, error) { return NewHandler(handlerVerifier(t), nil) },
+		"nil store":                 func() (http.Handler, error) { return NewHandler(handlerVerifier(t), fn, WithDedupeStore(nil)) },
+		"nil verifier and function": func() (http.Handler, error) { return NewHandler(nil, nil) },
 	} {
-		if w := serve(h, delivery(t, "evt_1", body)); w.Code != http.StatusInternalServerError {
-			t.Errorf("status %d, want 500", w.Code)
+		if h, err := build(); err == nil || h != nil {
+			t.Errorf("%s: NewHandler = %v, %v; want an error", name, h, err)
 		}
+	}
+	if _, err := NewHandler(handlerVerifier(t), fn, HandlerOption{}); err != nil {
+		t.Errorf("the zero HandlerOption: %v, want it to do nothing", err)
 	}
 }
 
@@ -317,7 +333,7 @@ func TestHandlerNeverLeaks(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h := NewHandler(handlerVerifier(t), func(ctx context.Context, e *Event) error { return errors.New("boom") }, WithLogger(logger))
+	h := newHandler(t, handlerVerifier(t), func(ctx context.Context, e *Event) error { return errors.New("boom") }, WithLogger(logger))
 	body := eventBody("evt_1", EventTranscriptCreated)
 	good := delivery(t, "evt_1", body)
 	sig := good.Header.Get(HeaderSignature)
@@ -353,10 +369,10 @@ func TestHandlerPermanentFailure(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	var ran atomic.Int32
-	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error {
+	h := newHandler(t, handlerVerifier(t), func(context.Context, *Event) error {
 		ran.Add(1)
 		return fmt.Errorf("installation u-1: %w", Permanent(errors.New("not a customer of ours")))
-	}, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	}, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), WithErrorDetails())
 	body := eventBody("evt_1", EventTranscriptCreated)
 	for i := range 2 {
 		w := serve(h, delivery(t, "evt_1", body))
@@ -402,14 +418,17 @@ func TestHandlerRedactsFunctionError(t *testing.T) {
 	t.Parallel()
 	const askKey = "ask_live_4eC39HqLyjWDarjtT1zdp7dc"
 	const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJpYXQiOjF9.c2lnbmF0dXJl"
-	bareKey := vectorSecret[len(SecretPrefix):]
+	bareKey := vectorSecret[len(auth.WebhookSecretPrefix):]
 	fnErr := fmt.Errorf("calling the API with %s for secret %s (key %s), token %s\n\x1b[31mFAKE LOG LINE", askKey, vectorSecret, bareKey, jwt)
 	for _, details := range []bool{true, false} {
 		t.Run(fmt.Sprintf("details=%v", details), func(t *testing.T) {
 			t.Parallel()
 			var logs bytes.Buffer
-			h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error { return fnErr },
-				WithLogger(slog.New(slog.NewTextHandler(&logs, nil))), WithErrorDetails(details))
+			opts := []HandlerOption{WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))}
+			if details {
+				opts = append(opts, WithErrorDetails())
+			}
+			h := newHandler(t, handlerVerifier(t), func(context.Context, *Event) error { return fnErr }, opts...)
 			w := serve(h, delivery(t, "evt_1", eventBody("evt_1", EventTranscriptCreated)))
 			if w.Code != http.StatusInternalServerError {
 				t.Fatalf("status %d, want 500", w.Code)
@@ -435,13 +454,13 @@ func TestHandlerRedactsFunctionError(t *testing.T) {
 	}
 }
 
-// An answer carries at most MaxErrorDetailBytes of the error.
+// An answer carries at most maxErrorDetailBytes of the error.
 func TestHandlerBoundsErrorDetail(t *testing.T) {
 	t.Parallel()
-	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error { return errors.New(strings.Repeat("é", 2000)) }, WithLogger(nil))
+	h := newHandler(t, handlerVerifier(t), func(context.Context, *Event) error { return errors.New(strings.Repeat("é", 2000)) }, WithLogger(nil), WithErrorDetails())
 	w := serve(h, delivery(t, "evt_1", eventBody("evt_1", EventTranscriptCreated)))
-	if n := len(w.Body.String()); n > 100+MaxErrorDetailBytes {
-		t.Errorf("answer of %d bytes; want the error cut to %d", n, MaxErrorDetailBytes)
+	if n := len(w.Body.String()); n > 100+maxErrorDetailBytes {
+		t.Errorf("answer of %d bytes; want the error cut to %d", n, maxErrorDetailBytes)
 	}
 	if !utf8.ValidString(w.Body.String()) || !strings.Contains(w.Body.String(), "…") {
 		t.Errorf("answer %q: want valid UTF-8 cut with an ellipsis", w.Body.String())
@@ -452,7 +471,7 @@ func TestHandlerBoundsErrorDetail(t *testing.T) {
 // Warn, the default logger at the time (a program may set it after building
 // its handler). Not parallel: it replaces the default logger.
 func TestHandlerLogsToSlogDefault(t *testing.T) {
-	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error { return errors.New("index unavailable") })
+	h := newHandler(t, handlerVerifier(t), func(context.Context, *Event) error { return errors.New("index unavailable") })
 	var logs bytes.Buffer
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
@@ -476,7 +495,7 @@ func TestHandlerDefaultLimitAdmitsLargeEvents(t *testing.T) {
 		return []byte(head + strings.Repeat("a", size-len(head)-len(tail)) + tail)
 	}
 	var got int
-	h := NewHandler(handlerVerifier(t), func(_ context.Context, e *Event) error {
+	h := newHandler(t, handlerVerifier(t), func(_ context.Context, e *Event) error {
 		tr, err := e.Transcript()
 		if err != nil {
 			return err
@@ -501,7 +520,7 @@ func TestHandlerRecoversPanic(t *testing.T) {
 	const askKey = "ask_live_4eC39HqLyjWDarjtT1zdp7dc"
 	var logs, errorLog syncBuffer
 	var runs atomic.Int32
-	h := NewHandler(handlerVerifier(t), func(context.Context, *Event) error {
+	h := newHandler(t, handlerVerifier(t), func(context.Context, *Event) error {
 		if runs.Add(1) == 1 {
 			panic(fmt.Sprintf("boom with %s and %s", vectorSecret, askKey))
 		}
@@ -573,7 +592,7 @@ func TestHandlerDedupeStoreFull(t *testing.T) {
 		ran.Add(1)
 		return nil
 	}
-	h := NewHandler(handlerVerifier(t), fn, WithDedupeStore(NewMemoryDedupeStore(time.Hour, 1)), WithLogger(slog.New(slog.DiscardHandler)))
+	h := newHandler(t, handlerVerifier(t), fn, WithDedupeStore(NewMemoryDedupeStoreForTest(time.Hour, 1, 0, time.Now)), WithLogger(slog.New(slog.DiscardHandler)))
 	done := make(chan int)
 	go func() {
 		done <- serve(h, delivery(t, "evt_slow", eventBody("evt_slow", EventTranscriptCreated))).Code

@@ -15,7 +15,7 @@ func TestHandlerRefusesIDMismatch(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var ran []string
-	h := NewHandler(handlerVerifier(t), func(_ context.Context, e *Event) error {
+	h := newHandler(t, handlerVerifier(t), func(_ context.Context, e *Event) error {
 		mu.Lock()
 		defer mu.Unlock()
 		ran = append(ran, e.ID)

@@ -6,7 +6,10 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/scribehq/scribe-go/auth"
 )
 
 // The headers of a delivery (Standard Webhooks). http.Header canonicalizes
@@ -34,9 +37,9 @@ const (
 // Only the whole seconds of timestamp count. The id must not contain "." (the
 // separator of the signed content), or Verifier.Verify rejects the delivery.
 // To sign with several secrets during a rotation, join the entries of each
-// with a space. The zero Secret signs with an empty key, which no Verifier
-// accepts (NewVerifier refuses the zero Secret).
-func Sign(secret Secret, id string, timestamp time.Time, body []byte) string {
+// with a space. The zero secret signs with an empty key, which no Verifier
+// accepts (NewVerifier refuses the zero secret).
+func Sign(secret auth.WebhookSecret, id string, timestamp time.Time, body []byte) string {
 	var mac [macSize]byte
 	computeMAC(&mac, hmacKey(secret), id, timestamp.Unix(), body)
 	out := make([]byte, 0, len(signatureVersion)+1+encodedMACSize)
@@ -49,7 +52,7 @@ func Sign(secret Secret, id string, timestamp time.Time, body []byte) string {
 // SignHeaders returns the three headers of a delivery of body signed with
 // secret: webhook-id, webhook-timestamp and webhook-signature. Copy them into
 // a request (maps.Copy(req.Header, h)) to send or to test a receiver.
-func SignHeaders(secret Secret, id string, timestamp time.Time, body []byte) http.Header {
+func SignHeaders(secret auth.WebhookSecret, id string, timestamp time.Time, body []byte) http.Header {
 	h := make(http.Header, 3)
 	h.Set(HeaderID, id)
 	h.Set(HeaderTimestamp, strconv.FormatInt(timestamp.Unix(), 10))
@@ -74,4 +77,12 @@ func computeMAC(mac *[macSize]byte, key []byte, id string, unix int64, body []by
 // encodeMAC writes the standard base64 of mac to dst.
 func encodeMAC(dst *[encodedMACSize]byte, mac *[macSize]byte) {
 	base64.StdEncoding.Encode(dst[:], mac[:])
+}
+
+// hmacKey returns the HMAC key of s: the decoded base64 after the prefix, or
+// nil for the zero secret. auth.ParseWebhookSecret, the only way to a
+// non-zero one, checked that it decodes.
+func hmacKey(s auth.WebhookSecret) []byte {
+	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(s.Reveal(), auth.WebhookSecretPrefix))
+	return key
 }

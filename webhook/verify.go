@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/scribehq/scribe-go/auth"
 )
 
 // DefaultTolerance is how far a delivery's webhook-timestamp may be from the
@@ -77,48 +79,52 @@ type Verifier struct {
 	maxBodyBytes int64
 }
 
-// VerifierOption configures a Verifier.
-type VerifierOption func(*Verifier) error
+// VerifierOption configures a Verifier; a bad value is an error from
+// NewVerifier. The zero VerifierOption does nothing.
+type VerifierOption struct {
+	apply func(*Verifier) error
+}
 
 // WithAdditionalSecrets makes the Verifier also accept signatures made with
 // these secrets. During a rotation, give the new secret and the old one: a
-// delivery passes when one of its signatures matches any of them.
-func WithAdditionalSecrets(secrets ...Secret) VerifierOption {
-	return func(v *Verifier) error {
+// delivery passes when one of its signatures matches any of them. A zero
+// secret is an error.
+func WithAdditionalSecrets(secrets ...auth.WebhookSecret) VerifierOption {
+	return VerifierOption{func(v *Verifier) error {
 		for i, s := range secrets {
 			if s.IsZero() {
-				return fmt.Errorf("webhook: WithAdditionalSecrets: secret %d is the zero Secret; obtain secrets with ParseSecret", i)
+				return fmt.Errorf("webhook: WithAdditionalSecrets: secret %d is the zero secret; parse it with auth.ParseWebhookSecret", i)
 			}
 			v.keys = append(v.keys, hmacKey(s))
 		}
 		return nil
-	}
+	}}
 }
 
 // WithTolerance sets how far webhook-timestamp may be from the clock in either
 // direction (default DefaultTolerance, 5 minutes). It must be positive.
 func WithTolerance(d time.Duration) VerifierOption {
-	return func(v *Verifier) error {
+	return VerifierOption{func(v *Verifier) error {
 		if d <= 0 {
 			return fmt.Errorf("webhook: WithTolerance(%v): the tolerance must be positive", d)
 		}
 		v.tolerance = d
 		return nil
-	}
+	}}
 }
 
 // WithClock sets the clock the timestamp is checked against (default
-// time.Now). Tests use it to pin the time, or pass a fake clock's Now
-// method: webhook.WithClock(clock.Now) for a scribetest.FakeClock, whose
-// Server.WebhookVerifier returns a Verifier already on it.
-func WithClock(now func() time.Time) VerifierOption {
-	return func(v *Verifier) error {
-		if now == nil {
-			return errors.New("webhook: WithClock(nil): pass a clock function such as time.Now")
+// time.Now). Tests pin the time with it, or pass a fake clock such as a
+// scribetest.FakeClock, whose Server.WebhookVerifier returns a Verifier
+// already on it. A nil c is an error.
+func WithClock(c auth.Clock) VerifierOption {
+	return VerifierOption{func(v *Verifier) error {
+		if c == nil {
+			return errors.New("webhook: WithClock: the clock is nil; leave the option out for time.Now")
 		}
-		v.now = now
+		v.now = c.Now
 		return nil
-	}
+	}}
 }
 
 // WithMaxBodyBytes caps the size of the body Verify and the Handler accept
@@ -126,21 +132,21 @@ func WithClock(now func() time.Time) VerifierOption {
 // your plugin never receives transcript events: a smaller cap refuses long
 // transcripts with 413, and the service retries them to no avail.
 func WithMaxBodyBytes(n int64) VerifierOption {
-	return func(v *Verifier) error {
+	return VerifierOption{func(v *Verifier) error {
 		if n <= 0 {
 			return fmt.Errorf("webhook: WithMaxBodyBytes(%d): the maximum must be positive", n)
 		}
 		v.maxBodyBytes = n
 		return nil
-	}
+	}}
 }
 
 // NewVerifier returns a Verifier of deliveries signed with secret (and with
-// the secrets of WithAdditionalSecrets). It fails on the zero Secret and on
-// invalid options.
-func NewVerifier(secret Secret, opts ...VerifierOption) (*Verifier, error) {
+// the secrets of WithAdditionalSecrets), such as a scribe.Webhook's
+// SigningSecret. It refuses the zero secret and a bad option.
+func NewVerifier(secret auth.WebhookSecret, opts ...VerifierOption) (*Verifier, error) {
 	if secret.IsZero() {
-		return nil, errors.New("webhook: NewVerifier: the secret is the zero Secret; obtain it with ParseSecret(webhook signing_secret)")
+		return nil, errors.New("webhook: NewVerifier: the secret is the zero secret; pass the webhook's SigningSecret, or parse it with auth.ParseWebhookSecret")
 	}
 	v := &Verifier{
 		keys:         [][]byte{hmacKey(secret)},
@@ -148,8 +154,11 @@ func NewVerifier(secret Secret, opts ...VerifierOption) (*Verifier, error) {
 		now:          time.Now,
 		maxBodyBytes: DefaultMaxBodyBytes,
 	}
-	for _, opt := range opts {
-		if err := opt(v); err != nil {
+	for _, o := range opts {
+		if o.apply == nil {
+			continue
+		}
+		if err := o.apply(v); err != nil {
 			return nil, err
 		}
 	}

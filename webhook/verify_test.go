@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 )
 
 // The published Standard Webhooks test vector (docs/contract.md, "Events and webhooks").
@@ -25,17 +28,19 @@ const (
 
 var vectorTime = time.Unix(vectorTimestamp, 0)
 
-func mustSecret(t testing.TB, s string) Secret {
+func mustSecret(t testing.TB, s string) auth.WebhookSecret {
 	t.Helper()
-	sec, err := ParseSecret(s)
+	sec, err := auth.ParseWebhookSecret(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sec
 }
 
-// fixedClock returns a clock that always answers t.
-func fixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }
+// fixedClock is a clock that always answers the same time.
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
 
 func vectorVerifier(t testing.TB, opts ...VerifierOption) *Verifier {
 	t.Helper()
@@ -88,7 +93,7 @@ func TestStandardWebhooksVector(t *testing.T) {
 // verifies: the package implements the scheme, not just the vector.
 func TestVerifyIndependentlyComputedSignature(t *testing.T) {
 	t.Parallel()
-	sec, err := NewSecret()
+	sec, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +163,8 @@ func TestVerifyRefusesTampering(t *testing.T) {
 func TestVerifyRotation(t *testing.T) {
 	t.Parallel()
 	oldSec := mustSecret(t, vectorSecret)
-	newSec, _ := NewSecret()
-	unrelated, _ := NewSecret()
+	newSec, _ := keygen.WebhookSecret()
+	unrelated, _ := keygen.WebhookSecret()
 	body := []byte(vectorBody)
 	sigOld := Sign(oldSec, vectorID, vectorTime, body)
 	sigNew := Sign(newSec, vectorID, vectorTime, body)
@@ -169,18 +174,18 @@ func TestVerifyRotation(t *testing.T) {
 
 	cases := []struct {
 		name    string
-		secrets []Secret
+		secrets []auth.WebhookSecret
 		sig     []string // one header line each
 		wantErr error
 	}{
-		{"second of two signatures matches", []Secret{newSec}, []string{sigUnrelated + " " + sigNew}, nil},
-		{"first of two signatures matches", []Secret{newSec}, []string{sigNew + " " + sigUnrelated}, nil},
-		{"second of two secrets matches", []Secret{unrelated, oldSec}, []string{sigOld}, nil},
-		{"both sides rotate", []Secret{newSec, oldSec}, []string{sigUnrelated + " " + sigOld}, nil},
-		{"other versions are skipped", []Secret{newSec}, []string{"v1a,AAAA v2,zzz " + sigNew}, nil},
-		{"extra spaces are tolerated", []Secret{newSec}, []string{"  " + sigUnrelated + "   " + sigNew + " "}, nil},
-		{"signatures on two header lines", []Secret{newSec}, []string{sigUnrelated, sigNew}, nil},
-		{"no signature matches any secret", []Secret{newSec, oldSec}, []string{sigUnrelated}, ErrNoMatchingSignature},
+		{"second of two signatures matches", []auth.WebhookSecret{newSec}, []string{sigUnrelated + " " + sigNew}, nil},
+		{"first of two signatures matches", []auth.WebhookSecret{newSec}, []string{sigNew + " " + sigUnrelated}, nil},
+		{"second of two secrets matches", []auth.WebhookSecret{unrelated, oldSec}, []string{sigOld}, nil},
+		{"both sides rotate", []auth.WebhookSecret{newSec, oldSec}, []string{sigUnrelated + " " + sigOld}, nil},
+		{"other versions are skipped", []auth.WebhookSecret{newSec}, []string{"v1a,AAAA v2,zzz " + sigNew}, nil},
+		{"extra spaces are tolerated", []auth.WebhookSecret{newSec}, []string{"  " + sigUnrelated + "   " + sigNew + " "}, nil},
+		{"signatures on two header lines", []auth.WebhookSecret{newSec}, []string{sigUnrelated, sigNew}, nil},
+		{"no signature matches any secret", []auth.WebhookSecret{newSec, oldSec}, []string{sigUnrelated}, ErrNoMatchingSignature},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -356,11 +361,11 @@ func TestNewVerifierRefusesBadConfiguration(t *testing.T) {
 	sec := mustSecret(t, vectorSecret)
 	cases := []struct {
 		name   string
-		secret Secret
+		secret auth.WebhookSecret
 		opts   []VerifierOption
 	}{
-		{"zero secret", Secret{}, nil},
-		{"zero additional secret", sec, []VerifierOption{WithAdditionalSecrets(Secret{})}},
+		{"zero secret", auth.WebhookSecret{}, nil},
+		{"zero additional secret", sec, []VerifierOption{WithAdditionalSecrets(auth.WebhookSecret{})}},
 		{"zero tolerance", sec, []VerifierOption{WithTolerance(0)}},
 		{"negative tolerance", sec, []VerifierOption{WithTolerance(-time.Second)}},
 		{"nil clock", sec, []VerifierOption{WithClock(nil)}},

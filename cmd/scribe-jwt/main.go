@@ -45,6 +45,7 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/jwtverify"
 	"github.com/scribehq/scribe-go/internal/redact"
 )
 
@@ -147,12 +148,12 @@ func parse(fs *flag.FlagSet, args []string) int {
 }
 
 // checkUnix refuses a Unix time flag that was given and is not in
-// [1, auth.MaxClaimSeconds]: the service refuses claims at or above 2^53
+// [1, jwtverify.MaxClaimSeconds]: the service refuses claims at or above 2^53
 // (docs/contract.md, "Tokens"), and nothing below 1 is a time a token is minted at.
 func checkUnix(fs *flag.FlagSet, name string, v int64) error {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	if given && (v < 1 || v > auth.MaxClaimSeconds) {
+	if given && (v < 1 || v > jwtverify.MaxClaimSeconds) {
 		return fmt.Errorf("-%s %d: give Unix seconds between 1 and 2^53-1, such as %d", name, v, time.Now().Unix())
 	}
 	return nil
@@ -247,7 +248,7 @@ type claimsOutput struct {
 func (c *command) verify(args []string) int {
 	fs := c.flags("verify")
 	keyStdin := fs.Bool("key-stdin", false, "read the secret key from the first line of standard input instead of $"+KeyEnv)
-	leeway := fs.Duration("leeway", auth.DefaultLeeway, "tolerated clock skew on iat and exp")
+	leeway := fs.Duration("leeway", jwtverify.DefaultLeeway, "tolerated clock skew on iat and exp")
 	at := fs.Int64("now", 0, "verify as of these Unix `seconds` instead of now")
 	if code := parse(fs, args); code >= 0 {
 		return code
@@ -259,7 +260,7 @@ func (c *command) verify(args []string) int {
 		return c.usageError("%v", err)
 	}
 	if *leeway < 0 || *leeway > time.Hour {
-		return c.usageError("-leeway %v: give a duration between 0 and 1h, such as %v", *leeway, auth.DefaultLeeway)
+		return c.usageError("-leeway %v: give a duration between 0 and 1h, such as %v", *leeway, jwtverify.DefaultLeeway)
 	}
 	key, err := c.key(*keyStdin)
 	if err != nil {
@@ -271,18 +272,15 @@ func (c *command) verify(args []string) int {
 			return c.usageError("no token: pass it as the argument or on standard input")
 		}
 	}
-	opts := []auth.VerifierOption{auth.WithLeeway(*leeway)}
+	now := time.Now
 	if *at != 0 {
-		opts = append(opts, auth.WithClock(func() time.Time { return time.Unix(*at, 0) }))
+		now = func() time.Time { return time.Unix(*at, 0) }
 	}
-	claims, err := auth.NewVerifier(opts...).Verify(token, key)
+	claims, err := jwtverify.New(now, *leeway).Verify(token, key)
 	if err != nil {
 		when := ""
-		if d, derr := decodeToken(token); errors.Is(err, auth.ErrTokenExpired) && derr == nil && d.exp != nil {
-			now := time.Now()
-			if *at != 0 {
-				now = time.Unix(*at, 0)
-			}
+		if d, derr := decodeToken(token); errors.Is(err, jwtverify.ErrTokenExpired) && derr == nil && d.exp != nil {
+			now := now()
 			when = fmt.Sprintf(" (it expired at %s, %s)", d.exp.Format(time.RFC3339), relative(*d.exp, now))
 		}
 		fmt.Fprintf(c.stderr, "scribe-jwt: invalid token: %v%s\n", err, when)
@@ -292,8 +290,8 @@ func (c *command) verify(args []string) int {
 		InstallationUUID: claims.InstallationUUID,
 		IssuedAtUnix:     claims.IssuedAt.Unix(),
 		ExpiresAtUnix:    claims.ExpiresAt.Unix(),
-		IssuedAt:         claims.IssuedAt,
-		ExpiresAt:        claims.ExpiresAt,
+		IssuedAt:         claims.IssuedAt.UTC(),
+		ExpiresAt:        claims.ExpiresAt.UTC(),
 	})
 	if err == nil {
 		_, err = fmt.Fprintf(c.stdout, "%s\n", out)
@@ -380,7 +378,7 @@ func decodeToken(token string) (decoded, error) {
 		return decoded{}, fmt.Errorf("the claims: %w", err)
 	}
 	for name, dst := range map[string]**time.Time{"iat": &d.iat, "exp": &d.exp} {
-		if n, err := strconv.ParseInt(string(claims[name]), 10, 64); err == nil && n >= 0 && n <= auth.MaxClaimSeconds {
+		if n, err := strconv.ParseInt(string(claims[name]), 10, 64); err == nil && n >= 0 && n <= jwtverify.MaxClaimSeconds {
 			t := time.Unix(n, 0).UTC()
 			*dst = &t
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/receivercheck"
 	"github.com/scribehq/scribe-go/webhook"
@@ -65,7 +66,7 @@ func checkReceiver(ctx context.Context, args []string, stdout, stderr io.Writer,
 	if raw == "" {
 		return usagef("set %s to the webhook's signing secret (whsec_...)", secretEnv)
 	}
-	secret, err := webhook.ParseSecret(raw) // its errors never repeat the secret
+	secret, err := auth.ParseWebhookSecret(raw) // its errors never repeat the secret
 	if err != nil {
 		return usagef("%s: %w", secretEnv, err)
 	}

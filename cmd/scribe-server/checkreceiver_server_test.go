@@ -8,6 +8,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -29,7 +30,11 @@ func TestCheckReceiverWithServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := scribe.NewInstallationClients(base, auth.NewCache(key), scribe.WithMaxRetries(0))
+	cache, err := auth.NewCache(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := scribe.NewInstallationClients(base, cache, scribe.WithMaxRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,11 +69,11 @@ func TestCheckReceiverWithServer(t *testing.T) {
 		output []string
 	}{
 		{name: "dedupes", fn: callBack, code: 0, args: []string{"-require-checked"}, output: []string{"PASS redelivery: ", "PASS concurrent: ", "\n9 passed, 0 failed\n"}},
-		{name: "no dedupe", fn: callBack, code: 1, opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)}, output: []string{
+		{name: "no dedupe", fn: callBack, code: 1, opts: []webhook.HandlerOption{webhook.WithoutDedupe()}, output: []string{
 			"FAIL redelivery: ", "the receiver processed the event again: after the redelivery it called the server once more with the event's installation (GET /transcripts/",
 			"FAIL concurrent: ", "the receiver processed the event more than once", "\n7 passed, 2 failed\n"}},
 		// Acting on transcript.created alone: both rules deliver that type.
-		{name: "created only, no dedupe", fn: createdOnly, code: 1, opts: []webhook.HandlerOption{webhook.WithDedupeStore(nil)}, output: []string{
+		{name: "created only, no dedupe", fn: createdOnly, code: 1, opts: []webhook.HandlerOption{webhook.WithoutDedupe()}, output: []string{
 			"FAIL redelivery: a redelivery of a handled event (same webhook-id, new timestamp and signature) is answered 2xx, and not processed again [transcript.created evt_",
 			"FAIL concurrent: 10 concurrent deliveries of one event are each answered 2xx, or 409/429 with Retry-After, never 5xx, and the event is processed once [transcript.created evt_",
 			"\n7 passed, 2 failed\n"}},
@@ -78,11 +83,11 @@ func TestCheckReceiverWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			secret, err := webhook.NewSecret()
+			secret, err := keygen.WebhookSecret()
 			if err != nil {
 				t.Fatal(err)
 			}
-			recv := httptest.NewServer(webhook.NewHandler(newVerifier(t, secret), tc.fn, append(tc.opts, webhook.WithLogger(nil))...))
+			recv := httptest.NewServer(mustHandler(t, newVerifier(t, secret), tc.fn, append(tc.opts, webhook.WithLogger(nil))...))
 			defer recv.Close()
 			args := append(append([]string{"-timeout", "5s", "-server", base, "-plugin", "100"}, tc.args...), recv.URL)
 			code, stdout, stderr := runCheck(t, secret.Reveal(), args...)
@@ -100,7 +105,7 @@ func TestCheckReceiverWithServer(t *testing.T) {
 	t.Run("a server without -admin", func(t *testing.T) {
 		t.Parallel()
 		plain := startServer(t, defaultLimits)
-		secret, err := webhook.NewSecret()
+		secret, err := keygen.WebhookSecret()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/internal/receivercheck"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -23,13 +25,13 @@ import (
 // of the mistakes check-receiver exists to catch.
 
 // correctReceiver is webhook.NewHandler, as examples/webhook-receiver uses it.
-func correctReceiver(t *testing.T, secret webhook.Secret) http.Handler {
-	return webhook.NewHandler(newVerifier(t, secret), acknowledge, webhook.WithLogger(nil))
+func correctReceiver(t *testing.T, secret auth.WebhookSecret) http.Handler {
+	return mustHandler(t, newVerifier(t, secret), acknowledge, webhook.WithLogger(nil))
 }
 
 // noSignatureCheck requires the three headers and a fresh timestamp, and
 // dedupes, but never checks the signature: it takes any event at its word.
-func noSignatureCheck(*testing.T, webhook.Secret) http.Handler {
+func noSignatureCheck(*testing.T, auth.WebhookSecret) http.Handler {
 	var mu sync.Mutex
 	processed := map[string]bool{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -57,17 +59,17 @@ func noSignatureCheck(*testing.T, webhook.Secret) http.Handler {
 
 // noTimestampCheck verifies signatures with a tolerance of a century: in
 // effect it never checks the timestamp, so a captured delivery replays.
-func noTimestampCheck(t *testing.T, secret webhook.Secret) http.Handler {
-	return webhook.NewHandler(newVerifier(t, secret, webhook.WithTolerance(100*365*24*time.Hour)), acknowledge, webhook.WithLogger(nil))
+func noTimestampCheck(t *testing.T, secret auth.WebhookSecret) http.Handler {
+	return mustHandler(t, newVerifier(t, secret, webhook.WithTolerance(100*365*24*time.Hour)), acknowledge, webhook.WithLogger(nil))
 }
 
 // failsRedelivery dedupes in its own function, by failing on an id it has
 // seen, as an INSERT into a table keyed by event id does: every redelivery
-// gets a 500.
-func failsRedelivery(t *testing.T, secret webhook.Secret) http.Handler {
+// gets a 500, which says why.
+func failsRedelivery(t *testing.T, secret auth.WebhookSecret) http.Handler {
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	return webhook.NewHandler(newVerifier(t, secret), func(_ context.Context, e *webhook.Event) error {
+	return mustHandler(t, newVerifier(t, secret), func(_ context.Context, e *webhook.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if seen[e.ID] {
@@ -75,7 +77,7 @@ func failsRedelivery(t *testing.T, secret webhook.Secret) http.Handler {
 		}
 		seen[e.ID] = true
 		return nil
-	}, webhook.WithDedupeStore(nil), webhook.WithLogger(nil))
+	}, webhook.WithoutDedupe(), webhook.WithLogger(nil), webhook.WithErrorDetails())
 }
 
 // slowDelay is how long tooSlow works on an event: longer than the
@@ -87,8 +89,8 @@ const (
 )
 
 // tooSlow does its work before it answers, and the work takes slowDelay.
-func tooSlow(t *testing.T, secret webhook.Secret) http.Handler {
-	return webhook.NewHandler(newVerifier(t, secret), func(ctx context.Context, _ *webhook.Event) error {
+func tooSlow(t *testing.T, secret auth.WebhookSecret) http.Handler {
+	return mustHandler(t, newVerifier(t, secret), func(ctx context.Context, _ *webhook.Event) error {
 		select {
 		case <-time.After(slowDelay):
 			return nil
@@ -100,7 +102,7 @@ func tooSlow(t *testing.T, secret webhook.Secret) http.Handler {
 
 func acknowledge(context.Context, *webhook.Event) error { return nil }
 
-func newVerifier(t *testing.T, secret webhook.Secret, opts ...webhook.VerifierOption) *webhook.Verifier {
+func newVerifier(t *testing.T, secret auth.WebhookSecret, opts ...webhook.VerifierOption) *webhook.Verifier {
 	t.Helper()
 	v, err := webhook.NewVerifier(secret, opts...)
 	if err != nil {
@@ -136,7 +138,7 @@ func TestCheckReceiverCommand(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		receiver func(*testing.T, webhook.Secret) http.Handler
+		receiver func(*testing.T, auth.WebhookSecret) http.Handler
 		timeout  time.Duration
 		fail     map[string]string // rule -> what its FAIL line must say
 	}{
@@ -159,7 +161,7 @@ func TestCheckReceiverCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			secret, err := webhook.NewSecret()
+			secret, err := keygen.WebhookSecret()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +211,7 @@ func TestCheckReceiverCommand(t *testing.T) {
 			if (code == 1) != strings.Contains(stderr, "the receiver broke") {
 				t.Errorf("stderr = %q", stderr)
 			}
-			for _, leak := range []string{secret.Reveal(), strings.TrimPrefix(secret.Reveal(), webhook.SecretPrefix)} {
+			for _, leak := range []string{secret.Reveal(), strings.TrimPrefix(secret.Reveal(), auth.WebhookSecretPrefix)} {
 				if strings.Contains(stdout+stderr, leak) {
 					t.Errorf("the output holds the secret:\n%s\n%s", stdout, stderr)
 				}
@@ -222,7 +224,7 @@ func TestCheckReceiverCommand(t *testing.T) {
 // and never repeats the secret, valid or not.
 func TestCheckReceiverUsage(t *testing.T) {
 	t.Parallel()
-	secret, err := webhook.NewSecret()
+	secret, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +260,7 @@ func TestCheckReceiverUsage(t *testing.T) {
 			if stdout != "" {
 				t.Errorf("stdout = %q, want nothing checked", stdout)
 			}
-			if strings.Contains(stderr, strings.TrimPrefix(valid, webhook.SecretPrefix)) || (len(tt.secret) > len("whsec_") && strings.Contains(stderr, strings.TrimSpace(tt.secret))) {
+			if strings.Contains(stderr, strings.TrimPrefix(valid, auth.WebhookSecretPrefix)) || (len(tt.secret) > len("whsec_") && strings.Contains(stderr, strings.TrimSpace(tt.secret))) {
 				t.Errorf("stderr repeats the secret: %q", stderr)
 			}
 		})
@@ -289,7 +291,7 @@ func TestHelp(t *testing.T) {
 // The command dispatches check-receiver, reading the secret from the
 // process's environment. (No t.Parallel: it sets the environment.)
 func TestRunCheckReceiver(t *testing.T) {
-	secret, err := webhook.NewSecret()
+	secret, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +311,7 @@ func TestRunCheckReceiver(t *testing.T) {
 // process events: without -server, even a correct receiver exits 1.
 func TestCheckReceiverRequireChecked(t *testing.T) {
 	t.Parallel()
-	secret, err := webhook.NewSecret()
+	secret, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,4 +329,14 @@ func TestCheckReceiverRequireChecked(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "the receiver broke 2 of 9 rules") {
 		t.Errorf("exit %d, stderr %q; want 1", code, stderr)
 	}
+}
+
+// mustHandler is webhook.NewHandler, failing the test on its error.
+func mustHandler(t testing.TB, v *webhook.Verifier, fn func(context.Context, *webhook.Event) error, opts ...webhook.HandlerOption) http.Handler {
+	t.Helper()
+	h, err := webhook.NewHandler(v, fn, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

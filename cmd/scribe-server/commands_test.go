@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -184,7 +185,7 @@ func TestTrigger(t *testing.T) {
 		!strings.Contains(out, "a new webhook of plugin 100, with a new signing secret of its own") || !strings.Contains(out, "Replicas behind one URL share one webhook") {
 		t.Fatalf("first trigger, receiver without a secret: exit %d; want 1, the new webhook and its new secret, said so, and the receiver's 503 answer:\n%s", code, out)
 	}
-	s, err := webhook.ParseSecret(secret[1])
+	s, err := auth.ParseWebhookSecret(secret[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestTrigger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h http.Handler = webhook.NewHandler(v, func(_ context.Context, e *webhook.Event) error {
+	var h http.Handler = mustHandler(t, v, func(_ context.Context, e *webhook.Event) error {
 		if e.Type == webhook.EventTranscriptCreated {
 			if _, err := e.Transcript(); err != nil {
 				return err

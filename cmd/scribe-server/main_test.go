@@ -23,6 +23,7 @@ import (
 
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apitest"
+	"github.com/scribehq/scribe-go/internal/keygen"
 )
 
 // firstLine reads the first line of r and returns the base URL it announces,
@@ -427,7 +428,7 @@ func testDeveloperKey(t *testing.T, base string) {
 // test mints, and the permission and ownership rules of §3.
 func testInstallationJWT(t *testing.T, base string) {
 	now := time.Now()
-	otherKey, err := auth.NewSecretKey()
+	otherKey, err := keygen.SecretKey()
 	if err != nil {
 		t.Fatal(err)
 	}

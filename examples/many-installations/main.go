@@ -82,7 +82,10 @@ func run(ctx context.Context, w io.Writer, opts ...scribe.Option) error {
 	// One InstallationClients per plugin, for the backend's lifetime. The
 	// cache mints each installation's JWT from the plugin's secret key on
 	// first use and refreshes it ahead of expiry.
-	cache := auth.NewCache(key)
+	cache, err := auth.NewCache(key)
+	if err != nil {
+		return err
+	}
 	clients, err := scribe.NewInstallationClients(srv.URL(), cache, opts...)
 	if err != nil {
 		return err

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/scribetest"
-	"github.com/scribehq/scribe-go/webhook"
 )
 
 // The example receiver keeps every delivery rule of scribetest.CheckReceiver
@@ -16,7 +17,7 @@ import (
 // program printed, so a redelivery or a concurrent delivery that ran the
 // function again, or a forged one that ran it at all, fails the test.
 func TestReceiverKeepsTheDeliveryRules(t *testing.T) {
-	secret, err := webhook.NewSecret()
+	secret, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestReceiverKeepsTheDeliveryRules(t *testing.T) {
 	// handle prints "<type> <id> installation=..." once per event it runs for.
 	printed := func(eventID string) int { return strings.Count(stdout.String(), " "+eventID+" installation=") }
 	scribetest.CheckReceiver(t, "http://"+ln.Addr().String()+"/hook", secret, scribetest.WithProcessedCount(printed))
-	if strings.Contains(stdout.String()+stderr.String(), strings.TrimPrefix(secret.Reveal(), webhook.SecretPrefix)) {
+	if strings.Contains(stdout.String()+stderr.String(), strings.TrimPrefix(secret.Reveal(), auth.WebhookSecretPrefix)) {
 		t.Error("the receiver printed its secret")
 	}
 }

@@ -36,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -56,7 +57,7 @@ func run(ctx context.Context, addr, rawSecret string, stdout, stderr io.Writer) 
 	if rawSecret == "" {
 		return errors.New("set SCRIBE_WEBHOOK_SECRET to the webhook's signing secret (whsec_...)")
 	}
-	secret, err := webhook.ParseSecret(rawSecret) // its errors never repeat the secret
+	secret, err := auth.ParseWebhookSecret(rawSecret) // its errors never repeat the secret
 	if err != nil {
 		return fmt.Errorf("SCRIBE_WEBHOOK_SECRET: %w", err)
 	}
@@ -68,7 +69,7 @@ func run(ctx context.Context, addr, rawSecret string, stdout, stderr io.Writer) 
 }
 
 // serve receives deliveries on ln, under /hook, until ctx is done.
-func serve(ctx context.Context, ln net.Listener, secret webhook.Secret, stdout, stderr io.Writer) error {
+func serve(ctx context.Context, ln net.Listener, secret auth.WebhookSecret, stdout, stderr io.Writer) error {
 	verifier, err := webhook.NewVerifier(secret) // the default body limit admits every event the service emits
 	if err != nil {
 		return err
@@ -76,8 +77,12 @@ func serve(ctx context.Context, ln net.Listener, secret webhook.Secret, stdout, 
 	logger := slog.New(slog.NewTextHandler(stderr, nil)) // refusals and handler errors, redacted
 	p := &printer{w: stdout}
 
+	handler, err := webhook.NewHandler(verifier, p.handle, webhook.WithLogger(logger))
+	if err != nil {
+		return err
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/hook", webhook.NewHandler(verifier, p.handle, webhook.WithLogger(logger)))
+	mux.Handle("/hook", handler)
 
 	fmt.Fprintf(stdout, "listening on http://%s/hook\n", ln.Addr())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -101,7 +102,7 @@ func TestReceiverAgainstReferenceServer(t *testing.T) {
 	}
 
 	// A forgery: the right shape, signed with another secret.
-	other, err := webhook.NewSecret()
+	other, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}

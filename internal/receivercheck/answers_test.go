@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -70,7 +71,7 @@ func TestNoAnswerIsNamed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			secret, err := webhook.NewSecret()
+			secret, err := keygen.WebhookSecret()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +109,7 @@ func TestNoAnswerIsNamed(t *testing.T) {
 // no line speaks of time.
 func TestHangUpIsNotATimeout(t *testing.T) {
 	t.Parallel()
-	secret, _ := webhook.NewSecret()
+	secret, _ := keygen.WebhookSecret()
 	url := rawReceiver(t, func(*net.TCPConn) {})
 	var results []Result
 	sum, err := Run(t.Context(), Config{URL: url, Secret: secret}, func(r Result) { results = append(results, r) })

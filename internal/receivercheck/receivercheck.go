@@ -31,6 +31,8 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/internal/transport"
 	"github.com/scribehq/scribe-go/webhook"
@@ -71,7 +73,7 @@ type Config struct {
 	URL string
 	// Secret is the webhook's signing secret, which the receiver verifies
 	// deliveries with. It never appears in a Result.
-	Secret webhook.Secret
+	Secret auth.WebhookSecret
 	// Timeout is how long the receiver has to answer a valid delivery;
 	// zero means DefaultTimeout, the service's.
 	Timeout time.Duration
@@ -237,8 +239,8 @@ func merge(vs []verdict) verdict {
 // checker holds what every rule sends with.
 type checker struct {
 	url     string
-	secret  webhook.Secret
-	forger  webhook.Secret // another secret, for forged signatures
+	secret  auth.WebhookSecret
+	forger  auth.WebhookSecret // another secret, for forged signatures
 	timeout time.Duration
 	count   func(string) int
 	server  Server
@@ -277,7 +279,7 @@ func newChecker(cfg Config) (*checker, error) {
 			types = append(types, t)
 		}
 	}
-	forger, err := webhook.NewSecret()
+	forger, err := keygen.WebhookSecret()
 	if err != nil {
 		return nil, err
 	}

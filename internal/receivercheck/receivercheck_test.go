@@ -18,6 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/internal/receivercheck"
 	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
@@ -54,7 +56,7 @@ func newCapture(t *testing.T) (*capture, string) {
 	return c, srv.URL
 }
 
-func verifier(t *testing.T, secret webhook.Secret) *webhook.Verifier {
+func verifier(t *testing.T, secret auth.WebhookSecret) *webhook.Verifier {
 	t.Helper()
 	v, err := webhook.NewVerifier(secret)
 	if err != nil {
@@ -95,7 +97,7 @@ func skeleton(t *testing.T, doc []byte) string {
 // from the check what it will see from the service.
 func TestEventsHaveTheServicesShape(t *testing.T) {
 	t.Parallel()
-	secret, err := webhook.NewSecret()
+	secret, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,11 +164,11 @@ func TestEventsHaveTheServicesShape(t *testing.T) {
 // redacted; control characters blanked; the excerpt cut short.
 func TestAnswersAreScrubbed(t *testing.T) {
 	t.Parallel()
-	secret, err := webhook.NewSecret()
+	secret, err := keygen.WebhookSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
-	bare := strings.TrimPrefix(secret.Reveal(), webhook.SecretPrefix)
+	bare := strings.TrimPrefix(secret.Reveal(), auth.WebhookSecretPrefix)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, "bad config: "+bare+" ("+secret.Reveal()+")\x1b[31m\r\nkey ask_live_abcdefgh "+strings.Repeat("x", 500))
@@ -207,7 +209,7 @@ func TestUnreachableReceiver(t *testing.T) {
 	}
 	url := "http://" + ln.Addr().String() + "/hook"
 	ln.Close()
-	secret, _ := webhook.NewSecret()
+	secret, _ := keygen.WebhookSecret()
 	var results []receivercheck.Result
 	sum, err := receivercheck.Run(t.Context(), receivercheck.Config{URL: url, Secret: secret}, func(r receivercheck.Result) { results = append(results, r) })
 	if err != nil || sum != (receivercheck.Summary{Failed: 9}) {
@@ -234,7 +236,7 @@ func TestRunStopsWithContext(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
-	secret, _ := webhook.NewSecret()
+	secret, _ := keygen.WebhookSecret()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	reported := 0
@@ -248,7 +250,7 @@ func TestRunStopsWithContext(t *testing.T) {
 // before anything is sent.
 func TestConfigErrors(t *testing.T) {
 	t.Parallel()
-	secret, _ := webhook.NewSecret()
+	secret, _ := keygen.WebhookSecret()
 	for _, cfg := range []receivercheck.Config{
 		{URL: "127.0.0.1:9000/hook", Secret: secret},
 		{URL: "http:///hook", Secret: secret},

@@ -12,7 +12,7 @@ import (
 // webhook signing secret) so that nothing prints it: every way of printing
 // it (fmt verbs, slog, JSON and text marshalling) gives its redacted form,
 // String, and Reveal is the one way to the text. auth.SecretKey,
-// auth.DeveloperKey and scribe.WebhookSecret each hold one in an unexported
+// auth.DeveloperKey and auth.WebhookSecret each hold one in an unexported
 // field and forward their methods to it: one implementation, and each type
 // still lists its methods in go doc (which does not show the methods of an
 // embedded type of an internal package).

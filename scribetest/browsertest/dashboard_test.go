@@ -346,7 +346,7 @@ func checkNoSecret(t *testing.T, s *scribetest.Server, name, html string) {
 	secrets := []string{demoDeveloperKey, strings.TrimPrefix(demoKey, "ask_live_")}
 	for _, p := range s.Plugins() {
 		for _, h := range s.Webhooks(p.ID) {
-			bare := strings.TrimPrefix(h.SigningSecret.Reveal(), webhook.SecretPrefix)
+			bare := strings.TrimPrefix(h.SigningSecret.Reveal(), auth.WebhookSecretPrefix)
 			secrets = append(secrets, bare, strings.TrimRight(bare, "="))
 		}
 	}

@@ -32,13 +32,13 @@ func BenchmarkHandler(b *testing.B) {
 	fn := func(context.Context, *webhook.Event) error { return nil }
 	for _, store := range []string{"memory", "redis"} {
 		b.Run("store="+store, func(b *testing.B) {
-			opt, count := webhook.WithDedupeStore(webhook.NewMemoryDedupeStore(0, 0)), &roundTrips{}
+			opt, count := webhook.WithDedupeStore(memoryStore(b)), &roundTrips{}
 			if store == "redis" {
 				rdb := rds.client()
 				rdb.AddHook(count)
-				opt = webhook.WithDedupeStore(redisdedupe.New(rdb, redisdedupe.WithKeyPrefix("bench:"+strconv.Itoa(b.N)+":")))
+				opt = webhook.WithDedupeStore(newStore(b, rdb, redisdedupe.WithKeyPrefix("bench:"+strconv.Itoa(b.N)+":")))
 			}
-			srv := httptest.NewServer(webhook.NewHandler(v, fn, opt, webhook.WithLogger(nil)))
+			srv := httptest.NewServer(mustHandler(b, v, fn, opt, webhook.WithLogger(nil)))
 			defer srv.Close()
 			var n atomic.Int64
 			deliver := func(c *http.Client) error {

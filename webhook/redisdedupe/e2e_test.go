@@ -66,8 +66,8 @@ func TestReplicasBehindOneURL(t *testing.T) {
 	v, err := srv.WebhookVerifier(hook)
 	must(t, err)
 	for i := range 3 {
-		h := webhook.NewHandler(v, fn(i == 0), webhook.WithLogger(nil),
-			webhook.WithDedupeStore(redisdedupe.New(rds.client(), redisdedupe.WithKeyPrefix(prefix(t)))))
+		h := mustHandler(t, v, fn(i == 0), webhook.WithLogger(nil),
+			webhook.WithDedupeStore(newStore(t, rds.client(), redisdedupe.WithKeyPrefix(prefix(t)))))
 		replica := httptest.NewServer(h)
 		t.Cleanup(replica.Close)
 		u, _ := url.Parse(replica.URL)

@@ -14,6 +14,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/webhook"
 	"github.com/scribehq/scribe-go/webhook/redisdedupe"
 )
@@ -32,7 +33,7 @@ func ExampleNew_miniredis() {
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	defer rdb.Close()
 
-	secret, err := webhook.NewSecret() // the test's own signing secret
+	secret, err := auth.ParseWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") // the test's own signing secret
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,11 +41,18 @@ func ExampleNew_miniredis() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	store, err := redisdedupe.New(rdb)
+	if err != nil {
+		log.Fatal(err)
+	}
 	runs := 0
-	h := webhook.NewHandler(v, func(context.Context, *webhook.Event) error {
+	h, err := webhook.NewHandler(v, func(context.Context, *webhook.Event) error {
 		runs++
 		return nil
-	}, webhook.WithDedupeStore(redisdedupe.New(rdb)))
+	}, webhook.WithDedupeStore(store))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	body := []byte(`{"id":"evt_1","type":"transcript.created","created_on":"2026-11-21T09:30:00Z",` +
 		`"plugin_id":1,"plugin_installation_uuid":"u-1","data":{"id":42}}`)

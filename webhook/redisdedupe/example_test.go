@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/webhook"
 	"github.com/scribehq/scribe-go/webhook/redisdedupe"
 )
@@ -15,7 +16,7 @@ import (
 // Every replica of a receiver builds its handler on the same Redis, so a
 // delivery that the service retries onto another replica runs once.
 func ExampleNew() {
-	secret, err := webhook.ParseSecret(os.Getenv("SCRIBE_WEBHOOK_SECRET"))
+	secret, err := auth.ParseWebhookSecret(os.Getenv("SCRIBE_WEBHOOK_SECRET"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -25,10 +26,17 @@ func ExampleNew() {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	// On Redis Cluster: redis.NewClusterClient(&redis.ClusterOptions{Addrs: ...}).
-	store := redisdedupe.New(rdb) // lease webhook.DefaultLease, TTL webhook.DefaultDedupeTTL
-	http.Handle("POST /hooks/scribe", webhook.NewHandler(v, func(ctx context.Context, e *webhook.Event) error {
+	store, err := redisdedupe.New(rdb) // lease webhook.DefaultLease, TTL webhook.DefaultDedupeTTL
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := webhook.NewHandler(v, func(ctx context.Context, e *webhook.Event) error {
 		log.Printf("%s %s", e.Type, e.ID)
 		return nil
-	}, webhook.WithDedupeStore(store)))
+	}, webhook.WithDedupeStore(store))
+	if err != nil {
+		log.Fatal(err)
+	}
+	http.Handle("POST /hooks/scribe", h)
 	log.Fatal(http.ListenAndServe(":8080", nil))
 }

@@ -126,7 +126,7 @@ func TestLostReplies(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.addr()}) // go-redis's defaults: 3 retries
 	t.Cleanup(func() { rdb.Close() })
 	rdb.AddHook(loser)
-	s := redisdedupe.New(rdb, redisdedupe.WithKeyPrefix(prefix(t))) // the default lease, 4 minutes
+	s := newStore(t, rdb, redisdedupe.WithKeyPrefix(prefix(t))) // the default lease, 4 minutes
 	ctx := context.Background()
 	if _, c, err := s.Reserve(ctx, "evt_warm"); err != nil || s.Complete(ctx, c) != nil { // loads the scripts
 		t.Fatalf("warming up: %v", err)
@@ -185,13 +185,13 @@ func TestLostRepliesThroughTheHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	r := replica{webhook.NewHandler(v, func(context.Context, *webhook.Event) error {
+	r := replica{mustHandler(t, v, func(context.Context, *webhook.Event) error {
 		runs.Add(1)
 		if fail.Load() {
 			return io.ErrUnexpectedEOF
 		}
 		return nil
-	}, webhook.WithDedupeStore(redisdedupe.New(rdb, redisdedupe.WithKeyPrefix(prefix(t)))), webhook.WithLogger(slog.New(slog.NewTextHandler(logs, nil)))), logs}
+	}, webhook.WithDedupeStore(newStore(t, rdb, redisdedupe.WithKeyPrefix(prefix(t)))), webhook.WithLogger(slog.New(slog.NewTextHandler(logs, nil)))), logs}
 	if c := r.deliver("evt_warm").Code; c != http.StatusOK { // loads the scripts
 		t.Fatalf("warming up: status %d", c)
 	}

@@ -9,7 +9,9 @@
 //	)
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
-//	h := webhook.NewHandler(v, fn, webhook.WithDedupeStore(redisdedupe.New(rdb)))
+//	store, err := redisdedupe.New(rdb)
+//	...
+//	h, err := webhook.NewHandler(v, fn, webhook.WithDedupeStore(store))
 //
 // Each webhook-id is one key, so the store works on Redis Cluster
 // (redis.NewClusterClient) as on one server. While a delivery runs the
@@ -81,6 +83,7 @@ package redisdedupe
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"time"
 
@@ -104,43 +107,81 @@ type Store struct {
 
 var _ webhook.DedupeStore = (*Store)(nil)
 
-// Option configures New.
-type Option func(*Store)
+// Option configures New; a bad value is an error from New. The zero Option
+// does nothing.
+type Option struct {
+	apply func(*Store) error
+}
 
-// WithKeyPrefix sets the prefix of the store's keys (DefaultKeyPrefix).
-// Receivers that must dedupe together need the same prefix. On Redis
-// Cluster, keep hash tags ({...}) out of it, or every id lands on one slot.
-func WithKeyPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
+// WithKeyPrefix sets the prefix of the store's keys (DefaultKeyPrefix,
+// which "" selects too). Receivers that must dedupe together need the same
+// prefix. On Redis Cluster, keep hash tags ({...}) out of it, or every id
+// lands on one slot.
+func WithKeyPrefix(p string) Option {
+	return Option{func(s *Store) error {
+		if p != "" {
+			s.prefix = p
+		}
+		return nil
+	}}
+}
 
 // WithTTL sets how long a processed id is remembered
 // (webhook.DefaultDedupeTTL, 30 hours: longer than the service's whole
-// retry schedule). Zero or less keeps the default.
-func WithTTL(d time.Duration) Option { return func(s *Store) { s.ttl = d } }
+// retry schedule), which 0 selects too. A negative d is an error.
+func WithTTL(d time.Duration) Option {
+	return Option{func(s *Store) error {
+		if d < 0 {
+			return fmt.Errorf("redisdedupe: WithTTL(%v): the ttl must not be negative; 0 keeps the default", d)
+		}
+		if d > 0 {
+			s.ttl = d
+		}
+		return nil
+	}}
+}
 
 // WithLease sets how long an in-flight claim lasts when its holder goes
-// silent (webhook.DefaultLease, 4 minutes): a replica that dies while
-// running an event holds it no longer than that, and the service's next
-// attempt after it runs the event elsewhere. Keep it longer than your
-// function's longest run: a function still running when its lease ends may
-// run at the same time as the next attempt's. A claim cannot be renewed.
-// Zero or less keeps the default; more than the TTL is taken as the TTL.
-func WithLease(d time.Duration) Option { return func(s *Store) { s.lease = d } }
+// silent (webhook.DefaultLease, 4 minutes, or the TTL if shorter), which 0
+// selects too: a replica that dies while running an event holds it no
+// longer than that, and the service's next attempt after it runs the event
+// elsewhere. Keep it longer than your function's longest run: a function
+// still running when its lease ends may run at the same time as the next
+// attempt's. A claim cannot be renewed. A negative d, or one longer than
+// the TTL, is an error.
+func WithLease(d time.Duration) Option {
+	return Option{func(s *Store) error {
+		if d < 0 {
+			return fmt.Errorf("redisdedupe: WithLease(%v): the lease must not be negative; 0 keeps the default", d)
+		}
+		s.lease = d
+		return nil
+	}}
+}
 
 // New returns a Store on rdb (a *redis.Client, *redis.ClusterClient or
-// *redis.Ring, or a failover client).
-func New(rdb redis.UniversalClient, opts ...Option) *Store {
-	s := &Store{rdb: rdb, prefix: DefaultKeyPrefix, ttl: webhook.DefaultDedupeTTL, lease: webhook.DefaultLease}
+// *redis.Ring, or a failover client). A nil rdb or a bad option is an
+// error.
+func New(rdb redis.UniversalClient, opts ...Option) (*Store, error) {
+	if rdb == nil {
+		return nil, errors.New("redisdedupe: New: the Redis client is nil")
+	}
+	s := &Store{rdb: rdb, prefix: DefaultKeyPrefix, ttl: webhook.DefaultDedupeTTL}
 	for _, o := range opts {
-		o(s)
+		if o.apply == nil {
+			continue
+		}
+		if err := o.apply(s); err != nil {
+			return nil, err
+		}
 	}
-	if s.ttl <= 0 {
-		s.ttl = webhook.DefaultDedupeTTL
+	switch {
+	case s.lease > s.ttl:
+		return nil, fmt.Errorf("redisdedupe: WithLease(%v): the lease must not outlast the ttl of %v", s.lease, s.ttl)
+	case s.lease == 0:
+		s.lease = min(webhook.DefaultLease, s.ttl)
 	}
-	if s.lease <= 0 {
-		s.lease = webhook.DefaultLease
-	}
-	s.lease = min(s.lease, s.ttl)
-	return s
+	return s, nil
 }
 
 // An id's key holds "p:" and the claim's token while claimed, "d:" and the

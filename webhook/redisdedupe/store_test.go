@@ -18,6 +18,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/webhook"
 	"github.com/scribehq/scribe-go/webhook/dedupetest"
 	"github.com/scribehq/scribe-go/webhook/redisdedupe"
@@ -31,15 +32,15 @@ func TestContract(t *testing.T) {
 	dedupetest.Run(t, dedupetest.Config{
 		New: func(t *testing.T, lease, ttl time.Duration) webhook.DedupeStore {
 			p := prefix(t) + strconv.FormatInt(n.Add(1), 10) + ":"
-			return redisdedupe.New(srv.client(), redisdedupe.WithKeyPrefix(p), redisdedupe.WithLease(lease), redisdedupe.WithTTL(ttl))
+			return newStore(t, srv.client(), redisdedupe.WithKeyPrefix(p), redisdedupe.WithLease(lease), redisdedupe.WithTTL(ttl))
 		},
 		Lease: 300 * time.Millisecond,
 		TTL:   1500 * time.Millisecond,
 	})
 }
 
-var secret = func() webhook.Secret {
-	s, err := webhook.ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+var secret = func() auth.WebhookSecret {
+	s, err := auth.ParseWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	if err != nil {
 		panic(err)
 	}
@@ -59,8 +60,8 @@ func newReplica(t *testing.T, srv *redisServer, fn func(context.Context, *webhoo
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	store := redisdedupe.New(srv.client(), append([]redisdedupe.Option{redisdedupe.WithKeyPrefix(prefix(t))}, opts...)...)
-	return replica{webhook.NewHandler(v, fn, webhook.WithDedupeStore(store), webhook.WithLogger(slog.New(slog.NewTextHandler(logs, nil)))), logs}
+	store := newStore(t, srv.client(), append([]redisdedupe.Option{redisdedupe.WithKeyPrefix(prefix(t))}, opts...)...)
+	return replica{mustHandler(t, v, fn, webhook.WithDedupeStore(store), webhook.WithLogger(slog.New(slog.NewTextHandler(logs, nil)))), logs}
 }
 
 // deliver sends the event id, signed now, to r and returns the answer.
@@ -209,7 +210,7 @@ func TestEveryKeyExpires(t *testing.T) {
 	rdb := srv.client()
 	p := prefix(t)
 	const lease, ttl = time.Minute, time.Hour
-	s := redisdedupe.New(srv.client(), redisdedupe.WithKeyPrefix(p), redisdedupe.WithLease(lease), redisdedupe.WithTTL(ttl))
+	s := newStore(t, srv.client(), redisdedupe.WithKeyPrefix(p), redisdedupe.WithLease(lease), redisdedupe.WithTTL(ttl))
 	ctx := context.Background()
 	_, _, _ = s.Reserve(ctx, "held")
 	_, c, _ := s.Reserve(ctx, "done")
@@ -239,8 +240,8 @@ func TestKeyPrefix(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.client()
 	ctx := context.Background()
-	a := redisdedupe.New(srv.client())
-	b := redisdedupe.New(srv.client(), redisdedupe.WithKeyPrefix("tenant-b:"))
+	a := newStore(t, srv.client())
+	b := newStore(t, srv.client(), redisdedupe.WithKeyPrefix("tenant-b:"))
 	for _, s := range []*redisdedupe.Store{a, b} {
 		if r, _, err := s.Reserve(ctx, "evt_p"); r != webhook.Reserved || err != nil {
 			t.Errorf("Reserve = %v, %v; want Reserved in each prefix", r, err)
@@ -271,8 +272,8 @@ func TestTwoRoundTripsPerDelivery(t *testing.T) {
 	count := &roundTrips{}
 	rdb.AddHook(count)
 	v, _ := webhook.NewVerifier(secret)
-	r := replica{h: webhook.NewHandler(v, func(context.Context, *webhook.Event) error { return nil },
-		webhook.WithDedupeStore(redisdedupe.New(rdb)), webhook.WithLogger(nil))}
+	r := replica{h: mustHandler(t, v, func(context.Context, *webhook.Event) error { return nil },
+		webhook.WithDedupeStore(newStore(t, rdb)), webhook.WithLogger(nil))}
 	r.deliver("evt_warm") // loads the scripts (EVALSHA, then EVAL once)
 	r.deliver("evt_warm")
 	for _, tc := range []struct {
@@ -369,4 +370,34 @@ func infoField(t *testing.T, info, name string) int64 {
 	}
 	t.Fatalf("INFO has no %s", name)
 	return 0
+}
+
+// mustHandler is webhook.NewHandler, failing the test on its error.
+func mustHandler(t testing.TB, v *webhook.Verifier, fn func(context.Context, *webhook.Event) error, opts ...webhook.HandlerOption) http.Handler {
+	t.Helper()
+	h, err := webhook.NewHandler(v, fn, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// newStore is redisdedupe.New, failing the test on its error.
+func newStore(t testing.TB, rdb redis.UniversalClient, opts ...redisdedupe.Option) *redisdedupe.Store {
+	t.Helper()
+	s, err := redisdedupe.New(rdb, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// memoryStore is the handler's default store, for comparison.
+func memoryStore(t testing.TB) *webhook.MemoryDedupeStore {
+	t.Helper()
+	s, err := webhook.NewMemoryDedupeStore(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -57,16 +57,16 @@ func BenchmarkReceiveThroughput(b *testing.B) {
 	var runs atomic.Int64
 	fn := func(context.Context, *webhook.Event) error { runs.Add(1); return nil }
 	serve := func(store webhook.DedupeStore) string {
-		srv := httptest.NewServer(webhook.NewHandler(v, fn, webhook.WithDedupeStore(store), webhook.WithLogger(nil)))
+		srv := httptest.NewServer(mustHandler(b, v, fn, webhook.WithDedupeStore(store), webhook.WithLogger(nil)))
 		b.Cleanup(srv.Close)
 		return srv.URL
 	}
-	memory := []string{serve(webhook.NewMemoryDedupeStore(0, 0))}
+	memory := []string{serve(memoryStore(b))}
 	var replicas []string
 	for range 3 {
 		rdb := redis.NewClient(&redis.Options{Addr: rds.addr()}) // go-redis's defaults, as a replica would run
 		b.Cleanup(func() { rdb.Close() })
-		replicas = append(replicas, serve(redisdedupe.New(rdb, redisdedupe.WithKeyPrefix("throughput:"))))
+		replicas = append(replicas, serve(newStore(b, rdb, redisdedupe.WithKeyPrefix("throughput:"))))
 	}
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: throughputSenders}}
 	b.Cleanup(hc.CloseIdleConnections)

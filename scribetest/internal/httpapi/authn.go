@@ -10,6 +10,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/jwtverify"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
@@ -56,11 +57,12 @@ func missing(detail string) *problem {
 }
 
 // authenticator tells who a request's bearer token belongs to: a developer
-// (a developer key) or an installation (a JWT verified with package auth
-// against the plugin's current secret keys, read from the state).
+// (a developer key) or an installation (a JWT verified with
+// internal/jwtverify against the plugin's current secret keys, read from the
+// state).
 type authenticator struct {
 	st       *state.Store
-	verifier *auth.Verifier
+	verifier *jwtverify.Verifier
 }
 
 // authenticate finds who the Authorization header values belong to.
@@ -115,7 +117,7 @@ func (a authenticator) installation(token string) (*principal, *problem) {
 	return caller, nil
 }
 
-// tokenRefusal maps a refusal of package auth to a 401 that shows nothing of the token.
+// tokenRefusal maps a refusal of the verifier to a 401 that shows nothing of the token.
 func tokenRefusal(err error) *problem {
 	for _, r := range refusals {
 		if errors.Is(err, r.err) {
@@ -129,16 +131,17 @@ var refusals = []struct {
 	err          error
 	code, detail string
 }{
-	{auth.ErrTokenExpired, scribe.CodeTokenExpired, "the installation JWT has expired; mint a new one"},
-	{auth.ErrIssuedInFuture, scribe.CodeTokenExpired, "the installation JWT is not valid yet: its iat is in the future; check the clock of the machine that minted it"},
-	{auth.ErrLifetimeTooLong, scribe.CodeInvalidToken, "the installation JWT's exp is more than 3600 seconds after its iat"},
-	{auth.ErrLifetimeNotPositive, scribe.CodeInvalidToken, "the installation JWT's exp is not after its iat; exp must be iat + 3600"},
-	{auth.ErrTokenTooLarge, scribe.CodeInvalidToken, fmt.Sprintf("the token is larger than %d bytes", auth.MaxTokenSize)},
-	{auth.ErrAlgorithm, scribe.CodeInvalidToken, `the installation JWT's alg must be "HS256"`},
-	{auth.ErrCriticalHeader, scribe.CodeInvalidToken, `the installation JWT's header has "crit"; the service understands no critical extension, so it refuses the token`},
-	{auth.ErrMissingClaim, scribe.CodeInvalidToken, "the installation JWT lacks iat, exp or plugin_installation_uuid"},
-	{auth.ErrTokenMalformed, scribe.CodeInvalidToken, "the token is not a well-formed JWT (three base64url parts holding a JSON header and JSON claims)"},
-	{auth.ErrSignature, scribe.CodeInvalidToken, "the installation JWT's signature does not verify with any current secret key of the installation's plugin (or no such installation exists)"},
+	{jwtverify.ErrTokenExpired, scribe.CodeTokenExpired, "the installation JWT has expired; mint a new one"},
+	{jwtverify.ErrIssuedInFuture, scribe.CodeTokenExpired, "the installation JWT is not valid yet: its iat (or nbf) is in the future; check the clock of the machine that minted it"},
+	{jwtverify.ErrLifetimeTooLong, scribe.CodeInvalidToken, "the installation JWT's exp is more than 3600 seconds after its iat"},
+	{jwtverify.ErrLifetimeNotPositive, scribe.CodeInvalidToken, "the installation JWT's exp is not after its iat; exp must be iat + 3600"},
+	{jwtverify.ErrTokenTooLarge, scribe.CodeInvalidToken, fmt.Sprintf("the token is larger than %d bytes", jwtverify.MaxTokenSize)},
+	{jwtverify.ErrAlgorithm, scribe.CodeInvalidToken, `the installation JWT's alg must be "HS256"`},
+	{jwtverify.ErrCriticalHeader, scribe.CodeInvalidToken, `the installation JWT's header has "crit"; the service understands no critical extension, so it refuses the token`},
+	{jwtverify.ErrKeyID, scribe.CodeInvalidToken, `the installation JWT's header has "kid"; a plugin's secret keys have no ids, so leave it out`},
+	{jwtverify.ErrMissingClaim, scribe.CodeInvalidToken, "the installation JWT lacks iat, exp or plugin_installation_uuid"},
+	{jwtverify.ErrTokenMalformed, scribe.CodeInvalidToken, "the token is not a well-formed JWT (three base64url parts holding a JSON header and JSON claims)"},
+	{jwtverify.ErrSignature, scribe.CodeInvalidToken, "the installation JWT's signature does not verify with any current secret key of the installation's plugin (or no such installation exists)"},
 }
 
 // checkKind refuses a caller of the wrong kind: 403 wrong_token_kind.

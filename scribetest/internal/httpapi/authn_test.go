@@ -7,6 +7,8 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/jwtverify"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
@@ -30,7 +32,7 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	clock := &fakeClock{time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)}
 	st := state.New(clock.Now, nil)
-	w := &world{st: st, a: authenticator{st: st, verifier: auth.NewVerifier(auth.WithClock(clock.Now))}, clock: clock, ada: "dk_live_ada", bob: "dk_live_bob"}
+	w := &world{st: st, a: authenticator{st: st, verifier: jwtverify.New(clock.Now, jwtverify.DefaultLeeway)}, clock: clock, ada: "dk_live_ada", bob: "dk_live_bob"}
 	ada, _ := addUser(st, scribe.User{FirstName: "Ada"}, w.ada)
 	if _, err := addUser(st, scribe.User{FirstName: "Bob"}, w.bob); err != nil {
 		t.Fatal(err)
@@ -39,7 +41,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.key, _ = auth.NewSecretKey()
+	w.key, _ = keygen.SecretKey()
 	k, _ := addSecretKey(st, scribe.PluginSecretKey{PluginID: p.ID, Value: w.key})
 	w.keyID = k.ID
 	for _, name := range []string{"Grace", "Alan"} {

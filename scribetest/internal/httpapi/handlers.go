@@ -12,9 +12,9 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/internal/wire"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
-	"github.com/scribehq/scribe-go/webhook"
 )
 
 // revealSecrets writes the secrets the service hands out (a new secret
@@ -26,7 +26,7 @@ var revealSecrets = json.WithMarshalers(json.JoinMarshalers(
 	json.MarshalToFunc(func(enc *jsontext.Encoder, k auth.SecretKey) error {
 		return enc.WriteToken(jsontext.String(k.Reveal()))
 	}),
-	json.MarshalToFunc(func(enc *jsontext.Encoder, s webhook.Secret) error {
+	json.MarshalToFunc(func(enc *jsontext.Encoder, s auth.WebhookSecret) error {
 		return enc.WriteToken(jsontext.String(s.Reveal()))
 	}),
 ))
@@ -205,7 +205,7 @@ func (a *API) createSecretKey(c *call) (reply, *problem) {
 
 // NewSecretKey creates a fresh ask_live_ key for plugin.
 func NewSecretKey(st *state.Store, plugin int64, description string) (scribe.PluginSecretKey, error) {
-	key, err := auth.NewSecretKey()
+	key, err := keygen.SecretKey()
 	if err != nil {
 		return scribe.PluginSecretKey{}, err
 	}

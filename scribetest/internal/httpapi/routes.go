@@ -18,7 +18,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
-	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/jwtverify"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
@@ -50,7 +50,7 @@ type API struct {
 // counted nor performed.
 func New(cfg Config) http.Handler {
 	a := &API{cfg: cfg, idem: newIdempotencyStore(),
-		auth: authenticator{st: cfg.State, verifier: auth.NewVerifier(auth.WithClock(cfg.Now))}}
+		auth: authenticator{st: cfg.State, verifier: jwtverify.New(cfg.Now, jwtverify.DefaultLeeway)}}
 	return a.requestID(a.recoverer(a.faults(a.rateLimit(a.canonical(a.routes())))))
 }
 

@@ -1,4 +1,4 @@
-package webhook
+package auth_test
 
 import (
 	"bytes"
@@ -9,15 +9,29 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/scribehq/scribe-go/auth"
 )
 
-// ParseSecret accepts a whsec_ secret and refuses anything else with an error
-// that says what is wrong and never repeats the value.
-func TestParseSecret(t *testing.T) {
+// vectorSecret is the signing secret of the Standard Webhooks test vector.
+const vectorSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+func mustSecret(t testing.TB, s string) auth.WebhookSecret {
+	t.Helper()
+	sec, err := auth.ParseWebhookSecret(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sec
+}
+
+// ParseWebhookSecret accepts a whsec_ secret and refuses anything else with
+// an error that says what is wrong and never repeats the value.
+func TestParseWebhookSecret(t *testing.T) {
 	t.Parallel()
 	material := vectorSecret[len("whsec_"):]
-	if _, err := ParseSecret(vectorSecret); err != nil {
-		t.Fatalf("ParseSecret(vector secret): %v", err)
+	if _, err := auth.ParseWebhookSecret(vectorSecret); err != nil {
+		t.Fatalf("auth.ParseWebhookSecret(vector secret): %v", err)
 	}
 	cases := []struct {
 		name, in, wantInMsg string
@@ -25,10 +39,10 @@ func TestParseSecret(t *testing.T) {
 		{"empty", "", "empty"},
 		{"no prefix", material, `must begin with "whsec_"`},
 		{"another credential", "ask_live_" + material, "ask_live_[REDACTED]"},
-		{"prefix only", "whsec_", "key is missing"},
-		{"not base64", "whsec_" + material[:10] + "!" + material[11:], "not standard base64"},
-		{"url-safe base64", "whsec_" + base64.URLEncoding.EncodeToString([]byte{0xfb, 0xff, 0xfe, 1, 2, 3}), "not standard base64"},
-		{"bad padding", "whsec_" + material[:31], "not standard base64"},
+		{"prefix only", "whsec_", "the key is missing"},
+		{"not base64", "whsec_" + material[:10] + "!" + material[11:], "not a key in standard base64"},
+		{"url-safe base64", "whsec_" + base64.URLEncoding.EncodeToString([]byte{0xfb, 0xff, 0xfe, 1, 2, 3}), "not a key in standard base64"},
+		{"bad padding", "whsec_" + material[:31], "not a key in standard base64"},
 		{"trailing newline", vectorSecret + "\n", "whitespace"},
 		{"inner space", "whsec_" + material[:8] + " " + material[8:], "whitespace"},
 		{"key decodes to nothing", "whsec_====", "base64"},
@@ -38,12 +52,12 @@ func TestParseSecret(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := ParseSecret(tc.in)
-			if !errors.Is(err, ErrInvalidSecret) {
-				t.Fatalf("ParseSecret = %v, %v; want ErrInvalidSecret", s, err)
+			s, err := auth.ParseWebhookSecret(tc.in)
+			if !errors.Is(err, auth.ErrInvalidKey) {
+				t.Fatalf("ParseWebhookSecret = %v, %v; want auth.ErrInvalidKey", s, err)
 			}
 			if !s.IsZero() {
-				t.Errorf("ParseSecret returned a non-zero Secret with its error")
+				t.Errorf("ParseWebhookSecret returned a non-zero secret with its error")
 			}
 			msg := err.Error()
 			if !strings.Contains(msg, tc.wantInMsg) {
@@ -56,38 +70,14 @@ func TestParseSecret(t *testing.T) {
 	}
 }
 
-// NewSecret makes distinct whsec_ secrets of 32 random bytes that ParseSecret
-// reads back to the same key.
-func TestNewSecret(t *testing.T) {
-	t.Parallel()
-	a, err := NewSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := NewSecret()
-	if a == b {
-		t.Error("two NewSecret calls returned the same secret")
-	}
-	p, err := ParseSecret(a.Reveal())
-	if err != nil {
-		t.Fatalf("ParseSecret(NewSecret().Reveal()): %v", err)
-	}
-	if p != a {
-		t.Error("ParseSecret(s.Reveal()) != s")
-	}
-	if len(hmacKey(a)) != 32 {
-		t.Errorf("key of %d bytes, want 32", len(hmacKey(a)))
-	}
-}
-
-// A Secret prints redacted through fmt, slog and JSON, and still Reveals.
+// A WebhookSecret prints redacted through fmt, slog and JSON, and still Reveals.
 func TestSecretNeverPrints(t *testing.T) {
 	t.Parallel()
 	s := mustSecret(t, vectorSecret)
 	material := vectorSecret[len("whsec_"):]
 	var outs []string
 	for _, verb := range []string{"%s", "%v", "%+v", "%#v", "%q", "%x", "%X", "%d", "%10s"} {
-		outs = append(outs, fmt.Sprintf(verb, s), fmt.Sprintf(verb, struct{ S Secret }{s}), fmt.Sprintf(verb, &s))
+		outs = append(outs, fmt.Sprintf(verb, s), fmt.Sprintf(verb, struct{ S auth.WebhookSecret }{s}), fmt.Sprintf(verb, &s))
 	}
 	outs = append(outs, s.String(), s.GoString(), fmt.Sprint(s), fmt.Sprintln(s), fmt.Errorf("wrapped: %v", s).Error())
 
@@ -96,7 +86,7 @@ func TestSecretNeverPrints(t *testing.T) {
 	slog.New(slog.NewTextHandler(&logs, nil)).Info("config", "secret", s)
 	outs = append(outs, logs.String())
 
-	js, err := json.Marshal(struct{ S Secret }{s})
+	js, err := json.Marshal(struct{ S auth.WebhookSecret }{s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,17 +106,18 @@ func TestSecretNeverPrints(t *testing.T) {
 }
 
 // TestSecretNeverPrintsFromUnexportedField protects the case fmt cannot
-// route through the Secret's own methods: a Secret in an unexported field of
+// route through the secret's own methods: a WebhookSecret in an unexported field of
 // the caller's struct. Neither the secret text nor the decoded key may show.
 func TestSecretNeverPrintsFromUnexportedField(t *testing.T) {
 	t.Parallel()
 	s := mustSecret(t, vectorSecret)
 	type config struct {
 		name   string
-		secret Secret
+		secret auth.WebhookSecret
 	}
 	c := config{name: "hook", secret: s}
-	key := string(hmacKey(s))
+	raw, _ := base64.StdEncoding.DecodeString(vectorSecret[len("whsec_"):])
+	key := string(raw)
 	for _, verb := range []string{"%s", "%v", "%+v", "%#v", "%q", "%x", "%d"} {
 		for _, v := range []any{c, &c} {
 			out := fmt.Sprintf(verb, v)
@@ -138,11 +129,11 @@ func TestSecretNeverPrintsFromUnexportedField(t *testing.T) {
 	}
 }
 
-// A Secret can be a field of a JSON configuration; the redacted form it
+// A WebhookSecret can be a field of a JSON configuration; the redacted form it
 // marshals to does not parse back, so it cannot silently replace the secret.
 func TestSecretUnmarshalJSON(t *testing.T) {
 	t.Parallel()
-	var cfg struct{ Secret Secret }
+	var cfg struct{ Secret auth.WebhookSecret }
 	if err := json.Unmarshal([]byte(`{"Secret":"`+vectorSecret+`"}`), &cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -150,16 +141,16 @@ func TestSecretUnmarshalJSON(t *testing.T) {
 		t.Errorf("decoded %q", cfg.Secret.Reveal())
 	}
 	for _, in := range []string{`{"Secret":"whsec_[REDACTED]"}`, `{"Secret":42}`, `{"Secret":"nope"}`} {
-		if err := json.Unmarshal([]byte(in), &cfg); !errors.Is(err, ErrInvalidSecret) {
-			t.Errorf("Unmarshal(%s) = %v, want ErrInvalidSecret", in, err)
+		if err := json.Unmarshal([]byte(in), &cfg); !errors.Is(err, auth.ErrInvalidKey) {
+			t.Errorf("Unmarshal(%s) = %v, want auth.ErrInvalidKey", in, err)
 		}
 	}
 }
 
-// The zero Secret prints as "" so that "unset" stays visible, and is IsZero.
+// The zero WebhookSecret prints as "" so that "unset" stays visible, and is IsZero.
 func TestZeroSecret(t *testing.T) {
 	t.Parallel()
-	var s Secret
+	var s auth.WebhookSecret
 	if !s.IsZero() || s.String() != "" || fmt.Sprint(s) != "" {
 		t.Errorf("zero Secret: IsZero %v, String %q", s.IsZero(), s.String())
 	}
