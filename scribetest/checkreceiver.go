@@ -2,6 +2,7 @@ package scribetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -14,8 +15,11 @@ import (
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// CheckOption configures CheckReceiver.
-type CheckOption func(*checkConfig)
+// CheckOption configures CheckReceiver; a bad value stops the test with
+// t.Fatal. The zero CheckOption does nothing.
+type CheckOption struct {
+	apply func(*checkConfig) error
+}
 
 // checkConfig is the configuration of the check the options set.
 type checkConfig = receivercheck.Config
@@ -24,7 +28,7 @@ type checkConfig = receivercheck.Config
 // delivery: by default 15 s, the service's delivery timeout. It must not be
 // negative; zero keeps the default.
 func WithReceiverTimeout(d time.Duration) CheckOption {
-	return func(cfg *checkConfig) { cfg.Timeout = d }
+	return CheckOption{func(cfg *checkConfig) error { cfg.Timeout = d; return nil }}
 }
 
 // WithProcessedCount makes CheckReceiver also assert exactly-once
@@ -35,7 +39,13 @@ func WithReceiverTimeout(d time.Duration) CheckOption {
 // once a delivery has been answered, so it suits a receiver that processes
 // an event before it answers, such as one built on webhook.NewHandler.
 func WithProcessedCount(count func(eventID string) int) CheckOption {
-	return func(cfg *checkConfig) { cfg.Processed = count }
+	return CheckOption{func(cfg *checkConfig) error {
+		if count == nil {
+			return errors.New("WithProcessedCount: count is nil")
+		}
+		cfg.Processed = count
+		return nil
+	}}
 }
 
 // WithServer makes CheckReceiver's events name resources of s, as
@@ -52,7 +62,13 @@ func WithProcessedCount(count func(eventID string) int) CheckOption {
 // The deliveries are signed on s's clock (s.Clock()), so a receiver that
 // verifies with s.WebhookVerifier on a FakeClock sees them fresh.
 func WithServer(s *Server, pluginID int64) CheckOption {
-	return func(cfg *checkConfig) { cfg.Server, cfg.Now = checkScenes{s, pluginID}, s.clock.Now }
+	return CheckOption{func(cfg *checkConfig) error {
+		if s == nil {
+			return errors.New("WithServer: the server is nil")
+		}
+		cfg.Server, cfg.Now = checkScenes{s, pluginID}, s.clock.Now
+		return nil
+	}}
 }
 
 // WithEventTypes chooses the event types the redelivery and concurrent
@@ -61,7 +77,7 @@ func WithServer(s *Server, pluginID int64) CheckOption {
 // transcript.updated and transcript.created. Each must be a type the
 // service sends, or CheckReceiver stops the test.
 func WithEventTypes(types ...webhook.EventType) CheckOption {
-	return func(cfg *checkConfig) { cfg.EventTypes = append(cfg.EventTypes, types...) }
+	return CheckOption{func(cfg *checkConfig) error { cfg.EventTypes = append(cfg.EventTypes, types...); return nil }}
 }
 
 // WithRequireChecked makes CheckReceiver fail the test on every rule whose
@@ -69,7 +85,7 @@ func WithEventTypes(types ...webhook.EventType) CheckOption {
 // without WithServer or WithProcessedCount), as
 // "check-receiver -require-checked" does.
 func WithRequireChecked() CheckOption {
-	return func(cfg *checkConfig) { cfg.RequireChecked = true }
+	return CheckOption{func(cfg *checkConfig) error { cfg.RequireChecked = true; return nil }}
 }
 
 // checkScenes makes the receiver check's scenes on a Server and reads the
@@ -142,7 +158,12 @@ func CheckReceiver(t testing.TB, url string, secret auth.WebhookSecret, opts ...
 	t.Helper()
 	cfg := checkConfig{URL: url, Secret: secret}
 	for _, opt := range opts {
-		opt(&cfg)
+		if opt.apply == nil {
+			continue
+		}
+		if err := opt.apply(&cfg); err != nil {
+			t.Fatalf("scribetest: CheckReceiver: %v", err)
+		}
 	}
 	note := receivercheck.Note(cfg)
 	sum, err := receivercheck.Run(t.Context(), cfg, func(r receivercheck.Result) {
