@@ -112,8 +112,8 @@ type (
 		ID           *int64  `json:"id"`
 		FirstName    string  `json:"first_name"`
 		LastName     string  `json:"last_name"`
-		EmailAddress *string `json:"email_address"` // omitted: generated from the id
-		DeveloperKey *string `json:"developer_key"` // makes the user a developer; "" generates one
+		EmailAddress *string `json:"email_address"`          // omitted: generated from the id
+		DeveloperKey *string `json:"developer_key,omitzero"` // makes the user a developer; "" generates one
 	}
 	fixturePlugin struct {
 		ID            *int64 `json:"id"`

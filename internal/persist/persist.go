@@ -8,6 +8,7 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -155,8 +156,15 @@ func (db *DB) Close() error { return db.bolt.Close() }
 // Tx is a transaction of Update.
 type Tx struct{ tx *bolt.Tx }
 
-// Put sets the row key of bucket, which is created if missing.
-func (t *Tx) Put(bucket string, key, value []byte) error {
+// Set sets the row key of bucket (created if missing) to value, or removes
+// it if value is nil.
+func (t *Tx) Set(bucket string, key, value []byte) error {
+	if value == nil {
+		if b := t.tx.Bucket([]byte(bucket)); b != nil {
+			return b.Delete(key)
+		}
+		return nil
+	}
 	b, err := t.tx.CreateBucketIfNotExists([]byte(bucket))
 	if err == nil {
 		err = b.Put(key, value)
@@ -164,20 +172,35 @@ func (t *Tx) Put(bucket string, key, value []byte) error {
 	return err
 }
 
-// Delete removes the row key of bucket, if there is one.
-func (t *Tx) Delete(bucket string, key []byte) error {
-	if b := t.tx.Bucket([]byte(bucket)); b != nil {
-		return b.Delete(key)
+// Append adds value to bucket as the row after its last, Key(n) for the
+// n after the last's, and returns n; with keep above 0 it removes the row
+// keep rows before it, so that the bucket keeps the last keep rows.
+func (t *Tx) Append(bucket string, value []byte, keep uint64) (uint64, error) {
+	b, err := t.tx.CreateBucketIfNotExists([]byte(bucket))
+	if err != nil {
+		return 0, err
 	}
-	return nil
+	last, _ := b.Cursor().Last()
+	n := KeyID(last) + 1
+	if err = b.Put(Key(n), value); err == nil && keep > 0 && n > keep {
+		err = b.Delete(Key(n - keep))
+	}
+	return n, err
 }
 
-// Clear removes every row of bucket.
-func (t *Tx) Clear(bucket string) error {
-	if err := t.tx.DeleteBucket([]byte(bucket)); !errors.Is(err, bolterrors.ErrBucketNotFound) {
-		return err
+// ClearAll removes every row.
+func (t *Tx) ClearAll() error {
+	var names [][]byte
+	err := t.tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+		if !bytes.Equal(name, metaBucket) {
+			names = append(names, name)
+		}
+		return nil
+	})
+	for _, name := range names {
+		err = errors.Join(err, t.tx.DeleteBucket(name))
 	}
-	return nil
+	return err
 }
 
 // Update runs fn in one transaction, which it commits, and fsyncs, unless fn
@@ -197,6 +220,19 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 		return &Error{db.path, fmt.Errorf("cannot be written: %w", err)}
 	}
 	return nil
+}
+
+// Put sets one row, as Tx.Set does, and removes the rows of the keys drop,
+// in one transaction.
+func (db *DB) Put(bucket string, key, value []byte, drop ...[]byte) error {
+	return db.Update(func(tx *Tx) error {
+		for _, k := range drop {
+			if err := tx.Set(bucket, k, nil); err != nil {
+				return err
+			}
+		}
+		return tx.Set(bucket, key, value)
+	})
 }
 
 // Each calls fn with each row of bucket in the order of their keys, in one

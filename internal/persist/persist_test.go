@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func rows(t *testing.T, db *DB, bucket string) []string {
 
 func put(t *testing.T, db *DB, bucket string, n uint64, value string) {
 	t.Helper()
-	if err := db.Update(func(tx *Tx) error { return tx.Put(bucket, Key(n), []byte(value)) }); err != nil {
+	if err := db.Update(func(tx *Tx) error { return tx.Set(bucket, Key(n), []byte(value)) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -49,7 +50,7 @@ func TestOpenWriteReopen(t *testing.T) {
 	put(t, db, "users", 2, "a")
 	put(t, db, "users", 20, "b")
 	if err := db.Update(func(tx *Tx) error {
-		return errors.Join(tx.Delete("users", Key(20)), tx.Delete("users", Key(99)), tx.Delete("nothing", Key(1)))
+		return errors.Join(tx.Set("users", Key(20), nil), tx.Set("users", Key(99), nil), tx.Set("nothing", Key(1), nil))
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -71,19 +72,18 @@ func TestOpenWriteReopen(t *testing.T) {
 	}
 }
 
-// An Update whose function fails writes nothing of it; Clear empties a
-// bucket and leaves the others.
+// An Update whose function fails writes nothing of it; ClearAll empties
+// every bucket, and the state stays a state.
 func TestUpdateIsAllOrNothing(t *testing.T) {
 	db, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
 	put(t, db, "a", 1, "kept")
 	put(t, db, "b", 1, "kept")
 	boom := errors.New("boom")
 	err = db.Update(func(tx *Tx) error {
-		if err := tx.Put("a", Key(2), []byte("lost")); err != nil {
+		if err := tx.Set("a", Key(2), []byte("lost")); err != nil {
 			return err
 		}
 		return boom
@@ -94,12 +94,17 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 	if got := rows(t, db, "a"); !cmp.Equal(got, []string{"1=kept"}) {
 		t.Errorf("after a failed Update, rows = %q", got)
 	}
-	if err := db.Update(func(tx *Tx) error { return errors.Join(tx.Clear("a"), tx.Clear("never")) }); err != nil {
+	if err := db.Update(func(tx *Tx) error { return tx.ClearAll() }); err != nil {
 		t.Fatal(err)
 	}
-	if a, b := rows(t, db, "a"), rows(t, db, "b"); a != nil || !cmp.Equal(b, []string{"1=kept"}) {
-		t.Errorf("after Clear(a): a = %q, b = %q", a, b)
+	if a, b := rows(t, db, "a"), rows(t, db, "b"); a != nil || b != nil {
+		t.Errorf("after ClearAll: a = %q, b = %q", a, b)
 	}
+	db.Close()
+	if db, err = Open(db.Path()[:len(db.Path())-len(FileName)]); err != nil || db.Fresh() {
+		t.Fatalf("reopened after ClearAll: %v, fresh %v; want a state, empty", err, db != nil && db.Fresh())
+	}
+	db.Close()
 }
 
 // A second Open of a directory that is open is refused, naming the
@@ -135,7 +140,7 @@ func written(t *testing.T) (dir string, file []byte) {
 	}
 	if err := db.Update(func(tx *Tx) error {
 		for n := range uint64(500) {
-			if err := tx.Put("rows", Key(n), bytes.Repeat([]byte{'v'}, 100)); err != nil {
+			if err := tx.Set("rows", Key(n), bytes.Repeat([]byte{'v'}, 100)); err != nil {
 				return err
 			}
 		}
@@ -248,5 +253,60 @@ func TestEmptyFileIsFresh(t *testing.T) {
 	defer db.Close()
 	if !db.Fresh() {
 		t.Error("an empty file is not fresh")
+	}
+}
+
+// Append numbers rows from 1 and keeps the last keep; Put sets a row and
+// drops others in one transaction.
+func TestAppendAndPut(t *testing.T) {
+	db, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i, v := range []string{"a", "b", "c", "d"} {
+		if err := db.Update(func(tx *Tx) error {
+			n, err := tx.Append("log", []byte(v), 2)
+			if n != uint64(i+1) {
+				t.Errorf("Append %s: row %d, want %d", v, n, i+1)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := rows(t, db, "log"); !cmp.Equal(got, []string{"3=c", "4=d"}) {
+		t.Errorf("after 4 Appends keeping 2: %q", got)
+	}
+	if err := db.Put("log", Key(9), []byte("z"), Key(3), Key(4)); err != nil {
+		t.Fatal(err)
+	}
+	if got := rows(t, db, "log"); !cmp.Equal(got, []string{"9=z"}) {
+		t.Errorf("after Put dropping 3 and 4: %q", got)
+	}
+}
+
+// Document reads buckets as one JSON document of sections, empty ones
+// included, and fails on a row that is not JSON, naming it.
+func TestDocument(t *testing.T) {
+	db, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	put(t, db, "users", 2, `{"id": 2}`)
+	put(t, db, "users", 1, `{"id":1}`)
+	put(t, db, "plugins", 5, `[true]`)
+	r := db.Document([]string{"users", "none", "plugins"})
+	got, err := io.ReadAll(r)
+	r.Close()
+	if want := `{"users":[{"id":1},{"id":2}],"none":[],"plugins":[[true]]}` + "\n"; err != nil || string(got) != want {
+		t.Errorf("Document = %s (%v), want %s", got, err, want)
+	}
+	put(t, db, "users", 3, `{"id":`)
+	r = db.Document([]string{"users"})
+	defer r.Close()
+	if _, err := io.ReadAll(r); err == nil || !strings.Contains(err.Error(), "users row 3") {
+		t.Errorf("Document with a row that is not JSON: %v, want an error naming users row 3", err)
 	}
 }
