@@ -310,8 +310,8 @@ func shutdownHTTP(ctx context.Context, hs *http.Server, busy *inFlight) error {
 // serveConfig is what the serving command's flags say.
 type serveConfig struct {
 	addr, basePath, fixtures, state string
-	admin                    bool
-	opts                     []scribetest.Option
+	admin                           bool
+	opts                            []scribetest.Option
 }
 
 // parseServe reads the serving command's flags; it returns nil, nil after
