@@ -248,7 +248,7 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 	}
 	switch {
 	case loaded:
-		fmt.Fprintf(stdout, "Loaded the state in %s: %d users, %d plugins, %d webhook deliveries pending.\n",
+		fmt.Fprintf(stdout, "Loaded the state in %s: %d users, %d plugins; webhook deliveries pending: %d.\n",
 			cfg.state, len(s.Users()), len(s.Plugins()), len(s.PendingDeliveries()))
 	case cfg.fixtures == "":
 		printDemo(stdout, base, fx)
