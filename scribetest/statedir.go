@@ -7,6 +7,7 @@ import (
 	"io"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/fixture"
 	"github.com/scribehq/scribe-go/internal/persist"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
@@ -17,10 +18,6 @@ import (
 // a bucket named after its section, under its id. Memory stays the state
 // the server reads; each change is written through, in the state's own
 // transaction, before it returns.
-
-// fixtureSections are a fixture document's sections, in the order in which
-// they refer to each other.
-var fixtureSections = []string{"users", "plugins", "secret_keys", "installations", "transcripts", "webhooks"}
 
 // answersBucket holds the answers kept for Idempotency-Keys.
 const answersBucket = "answers"
@@ -36,7 +33,14 @@ func (s *Server) openState(cfg *config) (err error) {
 	case !s.db.Fresh() && len(cfg.fixtures) > 0:
 		return fmt.Errorf("scribetest: WithStateDir: %s already holds a state, which is loaded as it is: fixtures load only into an empty directory (drop WithFixtures, or give another directory)", cfg.stateDir)
 	case !s.db.Fresh():
-		doc := s.db.Document(fixtureSections)
+		doc := fixture.Stream(func(section string, yield func([]byte) error) error {
+			return s.db.Each(section, func(k, v []byte) error {
+				if err := yield(v); err != nil {
+					return fmt.Errorf("%s row %d: %w", section, persist.KeyID(k), err)
+				}
+				return nil
+			})
+		})
 		defer doc.Close()
 		if _, err = s.loadFixtures(doc); err == nil {
 			err = errors.Join(s.deliveries.restore(), s.db.Each(answersBucket, s.answers.Restore))
@@ -61,10 +65,10 @@ func (s *Server) openState(cfg *config) (err error) {
 func (s *Server) saveRows(tx *state.Tx) error {
 	if s.saveErr == nil {
 		s.saveErr = s.db.Update(func(ptx *persist.Tx) (err error) {
-			if tx.Cleared() {
+			if tx.Cleared {
 				err = ptx.ClearAll()
 			}
-			for _, ref := range tx.Changed() {
+			for _, ref := range tx.Changed {
 				var v []byte // nil: removed
 				if ref.Row != nil && err == nil {
 					v, err = encodeRow(tx, ref.Row)
@@ -84,24 +88,24 @@ func (s *Server) saveRows(tx *state.Tx) error {
 func encodeRow(tx *state.Tx, row any) ([]byte, error) {
 	switch r := row.(type) {
 	case scribe.User:
-		u := fixtureUser{ID: &r.ID, FirstName: r.FirstName, LastName: r.LastName, EmailAddress: &r.EmailAddress}
+		u := fixture.User{ID: &r.ID, FirstName: r.FirstName, LastName: r.LastName, EmailAddress: &r.EmailAddress}
 		if key := tx.DeveloperKey(r.ID); key != "" {
 			u.DeveloperKey = &key
 		}
 		row = u
 	case scribe.PluginInstallation:
-		row = fixtureInstallation{ID: &r.ID, UUID: r.UUID, PluginID: r.PluginID, UserID: r.UserID,
+		row = fixture.Installation{ID: &r.ID, UUID: r.UUID, PluginID: r.PluginID, UserID: r.UserID,
 			CreatedOn: r.CreatedOn, UpdatedOn: r.UpdatedOn, DeletedOn: r.DeletedOn}
 	case scribe.Transcript:
-		row = fixtureTranscript{ID: &r.ID, UserID: r.User.ID, Headline: r.Headline, Text: r.Text, Type: r.Type, Metadata: r.Metadata,
-			Job: fixtureJob{ID: &r.Job.ID, Lines: r.Job.Lines}, Audio: fixtureAudio{ID: &r.Audio.ID, TranscriptAudio: r.Audio}, CreatedOn: r.CreatedOn}
+		row = fixture.Transcript{ID: &r.ID, UserID: r.User.ID, Headline: r.Headline, Text: r.Text, Type: r.Type, Metadata: r.Metadata,
+			Job: fixture.Job{ID: &r.Job.ID, Lines: r.Job.Lines}, Audio: fixture.Audio{ID: &r.Audio.ID, TranscriptAudio: r.Audio}, CreatedOn: r.CreatedOn}
 	}
 	return httpapi.Marshal(row) // a plugin, secret key or webhook is its own fixture, with its secret
 }
 
 // export writes the state tx holds as a fixture document.
 func export(w io.Writer, tx *state.Tx) error {
-	return persist.WriteDocument(w, fixtureSections, func(section string, yield func([]byte) error) error {
+	return fixture.Write(w, func(section string, yield func([]byte) error) error {
 		for row := range tx.IDs(section).Rows() {
 			v, err := encodeRow(tx, row)
 			if err == nil {
@@ -153,9 +157,8 @@ func (s *Server) keepInitial(tx *state.Tx) {
 func (s *Server) Reset() error {
 	s.started.Store(true) // a server never started returns to the state it holds
 	err := s.st.Update(func(tx *state.Tx) error {
-		var d fixtureDoc
-		err := errors.Join(s.initialErr, d.read(bytes.NewReader(s.initial)))
-		if err != nil {
+		d, err := fixture.Read(bytes.NewReader(s.initial))
+		if err = errors.Join(s.initialErr, err); err != nil {
 			return err
 		}
 		tx.Clear()
@@ -164,7 +167,7 @@ func (s *Server) Reset() error {
 		s.faults.clear()
 		s.faults.fired.reset()
 		s.answers.Forget()
-		_, err = load(tx, &d)
+		_, err = load(tx, d)
 		return err
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -283,30 +282,5 @@ func TestAppendAndPut(t *testing.T) {
 	}
 	if got := rows(t, db, "log"); !cmp.Equal(got, []string{"9=z"}) {
 		t.Errorf("after Put dropping 3 and 4: %q", got)
-	}
-}
-
-// Document reads buckets as one JSON document of sections, empty ones
-// included, and fails on a row that is not JSON, naming it.
-func TestDocument(t *testing.T) {
-	db, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	put(t, db, "users", 2, `{"id": 2}`)
-	put(t, db, "users", 1, `{"id":1}`)
-	put(t, db, "plugins", 5, `[true]`)
-	r := db.Document([]string{"users", "none", "plugins"})
-	got, err := io.ReadAll(r)
-	r.Close()
-	if want := `{"users":[{"id":1},{"id":2}],"none":[],"plugins":[[true]]}` + "\n"; err != nil || string(got) != want {
-		t.Errorf("Document = %s (%v), want %s", got, err, want)
-	}
-	put(t, db, "users", 3, `{"id":`)
-	r = db.Document([]string{"users"})
-	defer r.Close()
-	if _, err := io.ReadAll(r); err == nil || !strings.Contains(err.Error(), "users row 3") {
-		t.Errorf("Document with a row that is not JSON: %v, want an error naming users row 3", err)
 	}
 }

@@ -82,8 +82,8 @@ type Tx struct {
 	events []webhook.Event
 	undo   []func() // an Update's: what undoes each of its changes
 
-	changed []Ref // the rows changed, for Save
-	cleared bool  // Clear was called
+	Changed []Ref // the rows changed, in order, some more than once (for Save)
+	Cleared bool  // Clear was called
 }
 
 // Ref is a row of a fixture section ("users", "plugins", ...) as a change
@@ -98,16 +98,9 @@ type Ref struct {
 // section as row.
 func (tx *Tx) touch(section string, id int64, row any) {
 	if tx.st.Save != nil {
-		tx.changed = append(tx.changed, Ref{section, id, row})
+		tx.Changed = append(tx.Changed, Ref{section, id, row})
 	}
 }
-
-// Changed returns the rows the Tx added, changed or removed so far, in the
-// order it did, some more than once.
-func (tx *Tx) Changed() []Ref { return tx.changed }
-
-// Cleared reports whether the Tx cleared the store.
-func (tx *Tx) Cleared() bool { return tx.cleared }
 
 // Clear empties the store: every resource, and the ids assigned so far.
 func (tx *Tx) Clear() {
@@ -115,7 +108,7 @@ func (tx *Tx) Clear() {
 	st.users, st.devKeys, st.developers, st.plugins, st.secretKeys = fresh.users, fresh.devKeys, fresh.developers, fresh.plugins, fresh.secretKeys
 	st.installs, st.installsBy, st.uuids, st.webhooks, st.transcripts = fresh.installs, fresh.installsBy, fresh.uuids, fresh.webhooks, fresh.transcripts
 	st.lastJob, st.lastAudio = 0, 0
-	tx.changed, tx.cleared = nil, true
+	tx.Changed, tx.Cleared = nil, true
 }
 
 // onUndo records how to undo a change of an Update.
@@ -159,7 +152,7 @@ func (st *Store) Update(fn func(tx *Tx) error) error {
 			for _, undo := range slices.Backward(tx.undo) {
 				undo()
 			}
-			tx.changed = nil
+			tx.Changed = nil
 		}
 		return struct{}{}, err
 	})
@@ -174,7 +167,7 @@ func Write[T any](st *Store, fn func(tx *Tx) (T, error)) (T, error) {
 		st.Before(tx)
 	}
 	out, err := fn(tx)
-	if st.Save != nil && (len(tx.changed) > 0 || tx.cleared) {
+	if st.Save != nil && (len(tx.Changed) > 0 || tx.Cleared) {
 		err = errors.Join(err, st.Save(tx))
 	}
 	st.mu.Unlock()
@@ -188,9 +181,7 @@ func Write[T any](st *Store, fn func(tx *Tx) (T, error)) (T, error) {
 
 // View runs fn, which only looks, with the read lock held.
 func (st *Store) View(fn func(tx *Tx) error) error {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return fn(&Tx{st: st})
+	return read(st, func() error { return fn(&Tx{st: st}) })
 }
 
 // read runs fn under the read lock and returns its result.
