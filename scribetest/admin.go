@@ -1,6 +1,7 @@
 package scribetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +38,8 @@ func (s *Server) adminHandler(next http.Handler) http.Handler {
 	mux.HandleFunc("POST "+p+"/events/{id}/resend", adminOp(s.adminResend))
 	mux.HandleFunc("GET "+p+"/requests", adminOp(s.adminRequests))
 	mux.HandleFunc("POST "+p+"/scenes", adminOp(s.adminScene))
+	mux.HandleFunc("GET "+p+"/fixtures", s.adminFixtures)
+	mux.HandleFunc("POST "+p+"/reset", adminOp(func(*http.Request, *struct{}) (any, error) { return struct{}{}, s.Reset() }))
 	s.mountDashboard(mux)
 	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %q; see docs/server.md", r.Method, r.URL.Path))
@@ -263,6 +266,17 @@ func (s *Server) adminRequests(r *http.Request, _ *struct{}) (any, error) {
 type adminRequest struct {
 	Request
 	DurationMS float64 `json:"duration_ms"`
+}
+
+// adminFixtures serves GET /_scribetest/fixtures: ExportFixtures.
+func (s *Server) adminFixtures(w http.ResponseWriter, _ *http.Request) {
+	var b bytes.Buffer
+	if err := s.ExportFixtures(&b); err != nil {
+		adminError(w, http.StatusInternalServerError, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b.Bytes())
 }
 
 type adminSceneBody struct {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -251,4 +252,81 @@ func TestNewServerAllocatesLittle(t *testing.T) {
 	if per := res.AllocedBytesPerOp(); per > 1<<20 {
 		t.Errorf("NewServer with the demo fixtures allocates %d bytes, want at most 1 MiB", per)
 	}
+}
+
+// stateServers holds, for the whole process, a server of 1,000 transcripts
+// kept in a state directory, beside serverOf's in memory.
+var stateServers = struct {
+	sync.Once
+	bs  *benchServer
+	err error
+}{}
+
+// stateServerOf returns the started server of 1,000 transcripts on a state
+// directory of its own.
+func stateServerOf(b *testing.B) *benchServer {
+	b.Helper()
+	stateServers.Do(func() {
+		dir := b.TempDir() // removed at the first benchmark's end: the server keeps its open file
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(writeBenchFixtures(pw, 1000)) }()
+		s, err := scribetest.NewServer(scribetest.WithFixtures(pr), scribetest.WithStateDir(dir))
+		stateServers.bs, stateServers.err = &benchServer{s: s, n: 1000, auth: serverOf(b, 1000).auth}, err
+	})
+	if stateServers.err != nil {
+		b.Fatal(stateServers.err)
+	}
+	return stateServers.bs
+}
+
+// BenchmarkStateDirReads is one GET /transcripts/{id} and one page of 100
+// from a server on a state directory (WithStateDir, scribe-server -state)
+// and, interleaved, from one in memory, over raw HTTP. Reads never touch
+// the disk, so its x-memory is about 1.
+func BenchmarkStateDirReads(b *testing.B) {
+	onDisk, inMemory := stateServerOf(b), serverOf(b, 1000)
+	for _, op := range []struct{ name, target string }{
+		{"get", "/transcripts/500"},
+		{"page100", "/transcripts?limit=100&after_id=500"},
+	} {
+		b.Run(op.name, func(b *testing.B) {
+			hc := client(b)
+			interleave(b, [2]string{"state", "memory"}, [2]func() error{
+				func() error { return onDisk.get(hc, onDisk.s.URL(), op.target) },
+				func() error { return inMemory.get(hc, inMemory.s.URL(), op.target) },
+			})
+		})
+	}
+}
+
+// BenchmarkStateDirWrite is one POST /plugins to a server on a state
+// directory and, interleaved, to one in memory, over raw HTTP: its x-memory
+// is what writing the change through to the disk, fsync included, costs.
+func BenchmarkStateDirWrite(b *testing.B) {
+	const devKey = "dk_live_bench"
+	doc := `{"users": [{"id": 1, "developer_key": "` + devKey + `"}]}`
+	onDisk := scribetest.NewTestServer(b, scribetest.WithFixtures(strings.NewReader(doc)), scribetest.WithStateDir(b.TempDir()))
+	inMemory := scribetest.NewTestServer(b, scribetest.WithFixtures(strings.NewReader(doc)))
+	hc := client(b)
+	post := func(s *scribetest.Server) func() error {
+		return func() error {
+			r, err := http.NewRequest(http.MethodPost, s.URL()+"/plugins", strings.NewReader(`{"name": "bench"}`))
+			if err != nil {
+				return err
+			}
+			r.Header.Set("Authorization", "Bearer "+devKey)
+			r.Header.Set("Content-Type", "application/json")
+			resp, err := hc.Do(r)
+			if err != nil {
+				return err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("POST /plugins: status %d", resp.StatusCode)
+			}
+			return nil
+		}
+	}
+	interleave(b, [2]string{"state", "memory"}, [2]func() error{post(onDisk), post(inMemory)})
 }

@@ -296,12 +296,7 @@ func (e *engine) close() int {
 	if first {
 		e.closed = true
 		e.cancel()
-		for dl := range e.unsettled {
-			if dl.timer != nil && dl.timer.Stop() {
-				dl.timer = nil
-				e.wg.Done()
-			}
-		}
+		e.stopTimersLocked()
 	}
 	e.mu.Unlock()
 	e.wg.Wait()

@@ -19,6 +19,7 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/persist"
 	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
@@ -67,6 +68,7 @@ type delivery struct {
 	timer      timer     // set while waiting for the next attempt
 	due        time.Time // when timer fires, by the clock
 	once       bool      // a resend of a settled delivery: its attempt is not retried
+	event      *sentEvent
 }
 
 // sentEvent is an event the engine published, as Resend finds it: the
@@ -77,6 +79,7 @@ type sentEvent struct {
 	InstallationUUID string
 	Time             time.Time // the event's created_on
 	deliveries       []*delivery
+	key              uint64 // its row's in the state directory
 }
 
 // engine is the server's delivery engine.
@@ -105,6 +108,9 @@ type engine struct {
 	changed   chan struct{}          // closed at the next change of state; nil if nobody waits
 	closed    bool
 	wg        sync.WaitGroup
+
+	db       *persist.DB // the state directory, if any (deliveries_state.go)
+	eventKey uint64      // the key of the last event published
 }
 
 // newEngine returns the engine the options of cfg describe. Its retries wait
@@ -139,10 +145,18 @@ func newEngine(cfg *config) *engine {
 // publish turns ev into one delivery per hook, queued or timed, and keeps
 // the event for Resend.
 func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
-	sent := sentEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	defer func() { e.events.Push(sent) }()
+	e.eventKey++
+	sent := &sentEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn, key: e.eventKey}
+	var recs []DeliveryAttempt
+	defer func() {
+		var gone *sentEvent // the event that leaves the ring
+		if dropped, full := e.events.Push(*sent); full {
+			gone = &dropped
+		}
+		e.saveLocked(recs, sent, gone)
+	}()
 	if len(hooks) == 0 {
 		return
 	}
@@ -162,15 +176,16 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 		case h.SigningSecret.IsZero(): // never from CreateWebhook or fixtures; kept for safety
 			rec.Error = "the webhook has no signing secret; nothing was sent"
 		default:
-			dl := &delivery{seq: e.seq, id: ev.ID, typ: ev.Type, body: body, hook: h.ID, uri: h.URI, secret: h.SigningSecret}
+			dl := &delivery{seq: e.seq, id: ev.ID, typ: ev.Type, body: body, hook: h.ID, uri: h.URI, secret: h.SigningSecret, event: sent}
 			sent.deliveries = append(sent.deliveries, dl)
 			e.unsettled[dl] = struct{}{}
 			if !e.closed {
-				e.waitLocked(dl, e.schedule[0])
+				e.waitLocked(dl, jitter(e.schedule[0]))
 			}
 			continue
 		}
 		e.record.Push(rec)
+		recs = append(recs, rec)
 	}
 }
 
@@ -191,6 +206,7 @@ func (e *engine) resend(id string) error {
 		return fmt.Errorf("event %s (%s) was delivered to no webhook: its plugin had none when it was emitted, or it is larger than MaxEventBytes: %w", ev.ID, ev.Type, ErrConflict)
 	}
 	defer e.notifyLocked()
+	defer e.saveLocked(nil, &ev)
 	for _, dl := range ev.deliveries {
 		_, pending := e.unsettled[dl]
 		switch {
@@ -214,7 +230,7 @@ func jitter(d time.Duration) time.Duration {
 
 // waitLocked makes dl due after delay: at once, or when a timer fires.
 func (e *engine) waitLocked(dl *delivery, delay time.Duration) {
-	if delay = jitter(delay); delay <= 0 {
+	if delay <= 0 {
 		e.readyLocked(dl)
 		return
 	}
@@ -319,6 +335,9 @@ func excerpt(b []byte, truncated bool, secret auth.WebhookSecret) string {
 
 // settleLocked records an attempt and decides what follows.
 func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
+	if _, ok := e.unsettled[dl]; !ok { // forgotten by Reset while in flight
+		return
+	}
 	dl.attempts, dl.lastStatus, dl.lastErr = rec.Attempt, rec.StatusCode, rec.Error
 	defer e.notifyLocked()
 	once := dl.once
@@ -338,6 +357,7 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	case rec.Final:
 		delete(e.unsettled, dl)
 	case !e.closed:
-		e.waitLocked(dl, e.schedule[dl.attempts])
+		e.waitLocked(dl, jitter(e.schedule[dl.attempts]))
 	}
+	e.saveLocked([]DeliveryAttempt{rec}, dl.event)
 }

@@ -18,6 +18,9 @@
 // what the client did. A fixture document (LoadFixtures, WithFixtures) sets a
 // whole scene up at once, with ids and keys known in advance; DemoFixtures is
 // the built-in demo set that cmd/scribe-server loads by default.
+// ExportFixtures writes the state as such a document, Reset returns to the
+// state the server started with, and WithStateDir keeps the state in a
+// directory, so that it outlives the process.
 //
 // WithClock and FakeClock control time: token expiry, the timestamps of new
 // resources, the 24-hour life of idempotency keys, rate-limit windows and

@@ -30,6 +30,7 @@ type config struct {
 	fixtures []io.Reader
 	limiter  *httpapi.Limiter // WithRateLimit
 	admin    bool             // WithAdminAPI
+	stateDir string           // WithStateDir
 
 	// The WithWebhook... options; zero is the default, but for the
 	// schedule, which starts as defaultSchedule.
@@ -103,6 +104,29 @@ func WithFixtures(r io.Reader) Option {
 			return errors.New("scribetest: WithFixtures: reader is nil")
 		}
 		cfg.fixtures = append(cfg.fixtures, r)
+		return nil
+	}}
+}
+
+// WithStateDir keeps the server's state in the directory dir (created if
+// missing), so that it outlives the process: its resources, events,
+// deliveries (a pending retry resumes when it is due, or at once if that
+// time has passed) and the answers kept for Idempotency-Keys, but not the
+// request log (docs/server.md, "State"). Memory stays the copy the server
+// reads; each change is written to dir, and fsync'd, before the call or
+// request that made it returns, so an answered request survives a crash.
+//
+// A dir that holds no state is seeded with the fixtures (WithFixtures); one
+// that holds a state is loaded as it is, and fixtures are then an error. A
+// state that cannot be read (damaged, cut short, of a newer format) makes
+// NewServer fail with an error naming the file, which is left as it is; so
+// does a dir another process has open. Close lets dir go.
+func WithStateDir(dir string) Option {
+	return Option{func(cfg *config) error {
+		if dir == "" {
+			return errors.New("scribetest: WithStateDir: the directory is \"\"; give one, such as t.TempDir()")
+		}
+		cfg.stateDir = dir
 		return nil
 	}}
 }

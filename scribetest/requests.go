@@ -100,17 +100,26 @@ type ring[T any] struct {
 	total int // how many values were pushed in all
 }
 
-// Push adds v, dropping the oldest value when the ring is full.
-func (r *ring[T]) Push(v T) {
+// Push adds v, dropping the oldest value when the ring is full, which it
+// returns.
+func (r *ring[T]) Push(v T) (dropped T, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.total++
 	if len(r.buf) < maxRecords {
 		r.buf = append(r.buf, v)
-		return
+		return dropped, false
 	}
-	r.buf[r.next] = v
+	dropped, r.buf[r.next] = r.buf[r.next], v
 	r.next = (r.next + 1) % maxRecords
+	return dropped, true
+}
+
+// reset empties the ring, its count too.
+func (r *ring[T]) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.buf, r.next, r.total = nil, 0, 0
 }
 
 // All returns a copy of the values, oldest first.

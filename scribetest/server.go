@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/persist"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
@@ -33,6 +35,14 @@ type Server struct {
 	faults     faults
 	deliveries *engine
 	handler    http.Handler
+	answers    *httpapi.Answers // to Idempotency-Keys
+	started    atomic.Bool      // by Start or Handler: the state to Reset to is the one it had then
+
+	// Guarded by the state's lock (its Before and Save hooks).
+	initial    []byte // the state to Reset to, as a fixture document; nil: the one it holds
+	initialErr error
+	db         *persist.DB // WithStateDir's; nil: none
+	saveErr    error       // the first write the state directory refused
 
 	mu     sync.Mutex // guards the fields below
 	hs     *http.Server
@@ -71,19 +81,28 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
+	s.answers = httpapi.NewAnswers()
 	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: cfg.limiter, BasePath: cfg.basePath,
-		Logger: cfg.logger, Log: s.logRequest,
+		Logger: cfg.logger, Log: s.logRequest, Answers: s.answers,
 		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
 			return s.faults.take(r, s.basePath, at, requestID)
 		}})
 	if cfg.admin {
 		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
 	}
-	for _, r := range cfg.fixtures {
-		if _, err := s.loadFixtures(r); err != nil {
+	if cfg.stateDir != "" {
+		if err := s.openState(&cfg); err != nil {
+			s.Close()
 			return nil, err
 		}
 	}
+	for _, r := range cfg.fixtures {
+		if _, err := s.loadFixtures(r); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	s.st.Before = s.keepInitial
 	return s, nil
 }
 
@@ -135,6 +154,7 @@ func (s *Server) Start() error {
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	s.url = "http://" + ln.Addr().String() + s.basePath
+	s.started.Store(true)
 	go func() { _ = s.hs.Serve(ln) }()
 	return nil
 }
@@ -149,12 +169,16 @@ func (s *Server) URL() string {
 
 // Handler returns the server's HTTP handler, with the base path, for mounting
 // in a server of your own (an httptest.Server with TLS, say).
-func (s *Server) Handler() http.Handler { return s.handler }
+func (s *Server) Handler() http.Handler {
+	s.started.Store(true)
+	return s.handler
+}
 
 // Close stops the server at once: it stops listening, closes every connection,
 // and stops webhook delivery, aborting attempts in flight. Deliveries not yet
 // delivered stay listed by PendingDeliveries (and their count is logged); none
-// is attempted again. Calling it again does nothing.
+// is attempted again, but by a server started later on the same state
+// directory (WithStateDir), which Close lets go. Calling it again does nothing.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
@@ -163,6 +187,14 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.deliveries.close()
+	s.closeState()
+}
+
+// closeState lets the state directory go, once delivery has stopped.
+func (s *Server) closeState() {
+	if s.db != nil {
+		_ = s.db.Close()
+	}
 }
 
 // Shutdown stops the server gracefully: it stops listening, waits for requests
@@ -180,5 +212,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if hs != nil {
 		err = hs.Shutdown(ctx)
 	}
-	return errors.Join(err, s.deliveries.shutdown(ctx))
+	err = errors.Join(err, s.deliveries.shutdown(ctx))
+	s.closeState()
+	return err
 }

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	scribe-server [-addr 127.0.0.1:8080] [-fixtures FILE] [-base-path /v1] [-admin] [-webhook-schedule-scale F]
+//	scribe-server [-addr 127.0.0.1:8080] [-state DIR] [-fixtures FILE] [-base-path /v1] [-admin] [-webhook-schedule-scale F]
 //	scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE
 //	scribe-server resend [-server URL] [-wait 20s] EVENT_ID
 //	SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] [-event TYPE]... [-require-checked] URL
@@ -12,7 +12,15 @@
 //	scribe-server help
 //
 // Without -fixtures it loads the built-in demo data set and prints its
-// credentials. The first line on standard output is always
+// credentials. With -state DIR it keeps its state in the directory DIR
+// (created if missing), written to disk before each request that changes
+// it is answered, so that a restart, or a kill -9, loses nothing: the
+// resources, events, deliveries (a pending retry resumes when due) and the
+// answers kept for Idempotency-Keys. A DIR that holds no state is seeded
+// from -fixtures or the demo data; one that holds a state is loaded as it
+// is, and -fixtures is then an error. A state that cannot be read, or a DIR
+// another process has open, exits 1 naming the file; the file is left as
+// it is. The first line on standard output is always
 // "listening on <base URL>", so a script can wait for it. SIGINT or SIGTERM
 // stops the server gracefully: it waits up to 5 s for requests and webhook
 // deliveries in flight, and exits 1 naming how many deliveries it could not
@@ -86,6 +94,7 @@ import (
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/persist"
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
@@ -208,13 +217,21 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 		return err // nil, nil: -version was printed
 	}
 	s, err := scribetest.NewUnstartedServer(cfg.opts...)
-	if err != nil {
-		return &usageError{err: err} // every option comes from a flag
+	if errors.As(err, new(*persist.Error)) {
+		return err // a -state that cannot be used
+	} else if err != nil {
+		return &usageError{err: err} // the other options come from flags
 	}
 	defer s.Close()
-	fx, err := loadFixtures(s, cfg.fixtures)
-	if err != nil {
-		return err
+	loaded := cfg.state != "" && len(s.Users()) > 0
+	var fx scribetest.Fixtures
+	switch {
+	case loaded && cfg.fixtures != "":
+		return fmt.Errorf("-state %s already holds a state, which is loaded as it is: -fixtures loads only into an empty directory; drop -fixtures, or give an empty -state", cfg.state)
+	case !loaded:
+		if fx, err = loadFixtures(s, cfg.fixtures); err != nil {
+			return err
+		}
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -229,10 +246,17 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 	if cfg.admin {
 		fmt.Fprintf(stdout, "dashboard at http://%s%s\n", ln.Addr(), scribetest.DashboardPath)
 	}
-	if cfg.fixtures == "" {
+	switch {
+	case loaded:
+		fmt.Fprintf(stdout, "Loaded the state in %s: %d users, %d plugins; webhook deliveries pending: %d.\n",
+			cfg.state, len(s.Users()), len(s.Plugins()), len(s.PendingDeliveries()))
+	case cfg.fixtures == "":
 		printDemo(stdout, base, fx)
-	} else {
+	default:
 		printSummary(stdout, cfg.fixtures, fx)
+	}
+	if cfg.state != "" && !loaded {
+		fmt.Fprintf(stdout, "The state is kept in %s.\n", cfg.state)
 	}
 	select {
 	case <-ctx.Done():
@@ -285,9 +309,9 @@ func shutdownHTTP(ctx context.Context, hs *http.Server, busy *inFlight) error {
 
 // serveConfig is what the serving command's flags say.
 type serveConfig struct {
-	addr, basePath, fixtures string
-	admin                    bool
-	opts                     []scribetest.Option
+	addr, basePath, fixtures, state string
+	admin                           bool
+	opts                            []scribetest.Option
 }
 
 // parseServe reads the serving command's flags; it returns nil, nil after
@@ -297,12 +321,13 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; port 0 picks a free one")
 	fixtures := fs.String("fixtures", "", "fixture `file` (JSON, see docs/server.md); default: the built-in demo data set")
+	state := fs.String("state", "", "keep the state in `dir` (created if missing) across restarts; an empty one is seeded from -fixtures or the demo data")
 	basePath := fs.String("base-path", "", "path `prefix` of every operation, such as /v1")
 	admin := fs.Bool("admin", false, "enable the admin API under "+scribetest.AdminPathPrefix+" (no credentials: local use only)")
 	scale := fs.Float64("webhook-schedule-scale", 1, "multiply every webhook retry delay by `factor` (a positive finite number; 0.001 for tests; delays stop at a week)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
+		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-state dir] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
 		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
 		fmt.Fprintln(fs.Output(), "       scribe-server resend [-server URL] [-wait 20s] EVENT_ID")
 		fmt.Fprintln(fs.Output(), "       SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] [-event TYPE]... [-require-checked] URL")
@@ -325,7 +350,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	case !(*scale > 0) || math.IsInf(*scale, 0):
 		return nil, usagef("-webhook-schedule-scale %v: give a positive finite factor, such as 0.001", *scale)
 	}
-	cfg := &serveConfig{addr: *addr, basePath: *basePath, fixtures: *fixtures, admin: *admin, opts: []scribetest.Option{
+	cfg := &serveConfig{addr: *addr, basePath: *basePath, fixtures: *fixtures, state: *state, admin: *admin, opts: []scribetest.Option{
 		scribetest.WithAddr(*addr),
 		scribetest.WithBasePath(*basePath),
 		scribetest.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),
@@ -333,6 +358,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	}}
 	if *admin {
 		cfg.opts = append(cfg.opts, scribetest.WithAdminAPI())
+	}
+	if *state != "" {
+		cfg.opts = append(cfg.opts, scribetest.WithStateDir(*state))
 	}
 	return cfg, nil
 }

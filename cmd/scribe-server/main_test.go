@@ -321,19 +321,8 @@ func tamper(t *testing.T, tok, uuid string) string {
 // testdata/contract.json, checks the contract rules (docs/contract.md and docs/errors.md) over
 // plain HTTP through an apitest validator, and stops it with SIGTERM.
 func TestBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a binary")
-	}
 	t.Parallel()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH to build the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "scribe-server")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	// Like a Go tool: a bad flag exits 2, reported once; -version exits 0.
 	for _, tc := range []struct {
 		args []string

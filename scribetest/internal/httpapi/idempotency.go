@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
@@ -46,16 +48,16 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, 
 		write(w, claim.answer.body, claim.answer.problem)
 		return
 	}
-	var answer *keptAnswer
+	done := false
 	defer func() { // a panic in do abandons the key too
-		if answer == nil || (answer.problem != nil && answer.problem.status >= 500) {
+		if !done {
 			a.idem.abandon(claim)
-		} else {
-			a.idem.finish(claim, *answer)
 		}
 	}()
 	body, p := do(c)
-	answer = &keptAnswer{body: body, problem: p}
+	if done = p == nil || p.status < 500; done {
+		a.idem.finish(claim, keptAnswer{body: body, problem: p}) // kept before it is written
+	}
 	write(w, body, p)
 }
 
@@ -115,21 +117,63 @@ type claim struct {
 	answer  keptAnswer
 }
 
-// idempotencyStore remembers the first answer to each Idempotency-Key,
-// scoped to its holder, for 24 hours of the server's clock (docs/contract.md,
-// "Rate limits and idempotency").
-type idempotencyStore struct {
+// Answers remembers the first answer to each Idempotency-Key, scoped to its
+// holder, for 24 hours of the server's clock (docs/contract.md, "Rate limits
+// and idempotency").
+type Answers struct {
+	// Keep, if not nil, is given each answer kept, encoded, under its key
+	// (the SHA-256 of the holder and the key), before it is written, with
+	// the keys of the answers expired since (gone): to keep them on disk.
+	Keep func(key, answer []byte, gone [][]byte)
+
 	mu     sync.Mutex
 	claims map[idemKey]*claim
 	order  []*claim // by claim time, for expiry from the front
+	gone   [][]byte // the keys expired since the last Keep
 }
 
-func newIdempotencyStore() *idempotencyStore {
-	return &idempotencyStore{claims: map[idemKey]*claim{}}
+// NewAnswers returns an empty Answers.
+func NewAnswers() *Answers {
+	return &Answers{claims: map[idemKey]*claim{}}
+}
+
+// keptRecord is a kept answer as Keep is given it, in JSON; a problem's
+// extra headers are not kept: the operations' own problems have none.
+type keptRecord struct {
+	Fingerprint fingerprint `json:"fingerprint"`
+	Created     time.Time   `json:"created"`
+	Body        []byte      `json:"body,omitempty"`
+	Status      int         `json:"status,omitempty"`
+	Code        string      `json:"code,omitempty"`
+	Detail      string      `json:"detail,omitempty"`
+}
+
+// Restore adds an answer Keep was given.
+func (s *Answers) Restore(key, answer []byte) error {
+	var r keptRecord
+	if err := apijson.Unmarshal(answer, &r, apijson.Lenient()); err != nil || len(key) != len(idemKey{}) {
+		return fmt.Errorf("a kept answer (of a key of %d bytes) cannot be read: %v", len(key), err)
+	}
+	c := &claim{key: idemKey(key), fp: r.Fingerprint, created: r.Created, done: true, answer: keptAnswer{body: r.Body}}
+	if r.Status != 0 {
+		c.answer.problem = newProblem(r.Status, r.Code, r.Detail)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(s.order, c.created, func(o *claim, t time.Time) int { return o.created.Compare(t) })
+	s.order, s.claims[c.key] = slices.Insert(s.order, i, c), c
+	return nil
+}
+
+// Forget forgets every answer.
+func (s *Answers) Forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.claims, s.order, s.gone = map[idemKey]*claim{}, nil, nil
 }
 
 // begin claims k for a request with fingerprint fp at now, or says why not.
-func (s *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (*claim, verdict) {
+func (s *Answers) begin(k idemKey, fp fingerprint, now time.Time) (*claim, verdict) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire(now)
@@ -149,7 +193,7 @@ func (s *idempotencyStore) begin(k idemKey, fp fingerprint, now time.Time) (*cla
 }
 
 // expire drops the claims TTL old from the front of the order.
-func (s *idempotencyStore) expire(now time.Time) {
+func (s *Answers) expire(now time.Time) {
 	n := 0
 	for _, c := range s.order {
 		if now.Sub(c.created) < keyTTL {
@@ -157,6 +201,9 @@ func (s *idempotencyStore) expire(now time.Time) {
 		}
 		if s.claims[c.key] == c {
 			delete(s.claims, c.key)
+			if s.Keep != nil {
+				s.gone = append(s.gone, c.key[:])
+			}
 		}
 		n++
 	}
@@ -165,14 +212,23 @@ func (s *idempotencyStore) expire(now time.Time) {
 
 // finish keeps a as the answer of claim c; one abandoned or expired since is
 // no longer looked up, and keeps it in vain.
-func (s *idempotencyStore) finish(c *claim, a keptAnswer) {
+func (s *Answers) finish(c *claim, a keptAnswer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.done, c.answer = true, a
+	if s.Keep != nil && s.claims[c.key] == c {
+		r := keptRecord{Fingerprint: c.fp, Created: c.created, Body: a.body}
+		if a.problem != nil {
+			r.Status, r.Code, r.Detail = a.problem.status, a.problem.code, a.problem.detail
+		}
+		b, _ := apijson.Marshal(r) // cannot fail: bytes, a time of the clock, strings
+		s.Keep(c.key[:], b, s.gone)
+		s.gone = nil
+	}
 }
 
 // abandon forgets claim c, so that a retry does the work.
-func (s *idempotencyStore) abandon(c *claim) {
+func (s *Answers) abandon(c *claim) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.claims[c.key] == c {

@@ -14,7 +14,7 @@ var idemT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 // the abandoned claim changes nothing.
 func TestExpiryKeepsReclaimedKey(t *testing.T) {
 	t.Parallel()
-	s := newIdempotencyStore()
+	s := NewAnswers()
 	k := newIdemKey("developer:1", "key")
 	fp := fingerprintOf("POST", "/plugins", []byte("{}"))
 	first, v := s.begin(k, fp, idemT0)
@@ -48,7 +48,7 @@ func TestExpiryKeepsReclaimedKey(t *testing.T) {
 // two holders' keys apart.
 func TestVerdicts(t *testing.T) {
 	t.Parallel()
-	s := newIdempotencyStore()
+	s := NewAnswers()
 	a, b := newIdemKey("developer:1", "k"), newIdemKey("developer:2", "k")
 	fp1, fp2 := fingerprintOf("POST", "/plugins", []byte(`{"name":"a"}`)), fingerprintOf("POST", "/plugins", []byte(`{"name":"b"}`))
 	c, _ := s.begin(a, fp1, idemT0)
@@ -65,7 +65,7 @@ func TestVerdicts(t *testing.T) {
 // and 24 hours later every one is gone: memory follows a day of keys.
 func TestManyKeysExpire(t *testing.T) {
 	t.Parallel()
-	s := newIdempotencyStore()
+	s := NewAnswers()
 	const n = 5000
 	fp := fingerprintOf("POST", "/plugins", nil)
 	for i := range n {

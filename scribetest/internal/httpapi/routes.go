@@ -7,6 +7,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -29,6 +30,7 @@ type Config struct {
 	Limiter  *Limiter         // nil: rate limiting is off
 	BasePath string
 	Logger   *slog.Logger
+	Answers  *Answers // the answers to Idempotency-Keys; nil: a fresh Answers
 	// Fail says how a request is to fail instead of being served, if it
 	// is to (a fault a test injected).
 	Fail func(r *http.Request, at time.Time, requestID string) (Failure, bool)
@@ -42,14 +44,14 @@ type Config struct {
 type API struct {
 	cfg  Config
 	auth authenticator
-	idem *idempotencyStore
+	idem *Answers
 }
 
 // New returns the operations' handler behind requestID → recoverer → faults →
 // rateLimit → canonical → routes: a faulted request is neither authenticated,
 // counted nor performed.
 func New(cfg Config) http.Handler {
-	a := &API{cfg: cfg, idem: newIdempotencyStore(),
+	a := &API{cfg: cfg, idem: cmp.Or(cfg.Answers, NewAnswers()),
 		auth: authenticator{st: cfg.State, verifier: jwtverify.New(cfg.Now, jwtverify.DefaultLeeway)}}
 	return a.requestID(a.recoverer(a.faults(a.rateLimit(a.canonical(a.routes())))))
 }

@@ -2,6 +2,8 @@ package state
 
 import (
 	"cmp"
+	"iter"
+	"maps"
 	"slices"
 )
 
@@ -97,6 +99,17 @@ func (c *Collection[T]) Page(owner, afterID int64, limit int) (page []T, hasMore
 	}
 	end := i + min(limit, len(rows)-i)
 	return c.copies(rows[i:end]), end < len(rows), len(rows)
+}
+
+// Rows yields copies of every row, by ascending id.
+func (c *Collection[T]) Rows() iter.Seq[any] {
+	return func(yield func(any) bool) {
+		for _, id := range slices.Sorted(maps.Keys(c.owner)) {
+			if row, _ := c.Get(id); !yield(row) {
+				return
+			}
+		}
+	}
 }
 
 // OwnedBy returns copies of owner's rows in id order.

@@ -73,6 +73,7 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	st.installs.Add(in.PluginID, in)
 	st.installsBy[in.UserID] = append(st.installsBy[in.UserID], in.ID)
 	st.uuids[in.UUID] = in.ID
+	tx.touch("installations", in.ID, in)
 	tx.onUndo(func() {
 		st.installs.Remove(in.ID)
 		st.installsBy[in.UserID] = slices.DeleteFunc(st.installsBy[in.UserID], func(id int64) bool { return id == in.ID })
@@ -110,6 +111,7 @@ func (tx *Tx) Uninstall(uuid string) (scribe.PluginInstallation, error) {
 		return scribe.PluginInstallation{}, err
 	}
 	st.installs.Set(in)
+	tx.touch("installations", in.ID, in)
 	tx.emit(webhook.EventInstallationDeleted, in.PluginID, uuid, now, data)
 	return in, nil
 }

@@ -1,14 +1,18 @@
 package state
 
+import "iter"
+
 // The look-ups of a Tx, for changes that depend on what is there, such as
 // the resources of a fixture document, each checked before it is added.
 
-// IDs is the ids of one kind of resource.
+// IDs is the ids of one kind of resource, and its rows.
 type IDs interface {
 	// Taken reports whether a resource has id.
 	Taken(id int64) bool
 	// Reserve makes the ids assigned from now on follow id.
 	Reserve(id int64)
+	// Rows yields every resource, by ascending id.
+	Rows() iter.Seq[any]
 }
 
 // IDs returns the ids of the resources of a fixture document's section:
@@ -21,7 +25,10 @@ func (tx *Tx) IDs(section string) IDs {
 }
 
 // IsDeveloper reports whether user id exists and is a developer.
-func (tx *Tx) IsDeveloper(id int64) bool { return tx.st.developers[id] }
+func (tx *Tx) IsDeveloper(id int64) bool { return tx.st.developers[id] != "" }
+
+// DeveloperKey returns user id's developer key, "" for a user who is not a developer.
+func (tx *Tx) DeveloperKey(id int64) string { return tx.st.developers[id] }
 
 // DeveloperKeyTaken reports whether a developer already has key.
 func (tx *Tx) DeveloperKeyTaken(key string) bool {

@@ -23,8 +23,9 @@ func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
 		u.EmailAddress = fmt.Sprintf("user%d@example.com", u.ID)
 	}
 	st.users.Add(0, u)
+	tx.touch("users", u.ID, u)
 	if devKey != "" {
-		st.devKeys[h], st.developers[u.ID] = u.ID, true
+		st.devKeys[h], st.developers[u.ID] = u.ID, devKey
 	}
 	tx.onUndo(func() {
 		st.users.Remove(u.ID)
@@ -59,7 +60,7 @@ func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
 	switch {
 	case !st.users.Taken(p.UserID):
 		return scribe.Plugin{}, fmt.Errorf("developer %d: %w", p.UserID, ErrNotFound)
-	case !st.developers[p.UserID]:
+	case st.developers[p.UserID] == "":
 		return scribe.Plugin{}, fmt.Errorf("user %d is not a developer (has no developer key): %w", p.UserID, ErrNotFound)
 	}
 	if err := checkNewID(st.plugins, "plugin", p.ID); err != nil {
@@ -73,6 +74,7 @@ func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
 	}
 	stamp(&p.CreatedOn, &p.UpdatedOn, st.now())
 	st.plugins.Add(p.UserID, p)
+	tx.touch("plugins", p.ID, p)
 	tx.onUndo(func() { st.plugins.Remove(p.ID) })
 	return p, nil
 }
@@ -102,6 +104,7 @@ func (tx *Tx) SetPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) 
 	if p.Disabled != disabled {
 		p.Disabled, p.UpdatedOn = disabled, tx.st.now()
 		tx.st.plugins.Set(p)
+		tx.touch("plugins", id, p)
 	}
 	return p, nil
 }
@@ -130,6 +133,7 @@ func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, er
 	}
 	stamp(&k.CreatedOn, &k.UpdatedOn, st.now())
 	st.secretKeys.Add(k.PluginID, k)
+	tx.touch("secret_keys", k.ID, k)
 	tx.onUndo(func() { st.secretKeys.Remove(k.ID) })
 	return k, nil
 }
@@ -140,6 +144,7 @@ func (tx *Tx) DeleteSecretKey(id int64) error {
 		return fmt.Errorf("secret key %d: %w", id, ErrNotFound)
 	}
 	tx.st.secretKeys.Remove(id)
+	tx.touch("secret_keys", id, nil)
 	return nil
 }
 
@@ -165,6 +170,7 @@ func (tx *Tx) AddWebhook(w scribe.Webhook) (scribe.Webhook, error) {
 	}
 	stamp(&w.CreatedOn, &w.UpdatedOn, st.now())
 	st.webhooks.Add(w.PluginID, w)
+	tx.touch("webhooks", w.ID, w)
 	tx.onUndo(func() { st.webhooks.Remove(w.ID) })
 	return w, nil
 }

@@ -36,7 +36,7 @@ type Store struct {
 
 	users       *Collection[scribe.User]               // all of owner 0
 	devKeys     map[[32]byte]int64                     // sha256(developer key) -> user id
-	developers  map[int64]bool                         // the ids of the users with a developer key
+	developers  map[int64]string                       // user id -> developer key, for the fixture export
 	plugins     *Collection[scribe.Plugin]             // by developer
 	secretKeys  *Collection[scribe.PluginSecretKey]    // by plugin
 	installs    *Collection[scribe.PluginInstallation] // by plugin
@@ -46,6 +46,12 @@ type Store struct {
 	transcripts *Collection[scribe.Transcript]         // by user
 	lastJob     int64                                  // the largest transcript job id so far
 	lastAudio   int64                                  // the largest transcript audio id so far
+
+	// Set before the store is shared, each called by every Write with the
+	// lock held: Before ahead of fn, Save after it, if it changed rows.
+	// Save's error is the Write's.
+	Before func(tx *Tx)
+	Save   func(tx *Tx) error
 }
 
 // New returns an empty store that reads the time from now and hands every
@@ -55,7 +61,7 @@ func New(now func() time.Time, emit func(webhook.Event)) *Store {
 		clock: now, emit: emit,
 		users:       NewCollection(func(u scribe.User) int64 { return u.ID }, nil),
 		devKeys:     map[[32]byte]int64{},
-		developers:  map[int64]bool{},
+		developers:  map[int64]string{},
 		plugins:     NewCollection(func(p scribe.Plugin) int64 { return p.ID }, clonePlugin),
 		secretKeys:  NewCollection(func(k scribe.PluginSecretKey) int64 { return k.ID }, nil),
 		installs:    NewCollection(func(in scribe.PluginInstallation) int64 { return in.ID }, cloneInstallation),
@@ -75,6 +81,34 @@ type Tx struct {
 	quiet  bool // fixtures: the state a server starts from emits nothing
 	events []webhook.Event
 	undo   []func() // an Update's: what undoes each of its changes
+
+	Changed []Ref // the rows changed, in order, some more than once (for Save)
+	Cleared bool  // Clear was called
+}
+
+// Ref is a row of a fixture section ("users", "plugins", ...) as a change
+// left it: Row is the resource, such as a scribe.User, or nil if removed.
+type Ref struct {
+	Section string
+	ID      int64
+	Row     any
+}
+
+// touch records, for Save if there is one, that a change left row id of
+// section as row.
+func (tx *Tx) touch(section string, id int64, row any) {
+	if tx.st.Save != nil {
+		tx.Changed = append(tx.Changed, Ref{section, id, row})
+	}
+}
+
+// Clear empties the store: every resource, and the ids assigned so far.
+func (tx *Tx) Clear() {
+	st, fresh := tx.st, New(nil, nil)
+	st.users, st.devKeys, st.developers, st.plugins, st.secretKeys = fresh.users, fresh.devKeys, fresh.developers, fresh.plugins, fresh.secretKeys
+	st.installs, st.installsBy, st.uuids, st.webhooks, st.transcripts = fresh.installs, fresh.installsBy, fresh.uuids, fresh.webhooks, fresh.transcripts
+	st.lastJob, st.lastAudio = 0, 0
+	tx.Changed, tx.Cleared = nil, true
 }
 
 // onUndo records how to undo a change of an Update.
@@ -118,6 +152,7 @@ func (st *Store) Update(fn func(tx *Tx) error) error {
 			for _, undo := range slices.Backward(tx.undo) {
 				undo()
 			}
+			tx.Changed = nil
 		}
 		return struct{}{}, err
 	})
@@ -128,7 +163,13 @@ func (st *Store) Update(fn func(tx *Tx) error) error {
 func Write[T any](st *Store, fn func(tx *Tx) (T, error)) (T, error) {
 	tx := &Tx{st: st}
 	st.mu.Lock()
+	if st.Before != nil {
+		st.Before(tx)
+	}
 	out, err := fn(tx)
+	if st.Save != nil && (len(tx.Changed) > 0 || tx.Cleared) {
+		err = errors.Join(err, st.Save(tx))
+	}
 	st.mu.Unlock()
 	if st.emit != nil {
 		for _, e := range tx.events {
@@ -136,6 +177,11 @@ func Write[T any](st *Store, fn func(tx *Tx) (T, error)) (T, error) {
 		}
 	}
 	return out, err
+}
+
+// View runs fn, which only looks, with the read lock held.
+func (st *Store) View(fn func(tx *Tx) error) error {
+	return read(st, func() error { return fn(&Tx{st: st}) })
 }
 
 // read runs fn under the read lock and returns its result.
@@ -188,5 +234,5 @@ func stamp(created, updated *time.Time, now time.Time) {
 	}
 }
 
-// KeyHash is the SHA-256 of a developer key: the store keeps no key.
+// KeyHash is the SHA-256 of a developer key, by which a key is looked up.
 func KeyHash(key string) [32]byte { return sha256.Sum256([]byte(key)) }

@@ -44,6 +44,7 @@ func (tx *Tx) AddTranscript(t scribe.Transcript) (scribe.Transcript, error) {
 		return scribe.Transcript{}, err
 	}
 	st.transcripts.Add(u.ID, t)
+	tx.touch("transcripts", t.ID, t)
 	st.lastJob, st.lastAudio = max(st.lastJob, t.Job.ID), max(st.lastAudio, t.Audio.ID)
 	id := t.ID // the closure holds the id, not the transcript
 	tx.onUndo(func() { st.transcripts.Remove(id) })
@@ -75,6 +76,7 @@ func (tx *Tx) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Tr
 		return scribe.Transcript{}, err
 	}
 	st.transcripts.Set(next)
+	tx.touch("transcripts", id, next)
 	tx.emitTranscript(webhook.EventTranscriptUpdated, next, data, st.now())
 	return CloneTranscript(next), nil
 }
@@ -85,6 +87,7 @@ func (tx *Tx) DeleteTranscript(id int64) error {
 		return fmt.Errorf("transcript %d: %w", id, ErrNotFound)
 	}
 	tx.st.transcripts.Remove(id)
+	tx.touch("transcripts", id, nil)
 	return nil
 }
 

@@ -1,0 +1,36 @@
+package scribetest_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/scribehq/scribe-go/scribetest"
+)
+
+// GET /_scribetest/fixtures answers ExportFixtures as application/json;
+// POST /_scribetest/reset does Reset.
+func TestAdminFixturesAndReset(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()), quiet)
+	start := exported(t, s)
+	if _, err := s.CreateUser(scribetest.UserParams{FirstName: "Added"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(s.URL() + "/_scribetest/fixtures")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := exported(t, s); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || !bytes.Equal(body, want) {
+		t.Errorf("GET /_scribetest/fixtures: %d %s\n%s\nwant 200 application/json\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
+	}
+	if status, got := adminDo(t, s, http.MethodPost, "/_scribetest/reset", ""); status != 200 || len(got) != 0 {
+		t.Errorf("POST /_scribetest/reset: %d %v, want 200 {}", status, got)
+	}
+	if got := exported(t, s); !bytes.Equal(got, start) {
+		t.Errorf("after POST /_scribetest/reset:\n%s\nwant:\n%s", got, start)
+	}
+}

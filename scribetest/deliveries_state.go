@@ -1,0 +1,144 @@
+package scribetest
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/persist"
+)
+
+// In a state directory (WithStateDir), each event is a row of the events
+// bucket, with its deliveries as they stand, written again at each change of
+// one; each attempt is a row of the attempts bucket. Both keep the last
+// maxRecords, as the engine does, but an event stays while one of its
+// deliveries is pending.
+
+// The engine's buckets.
+const (
+	eventsBucket   = "events"
+	attemptsBucket = "attempts"
+)
+
+// savedEvent is an event's row.
+type savedEvent struct {
+	sentEvent  `json:",inline"`
+	Body       []byte
+	Deliveries []savedDelivery
+}
+
+// savedDelivery is a delivery in its event's row; Due is a pending one's
+// next attempt, zero when that is due now.
+type savedDelivery struct {
+	Seq                    uint64
+	Hook                   int64
+	URI, Secret, LastError string
+	Attempts, LastStatus   int
+	Due                    time.Time
+	Pending, Once          bool
+}
+
+// saveLocked writes the attempts recs and the rows of evs (nil ones
+// skipped), as their deliveries stand, to the state directory in one
+// transaction; an event's row goes once the event has left the ring and
+// none of its deliveries is pending.
+func (e *engine) saveLocked(recs []DeliveryAttempt, evs ...*sentEvent) {
+	if e.db == nil {
+		return
+	}
+	err := e.db.Update(func(tx *persist.Tx) (err error) {
+		for _, ev := range evs {
+			if ev == nil || err != nil {
+				continue
+			}
+			row, kept := savedEvent{sentEvent: *ev}, ev.key+maxRecords > e.eventKey
+			for _, dl := range ev.deliveries {
+				_, pending := e.unsettled[dl]
+				d := savedDelivery{Seq: dl.seq, Hook: dl.hook, URI: dl.uri, Secret: dl.secret.Reveal(), LastError: dl.lastErr,
+					Attempts: dl.attempts, LastStatus: dl.lastStatus, Pending: pending, Once: dl.once}
+				if dl.timer != nil {
+					d.Due = dl.due
+				}
+				row.Body, row.Deliveries, kept = dl.body, append(row.Deliveries, d), kept || pending
+			}
+			var v []byte // nil: the row goes
+			if kept {
+				v, err = apijson.Marshal(row)
+			}
+			err = errors.Join(err, tx.Set(eventsBucket, persist.Key(ev.key), v))
+		}
+		for _, rec := range recs {
+			v, merr := apijson.Marshal(rec)
+			_, err = tx.Append(attemptsBucket, v, maxRecords)
+			err = errors.Join(err, merr)
+		}
+		return err
+	})
+	if err != nil {
+		e.logger.Error("scribetest: keeping webhook deliveries in the state directory failed", "error", err)
+	}
+}
+
+// restore reads the events and attempts of the state directory, and has
+// each pending delivery make its next attempt when it is due, or at once if
+// that time has passed.
+func (e *engine) restore() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	err := e.db.Each(eventsBucket, func(k, v []byte) error {
+		var row savedEvent
+		if err := apijson.Unmarshal(v, &row, apijson.Lenient()); err != nil {
+			return fmt.Errorf("%s row %d: %w", eventsBucket, persist.KeyID(k), err)
+		}
+		ev := &row.sentEvent
+		ev.key, e.eventKey = persist.KeyID(k), persist.KeyID(k)
+		for _, d := range row.Deliveries {
+			secret, err := auth.ParseWebhookSecret(d.Secret)
+			if err != nil {
+				return fmt.Errorf("%s row %d: %w", eventsBucket, ev.key, err)
+			}
+			dl := &delivery{seq: d.Seq, id: ev.ID, typ: ev.Type, body: row.Body, hook: d.Hook, uri: d.URI, secret: secret,
+				attempts: d.Attempts, lastStatus: d.LastStatus, lastErr: d.LastError, once: d.Once, event: ev}
+			ev.deliveries, e.seq = append(ev.deliveries, dl), max(e.seq, dl.seq)
+			if d.Pending {
+				e.unsettled[dl] = struct{}{}
+				e.waitLocked(dl, d.Due.Sub(e.clock.Now()))
+			}
+		}
+		e.events.Push(*ev)
+		return nil
+	})
+	return errors.Join(err, e.db.Each(attemptsBucket, func(k, v []byte) error {
+		var rec DeliveryAttempt
+		if err := apijson.Unmarshal(v, &rec, apijson.Lenient()); err != nil {
+			return fmt.Errorf("%s row %d: %w", attemptsBucket, persist.KeyID(k), err)
+		}
+		e.record.Push(rec)
+		return nil
+	}))
+}
+
+// reset forgets every event, delivery and attempt; an attempt in flight
+// ends unrecorded.
+func (e *engine) reset() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stopTimersLocked()
+	clear(e.unsettled)
+	e.ready = nil
+	e.events.reset()
+	e.record.reset()
+	e.notifyLocked()
+}
+
+// stopTimersLocked stops the timers of the deliveries waiting for a retry.
+func (e *engine) stopTimersLocked() {
+	for dl := range e.unsettled {
+		if dl.timer != nil && dl.timer.Stop() {
+			dl.timer = nil
+			e.wg.Done()
+		}
+	}
+}
