@@ -261,7 +261,7 @@ func TestInjectFaultRejects(t *testing.T) {
 		{scribetest.Fault{Drop: true, RetryAfter: time.Second}, "exclude"},
 		{scribetest.Fault{Status: 503, Delay: -time.Second}, "negative"},
 		{scribetest.Fault{Status: 503, RetryAfter: -time.Second}, "negative"},
-		{scribetest.Fault{Delay: time.Second, RetryAfter: time.Second}, "needs a Status"},
+		{scribetest.Fault{Delay: time.Second, RetryAfter: time.Second}, "needs a status"},
 		{scribetest.Fault{Status: 503, Path: "plugins"}, "beginning with /"},
 		{scribetest.Fault{Status: 503, Path: "/plugins?limit=1"}, "without query"},
 		{scribetest.Fault{Status: 503, Path: "/v1/plugins"}, `relative to the base path, as "/plugins"`},

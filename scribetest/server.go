@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ type Server struct {
 	requests   ring[Request]
 	faults     faults
 	deliveries *engine
+	limiter    atomic.Pointer[httpapi.Limiter] // nil: no rate limit
 	handler    http.Handler
 
 	mu     sync.Mutex // guards the fields below
@@ -70,14 +72,12 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
-	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: cfg.limiter, BasePath: cfg.basePath,
+	s.limiter.Store(cfg.limiter)
+	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: s.limiter.Load, BasePath: cfg.basePath,
 		Logger: cfg.logger, Log: s.logRequest,
 		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
 			return s.faults.take(r, s.basePath, at, requestID)
 		}})
-	if cfg.admin {
-		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
-	}
 	for _, r := range cfg.fixtures {
 		if _, err := s.loadFixtures(r); err != nil {
 			return nil, err
@@ -114,7 +114,12 @@ func NewTestServer(t testing.TB, opts ...Option) *Server {
 
 // Start makes the server listen on its address and serve. Starting a started
 // or closed server is an error.
-func (s *Server) Start() error {
+func (s *Server) Start() error { return s.StartWith(s.handler) }
+
+// StartWith is Start serving h instead of Handler(): a handler that wraps
+// Handler(), such as the dev server's (package devserver), which then
+// answers at URL.
+func (s *Server) StartWith(h http.Handler) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -122,13 +127,15 @@ func (s *Server) Start() error {
 		return errors.New("scribetest: Start: the server is closed")
 	case s.hs != nil:
 		return errors.New("scribetest: Start: the server is already started")
+	case h == nil:
+		return errors.New("scribetest: StartWith: the handler is nil")
 	}
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		return fmt.Errorf("scribetest: listening on %s: %w", s.addr, err)
 	}
 	s.hs = &http.Server{
-		Handler:           s.handler,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    httpapi.MaxHeadBytes, // above the 414/431 limits the handler answers
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),

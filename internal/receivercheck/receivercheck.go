@@ -144,13 +144,17 @@ func (s Summary) String() string {
 // passing each Result to report as soon as it is known. Its error wraps
 // ErrConfig for an unusable Config, or is ctx's error if ctx ends first; a
 // receiver that does not answer breaks rules, it is not an error.
-func Run(ctx context.Context, cfg Config, report func(Result)) (Summary, error) {
+func Run(ctx context.Context, cfg Config, report func(Result)) (sum Summary, err error) {
 	c, err := newChecker(cfg)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer c.client.CloseIdleConnections()
-	var sum Summary
+	defer func() {
+		if rerr := c.removeScenes(ctx); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	}()
 	for _, r := range rules {
 		v, err := r.check(ctx, c)
 		if err == nil {
@@ -202,6 +206,7 @@ type checker struct {
 	// Filled in as the rules run.
 	baseline map[webhook.EventType]int // on a server: the calls the valid rule's event of each type made
 	broken   map[string]bool           // the rules broken so far
+	made     []int64                   // on a server: the users of the scenes made, to remove at the end
 }
 
 func newChecker(cfg Config) (*checker, error) {

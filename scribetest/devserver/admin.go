@@ -1,4 +1,4 @@
-package scribetest
+package devserver
 
 import (
 	"encoding/json"
@@ -9,124 +9,169 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/apijson"
-	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
+	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
-// AdminPathPrefix begins every path of the admin API that WithAdminAPI
-// enables. It is not below the base path, and no operation of the contract
-// begins with it.
-const AdminPathPrefix = "/_scribetest/"
+// route is one admin operation: api/admin.yaml documents each, and a test
+// holds the two to each other.
+type route struct {
+	method, path string // path below PathPrefix, with {name} wildcards
+	handle       http.HandlerFunc
+}
 
-// adminHandler serves the admin API, and the rest with next.
-func (s *Server) adminHandler(next http.Handler) http.Handler {
+// routes are the admin operations. HealthPath is served without the admin
+// API too (ServeHTTP).
+func (d *devServer) routes() []route {
+	return []route{
+		{http.MethodGet, "healthz", func(w http.ResponseWriter, _ *http.Request) { health(w) }},
+		{http.MethodPost, "installations", adminOp(d.install)},
+		{http.MethodDelete, "installations/{uuid}", adminOp(d.uninstall)},
+		{http.MethodPost, "transcripts", adminOp(d.createTranscript)},
+		{http.MethodPatch, "transcripts/{id}", adminOp(d.updateTranscript)},
+		{http.MethodDelete, "users/{id}", adminOp(d.deleteUser)},
+		{http.MethodPost, "webhooks", adminOp(d.createWebhook)},
+		{http.MethodGet, "deliveries", adminOp(d.deliveries)},
+		{http.MethodPost, "trigger", adminOp(d.trigger)},
+		{http.MethodPost, "events/{id}/resend", adminOp(d.resend)},
+		{http.MethodGet, "requests", adminOp(d.requests)},
+		{http.MethodPost, "scenes", adminOp(d.scene)},
+		{http.MethodPost, "faults", d.injectFault},
+		{http.MethodGet, "faults", adminOp(d.faults)},
+		{http.MethodDelete, "faults", adminOp(d.clearFaults)},
+		{http.MethodPut, "rate-limit", adminOp(d.setRateLimit)},
+	}
+}
+
+// adminHandler serves the admin API and the dashboard.
+func (d *devServer) adminHandler() http.Handler {
 	mux := http.NewServeMux()
-	p := strings.TrimSuffix(AdminPathPrefix, "/")
-	mux.HandleFunc("POST "+p+"/installations", adminOp(s.adminInstall))
-	mux.HandleFunc("DELETE "+p+"/installations/{uuid}", adminOp(s.adminUninstall))
-	mux.HandleFunc("POST "+p+"/transcripts", adminOp(s.adminCreateTranscript))
-	mux.HandleFunc("PATCH "+p+"/transcripts/{id}", adminOp(s.adminUpdateTranscript))
-	mux.HandleFunc("POST "+p+"/webhooks", adminOp(s.adminCreateWebhook))
-	mux.HandleFunc("GET "+p+"/deliveries", adminOp(s.adminDeliveries))
-	mux.HandleFunc("POST "+p+"/trigger", adminOp(s.adminTrigger))
-	mux.HandleFunc("POST "+p+"/events/{id}/resend", adminOp(s.adminResend))
-	mux.HandleFunc("GET "+p+"/requests", adminOp(s.adminRequests))
-	mux.HandleFunc("POST "+p+"/scenes", adminOp(s.adminScene))
-	s.mountDashboard(mux)
-	mux.HandleFunc(AdminPathPrefix, func(w http.ResponseWriter, r *http.Request) {
-		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %q; see docs/server.md", r.Method, r.URL.Path))
+	for _, rt := range d.routes() {
+		mux.HandleFunc(rt.method+" "+PathPrefix+rt.path, rt.handle)
+	}
+	d.mountDashboard(mux)
+	mux.HandleFunc(PathPrefix, func(w http.ResponseWriter, r *http.Request) {
+		adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation %s %q; see api/admin.yaml", r.Method, r.URL.Path))
 	})
 	admin := sameOrigin(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case !strings.HasPrefix(r.URL.Path, AdminPathPrefix):
-			next.ServeHTTP(w, r)
-		default:
-			if status, _, detail := httpapi.CheckHead(r); status != 0 {
-				adminError(w, status, errors.New(detail))
-			} else if !httpapi.CanonicalPath(r) { // no mux redirects
-				adminError(w, http.StatusNotFound, errors.New(httpapi.NonCanonicalDetail(r)))
-			} else {
-				admin.ServeHTTP(w, r)
-			}
+		if !canonical(r.URL.Path) || !canonical(r.URL.EscapedPath()) { // the mux would redirect it
+			adminError(w, http.StatusNotFound, fmt.Errorf("no admin operation at %q: the path has an empty, \".\" or \"..\" segment; "+
+				"send each segment once, such as %sdeliveries", r.URL.EscapedPath(), PathPrefix))
+			return
 		}
+		admin.ServeHTTP(w, r)
 	})
+}
+
+// canonical reports whether p has no empty, "." or ".." segment.
+func canonical(p string) bool {
+	return !strings.Contains(p, "//") && !strings.Contains(p+"/", "/./") && !strings.Contains(p+"/", "/../")
 }
 
 // adminError answers {"error": "..."}, not problem+json: the admin API is
 // not the contract's. Bytes that are not UTF-8 become U+FFFD.
 func adminError(w http.ResponseWriter, status int, err error) {
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, scribetest.ErrNotFound):
 		status = http.StatusNotFound
-	case errors.Is(err, ErrConflict):
+	case errors.Is(err, scribetest.ErrConflict):
 		status = http.StatusConflict
 	}
-	adminJSON(w, status, map[string]string{"error": strings.ToValidUTF8(err.Error(), "\uFFFD")})
+	writeJSON(w, status, map[string]string{"error": strings.ToValidUTF8(err.Error(), "\uFFFD")})
 }
 
-func adminJSON(w http.ResponseWriter, status int, v any) {
-	body, err := httpapi.Marshal(v) // with the signing secrets of the webhooks it answers
+// writeJSON answers v, with the signing secrets of the webhooks it holds.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeBody(w, status, "application/json", v)
+}
+
+func writeBody(w http.ResponseWriter, status int, contentType string, v any) {
+	body, err := apijson.MarshalRevealed(v)
 	if err != nil {
 		http.Error(w, "encoding the answer failed", http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// adminMaxBodyBytes admits a transcript as long as the largest event.
-const adminMaxBodyBytes = MaxEventBytes
+// maxBodyBytes admits a transcript as long as the largest event.
+const maxBodyBytes = scribetest.MaxEventBytes
 
-var adminJSONOptions = apijson.Strict()
+var strictJSON = apijson.Strict()
 
-// adminOp decodes a POST or PATCH body, one JSON object, strictly into a B,
-// calls do and answers. An operation whose B is struct{} takes an empty body too.
+// readBody decodes a POST, PATCH or PUT body, one JSON object, strictly
+// into b. A B of struct{} takes an empty body too.
+func readBody[B any](w http.ResponseWriter, r *http.Request, b *B) error {
+	if r.Method != http.MethodPost && r.Method != http.MethodPatch && r.Method != http.MethodPut {
+		return nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if _, none := any(b).(*struct{}); none && err == nil && len(body) == 0 {
+		body = []byte("{}")
+	}
+	if err == nil {
+		err = apijson.Unmarshal(body, b, strictJSON)
+	}
+	return err
+}
+
+// adminOp decodes the body into a B, calls do and answers 200, or the
+// error with 400 (404, 409 for ErrNotFound, ErrConflict).
 func adminOp[B any](do func(r *http.Request, b *B) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var b B
-		if r.Method == http.MethodPost || r.Method == http.MethodPatch {
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, adminMaxBodyBytes))
-			if _, none := any(&b).(*struct{}); none && err == nil && len(body) == 0 {
-				body = []byte("{}")
-			}
-			if err == nil {
-				err = apijson.Unmarshal(body, &b, adminJSONOptions)
-			}
-			if err != nil {
-				adminError(w, http.StatusBadRequest, fmt.Errorf("the body must be one JSON object of the documented members: %w", err))
-				return
-			}
+		if err := readBody(w, r, &b); err != nil {
+			adminError(w, http.StatusBadRequest, fmt.Errorf("the body must be one JSON object of the documented members: %w", err))
+			return
 		}
 		out, err := do(r, &b)
 		if err != nil {
 			adminError(w, http.StatusBadRequest, err)
 			return
 		}
-		adminJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, out)
 	}
 }
 
-type adminInstallation struct {
+// pathID reads the path's {id}, a positive integer.
+func pathID(r *http.Request, what string) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id < 1 {
+		return 0, fmt.Errorf("%s id %q: must be a positive integer", what, r.PathValue("id"))
+	}
+	return id, nil
+}
+
+type installBody struct {
 	PluginID int64 `json:"plugin_id"`
 	UserID   int64 `json:"user_id"`
 }
 
-func (s *Server) adminInstall(_ *http.Request, b *adminInstallation) (any, error) {
-	return s.Install(b.PluginID, b.UserID)
+func (d *devServer) install(_ *http.Request, b *installBody) (any, error) {
+	return d.s.Install(b.PluginID, b.UserID)
 }
 
-func (s *Server) adminUninstall(r *http.Request, _ *struct{}) (any, error) {
-	return s.Uninstall(strings.ToLower(r.PathValue("uuid")))
+func (d *devServer) uninstall(r *http.Request, _ *struct{}) (any, error) {
+	return d.s.Uninstall(strings.ToLower(r.PathValue("uuid")))
 }
 
-// adminTranscript is the body of POST (user_id and others) and PATCH.
-type adminTranscript struct {
+// deleteUser serves DELETE /_scribetest/users/{id}: DeleteUser.
+func (d *devServer) deleteUser(r *http.Request, _ *struct{}) (any, error) {
+	id, err := pathID(r, "user")
+	if err == nil {
+		err = d.s.DeleteUser(id)
+	}
+	return map[string]int64{"user_id": id}, err
+}
+
+// transcriptBody is the body of POST (user_id and others) and PATCH.
+type transcriptBody struct {
 	UserID   int64                      `json:"user_id"`
 	Headline *string                    `json:"headline"`
 	Text     *string                    `json:"text"`
@@ -141,7 +186,7 @@ type adminTranscript struct {
 }
 
 // apply changes t as b says.
-func (b *adminTranscript) apply(t *scribe.Transcript) {
+func (b *transcriptBody) apply(t *scribe.Transcript) {
 	set := func(dst *string, v *string) {
 		if v != nil {
 			*dst = *v
@@ -161,37 +206,37 @@ func (b *adminTranscript) apply(t *scribe.Transcript) {
 	}
 }
 
-func (s *Server) adminCreateTranscript(_ *http.Request, b *adminTranscript) (any, error) {
+func (d *devServer) createTranscript(_ *http.Request, b *transcriptBody) (any, error) {
 	var t scribe.Transcript
 	b.apply(&t)
-	p := TranscriptParams{Headline: t.Headline, Text: t.Text, Type: t.Type, Job: t.Job, Audio: t.Audio,
+	p := scribetest.TranscriptParams{Headline: t.Headline, Text: t.Text, Type: t.Type, Job: t.Job, Audio: t.Audio,
 		Metadata: make(map[string]any, len(b.Metadata))}
 	for k, v := range b.Metadata {
 		p.Metadata[k] = v
 	}
-	return s.CreateTranscript(b.UserID, p)
+	return d.s.CreateTranscript(b.UserID, p)
 }
 
-func (s *Server) adminUpdateTranscript(r *http.Request, b *adminTranscript) (any, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+func (d *devServer) updateTranscript(r *http.Request, b *transcriptBody) (any, error) {
+	id, err := pathID(r, "transcript")
 	switch {
-	case err != nil || id < 1:
-		return nil, fmt.Errorf("transcript id %q: must be a positive integer", r.PathValue("id"))
+	case err != nil:
+		return nil, err
 	case b.UserID != 0:
 		return nil, errors.New("user_id: a transcript's owner cannot change")
 	}
-	return s.UpdateTranscript(id, b.apply)
+	return d.s.UpdateTranscript(id, b.apply)
 }
 
-// adminWebhook is the body of POST /_scribetest/webhooks; without
+// webhookBody is the body of POST /_scribetest/webhooks; without
 // signing_secret, the webhook gets a fresh one.
-type adminWebhook struct {
+type webhookBody struct {
 	PluginID      int64  `json:"plugin_id"`
 	URI           string `json:"uri"`
 	SigningSecret string `json:"signing_secret"`
 }
 
-func (s *Server) adminCreateWebhook(_ *http.Request, b *adminWebhook) (any, error) {
+func (d *devServer) createWebhook(_ *http.Request, b *webhookBody) (any, error) {
 	var secret webhook.Secret
 	if b.SigningSecret != "" {
 		var err error
@@ -199,112 +244,100 @@ func (s *Server) adminCreateWebhook(_ *http.Request, b *adminWebhook) (any, erro
 			return nil, fmt.Errorf("signing_secret: %w", err)
 		}
 	}
-	hook, _, err := s.webhookOf(b.PluginID, b.URI, false, secret)
-	return hook, err
+	return d.s.CreateWebhookWithSecret(b.PluginID, b.URI, secret)
 }
 
-// adminAttempt is a DeliveryAttempt as the admin API lists it.
-type adminAttempt struct {
-	DeliveryAttempt
-	DurationMS float64 `json:"duration_ms"`
-}
-
-// adminPending is a PendingDelivery as the admin API lists it: next_attempt
-// is null when no attempt is timed.
-type adminPending struct {
-	PendingDelivery
-	NextAttempt *time.Time `json:"next_attempt"`
-}
-
-func (s *Server) adminDeliveries(_ *http.Request, _ *struct{}) (any, error) {
-	out := struct {
-		Attempts []adminAttempt `json:"attempts"`
-		Pending  []adminPending `json:"pending"`
-	}{Attempts: []adminAttempt{}, Pending: []adminPending{}}
-	for _, a := range s.Deliveries() {
-		out.Attempts = append(out.Attempts, adminAttempt{a, float64(a.Duration) / float64(time.Millisecond)})
+func (d *devServer) deliveries(_ *http.Request, _ *struct{}) (any, error) {
+	attempts, pending := []map[string]any{}, []map[string]any{}
+	for _, a := range d.s.Deliveries() {
+		attempts = append(attempts, attemptJSON(a))
 	}
-	for _, p := range s.PendingDeliveries() {
-		var next *time.Time
-		if !p.NextAttempt.IsZero() {
-			next = &p.NextAttempt
-		}
-		out.Pending = append(out.Pending, adminPending{p, next})
+	for _, p := range d.s.PendingDeliveries() {
+		pending = append(pending, pendingJSON(p))
 	}
-	return out, nil
+	return map[string]any{"attempts": attempts, "pending": pending}, nil
 }
 
-// adminResend serves POST /_scribetest/events/{id}/resend.
-func (s *Server) adminResend(r *http.Request, _ *struct{}) (any, error) {
+// resend serves POST /_scribetest/events/{id}/resend.
+func (d *devServer) resend(r *http.Request, _ *struct{}) (any, error) {
 	id := r.PathValue("id")
-	if err := s.Resend(id); err != nil {
+	if err := d.s.Resend(id); err != nil {
 		return nil, err
 	}
 	return map[string]string{"event_id": id}, nil
 }
 
-// adminRequests serves GET /_scribetest/requests: the request log, or with
+// requests serves GET /_scribetest/requests: the request log, or with
 // installation=UUID (repeatable) the requests of those installations.
-func (s *Server) adminRequests(r *http.Request, _ *struct{}) (any, error) {
+func (d *devServer) requests(r *http.Request, _ *struct{}) (any, error) {
 	of := r.URL.Query()["installation"]
-	out := struct {
-		Requests []adminRequest `json:"requests"`
-	}{Requests: []adminRequest{}}
-	for _, req := range s.Requests() {
+	out := []map[string]any{}
+	for _, req := range d.s.Requests() {
 		if len(of) == 0 || slices.Contains(of, req.Installation) && req.Installation != "" {
-			out.Requests = append(out.Requests, adminRequest{req, float64(req.Duration) / float64(time.Millisecond)})
+			out = append(out, requestJSON(req))
 		}
 	}
-	return out, nil
+	return map[string]any{"requests": out}, nil
 }
 
-// adminRequest is a Request as the admin API lists it.
-type adminRequest struct {
-	Request
-	DurationMS float64 `json:"duration_ms"`
-}
-
-type adminSceneBody struct {
+type sceneBody struct {
 	PluginID    int64 `json:"plugin_id"`
 	Uninstalled bool  `json:"uninstalled"`
 }
 
-// adminScene serves POST /_scribetest/scenes, what "check-receiver -server"
-// makes for each event it sends.
-func (s *Server) adminScene(_ *http.Request, b *adminSceneBody) (any, error) {
-	in, tr, err := s.checkScene(b.PluginID, b.Uninstalled)
-	return struct {
-		Installation scribe.PluginInstallation `json:"installation"`
-		Transcript   scribe.Transcript         `json:"transcript"`
-	}{in, tr}, err
+// scene serves POST /_scribetest/scenes, what "check-receiver -server"
+// makes for each event it sends (DELETE /_scribetest/users/{id} removes it).
+func (d *devServer) scene(_ *http.Request, b *sceneBody) (any, error) {
+	in, tr, err := d.s.CreateScene(b.PluginID, b.Uninstalled)
+	return map[string]any{"installation": in, "transcript": tr}, err
 }
 
-// adminTrigger serves POST /_scribetest/trigger. With uri, the plugin's
-// webhook of that URI is used or created (answered with its secret) first;
-// but a trigger refused for its plugin or type creates none.
-type adminTriggerBody struct {
+// triggerBody is the body of POST /_scribetest/trigger. With uri, the
+// plugin's webhook of that URI is used or created (answered with its
+// secret) first; but a trigger refused for its plugin or type creates none.
+type triggerBody struct {
 	PluginID int64  `json:"plugin_id"`
 	Type     string `json:"type"`
 	URI      string `json:"uri"`
 }
 
-func (s *Server) adminTrigger(_ *http.Request, b *adminTriggerBody) (any, error) {
-	var out struct {
-		Events  []TriggeredEvent `json:"events"`
-		Webhook *scribe.Webhook  `json:"webhook,omitempty"`
-		Created bool             `json:"created,omitempty"`
-	}
-	if err := s.triggerable(b.PluginID, webhook.EventType(b.Type)); err != nil {
+func (d *devServer) trigger(_ *http.Request, b *triggerBody) (any, error) {
+	typ := webhook.EventType(b.Type)
+	if err := d.s.CanTrigger(b.PluginID, typ); err != nil {
 		return nil, err
 	}
+	out := map[string]any{}
 	if b.URI != "" {
-		hook, created, err := s.webhookOf(b.PluginID, b.URI, true, webhook.Secret{})
+		hook, created, err := d.webhookOf(b.PluginID, b.URI)
 		if err != nil {
 			return nil, err
 		}
-		out.Webhook, out.Created = &hook, created
+		out["webhook"] = hook
+		if created {
+			out["created"] = true
+		}
 	}
-	events, err := s.Trigger(b.PluginID, webhook.EventType(b.Type))
-	out.Events = events
-	return out, err
+	events, err := d.s.Trigger(b.PluginID, typ)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]map[string]any, len(events))
+	for i, e := range events {
+		list[i] = map[string]any{"id": e.ID, "type": e.Type}
+	}
+	out["events"] = list
+	return out, nil
+}
+
+// webhookOf returns the plugin's first webhook of uri, or creates one
+// (created): concurrent triggers naming one URI share one webhook.
+func (d *devServer) webhookOf(plugin int64, uri string) (hook scribe.Webhook, created bool, err error) {
+	d.hooks.Lock()
+	defer d.hooks.Unlock()
+	hooks := d.s.Webhooks(plugin)
+	if i := slices.IndexFunc(hooks, func(h scribe.Webhook) bool { return h.URI == uri }); i >= 0 {
+		return hooks[i], false, nil
+	}
+	hook, err = d.s.CreateWebhook(plugin, uri)
+	return hook, err == nil, err
 }

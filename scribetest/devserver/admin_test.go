@@ -1,4 +1,4 @@
-package scribetest_test
+package devserver_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/scribetest/devserver"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -46,7 +47,7 @@ func adminDo(t *testing.T, s *scribetest.Server, method, path, body string) (int
 // Without WithAdminAPI the admin paths do not exist: the contract's 404.
 func TestAdminAPIIsOffByDefault(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t)
+	s := startDev(t, nil)
 	status, body := adminDo(t, s, http.MethodPost, "/_scribetest/installations", `{"plugin_id":1,"user_id":1}`)
 	if status != http.StatusNotFound || body["code"] != scribe.CodeNotFound {
 		t.Errorf("answer = %d %v; want the contract's 404 not_found", status, body)
@@ -59,7 +60,7 @@ func TestAdminAPIIsOffByDefault(t *testing.T) {
 // signed with the secret the admin API returned.
 func TestAdminAPIDrivesEvents(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithBasePath("/v1"),
+	s := newDevServer(t, scribetest.WithBasePath("/v1"),
 		scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule)
 	rc := newReceiver(t, nil)
 	const plugin, user = 100, 9 // the demo set's "CRM sync" and Alan (who has it uninstalled)
@@ -133,7 +134,7 @@ func TestAdminAPIDrivesEvents(t *testing.T) {
 // -server reads a receiver's calls.
 func TestAdminRequests(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()))
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()))
 	key, err := auth.ParseSecretKey("ask_live_c2NyaWJlLWRlbW8tc2VjcmV0LWtleS1ETy1OT1QtVVNF") // the demo set's, public
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +177,11 @@ func TestAdminRequests(t *testing.T) {
 // shows in some rounds only, so there are many.
 func TestAdminTriggerCreatesOneWebhookPerURI(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule)
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule)
+	h, err := devserver.New(s, devserver.WithAdminAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
 	const rounds, n = 40, 16
 	for round := range rounds {
 		uri := fmt.Sprintf("http://127.0.0.1:1/hook%d", round)
@@ -188,7 +193,7 @@ func TestAdminTriggerCreatesOneWebhookPerURI(t *testing.T) {
 			wg.Go(func() {
 				rec := httptest.NewRecorder()
 				<-start
-				s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/_scribetest/trigger", strings.NewReader(body)))
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/_scribetest/trigger", strings.NewReader(body)))
 				if err := json.Unmarshal(rec.Body.Bytes(), &answers[i]); err != nil || rec.Code != http.StatusOK {
 					t.Errorf("trigger %d: %d, %v %s", i, rec.Code, err, rec.Body)
 				}
@@ -224,7 +229,7 @@ func TestAdminTriggerCreatesOneWebhookPerURI(t *testing.T) {
 // the seeding call's error.
 func TestAdminAPIErrors(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()))
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()))
 	tests := []struct {
 		name, method, path, body string
 		status                   int

@@ -1,17 +1,16 @@
-package scribetest
+package devserver
 
 import (
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/scribetest"
 )
 
-// The events page and the overview's delivery figures, read from the
-// delivery engine's records: the events it published (the last 10,000) and
-// the attempts it finished (the last 10,000), under its lock, so that a
-// delivery's state and its attempts agree.
+// The events page, read from the server's record of the events it
+// emitted (Server.Events): one page of them, each delivery's state and
+// attempts read at one moment, so that they agree.
 
 // eventsView is one page of the events, newest first.
 type eventsView struct {
@@ -27,14 +26,12 @@ type eventView struct {
 
 // deliveryView is an event's delivery to one webhook.
 type deliveryView struct {
-	WebhookID  int64
-	URI        string
-	State      string // delivered, failed, gave up, retrying, due, never delivered
-	Class      string // ok, failed or pending
-	NextRetry  string
-	Attempts   []attemptView
-	unsettled  bool
-	retryAfter bool // a timer waits for the next attempt
+	WebhookID int64
+	URI       string
+	State     string // delivered, gave up, refused permanently, retrying, due, settled
+	Class     string // ok, failed or pending
+	NextRetry string
+	Attempts  []attemptView
 }
 
 type attemptView struct {
@@ -43,32 +40,12 @@ type attemptView struct {
 	Failed                        bool
 }
 
-// eventsView reads page n of the events the engine kept.
+// eventsView reads page n of the events the server keeps.
 func (d *dashboard) eventsView(n int) eventsView {
-	e := d.s.deliveries
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var page []sentEvent
-	kept, first := 0, (n-1)*eventsPerPage
-	for ev := range e.events.Backward {
-		if kept >= first && kept < first+eventsPerPage {
-			page = append(page, ev)
-		}
-		kept++
-	}
+	events, kept := d.s.Events((n-1)*eventsPerPage, eventsPerPage)
 	v := eventsView{Pager: newPager(n, eventsPerPage, kept, eventsURL)}
-	// The page's attempts, newest first, by event.
-	attempts := map[string][]DeliveryAttempt{}
-	for _, ev := range page {
-		attempts[ev.ID] = nil
-	}
-	for a := range e.record.Backward {
-		if as, ok := attempts[a.EventID]; ok {
-			attempts[a.EventID] = append(as, a)
-		}
-	}
-	for _, ev := range page {
-		v.Events = append(v.Events, e.eventViewLocked(ev, attempts[ev.ID]))
+	for _, ev := range events {
+		v.Events = append(v.Events, eventRow(ev))
 	}
 	return v
 }
@@ -80,69 +57,46 @@ func eventsURL(n int) string {
 	return DashboardPath + "events"
 }
 
-// eventViewLocked renders an event with its deliveries: those the engine
-// made of it, and the attempts (newest first) of any it recorded without
-// making one (an event too large to send).
-func (e *engine) eventViewLocked(ev sentEvent, attempts []DeliveryAttempt) eventView {
+// eventRow renders an event with its deliveries and their attempts.
+func eventRow(ev scribetest.EmittedEvent) eventView {
 	v := eventView{ID: ev.ID, Type: string(ev.Type), Installation: ev.InstallationUUID, Time: clock(ev.Time)}
-	byHook := map[int64]*deliveryView{}
-	var order []int64
-	hook := func(id int64, uri string) *deliveryView {
-		if dv, ok := byHook[id]; ok {
-			return dv
+	for _, dl := range ev.Deliveries {
+		dv := deliveryView{WebhookID: dl.WebhookID, URI: redact.Text(dl.URI), NextRetry: clock(dl.NextAttempt)}
+		dv.State, dv.Class = deliveryState(dl)
+		for _, a := range dl.Attempts {
+			dv.Attempts = append(dv.Attempts, attemptRow(a))
+			v.Failed = v.Failed || !a.Delivered
 		}
-		byHook[id] = &deliveryView{WebhookID: id, URI: redact.Text(uri)}
-		order = append(order, id)
-		return byHook[id]
-	}
-	for _, dl := range ev.deliveries {
-		dv := hook(dl.hook, dl.uri)
-		_, dv.unsettled = e.unsettled[dl]
-		if dv.unsettled && dl.timer != nil {
-			dv.retryAfter, dv.NextRetry = true, clock(dl.due)
-		}
-	}
-	for _, a := range slices.Backward(attempts) {
-		dv := hook(a.WebhookID, a.URI)
-		dv.Attempts = append(dv.Attempts, attemptRow(a))
-		v.Failed = v.Failed || !a.Delivered
-	}
-	for _, id := range order {
-		dv := byHook[id]
-		dv.State, dv.Class = e.stateLocked(dv, attempts)
-		v.Deliveries = append(v.Deliveries, *dv)
+		v.Deliveries = append(v.Deliveries, dv)
 	}
 	return v
 }
 
-// stateLocked says where a delivery stands: pending, or settled as its
+// deliveryState says where a delivery stands: pending, or settled as its
 // last attempt says.
-func (e *engine) stateLocked(dv *deliveryView, attempts []DeliveryAttempt) (state, class string) {
+func deliveryState(dl scribetest.EventDelivery) (state, class string) {
 	switch {
-	case dv.unsettled && e.closed:
-		return "never delivered: the server was closed", "failed"
-	case dv.unsettled && dv.retryAfter:
+	case dl.Pending && !dl.NextAttempt.IsZero():
 		return "retrying", "pending"
-	case dv.unsettled:
+	case dl.Pending:
 		return "attempt due or in flight", "pending"
-	}
-	i := slices.IndexFunc(attempts, func(a DeliveryAttempt) bool { return a.WebhookID == dv.WebhookID })
-	switch {
-	case i < 0:
+	case len(dl.Attempts) == 0:
 		return "settled", ""
-	case attempts[i].Delivered:
+	}
+	switch last := dl.Attempts[len(dl.Attempts)-1]; {
+	case last.Delivered:
 		return "delivered", "ok"
-	case attempts[i].Permanent:
+	case last.Permanent:
 		return "refused permanently", "failed"
-	case attempts[i].Attempt >= len(e.schedule):
+	case last.Final:
 		return "gave up", "failed"
 	}
 	return "failed", "failed"
 }
 
 // attemptRow renders an attempt: its status, or what went wrong.
-func attemptRow(a DeliveryAttempt) attemptView {
-	v := attemptView{N: a.Attempt, Time: clock(a.Time), Latency: millis(a.Duration), Answer: redact.Text(a.ResponseBody), Failed: !a.Delivered}
+func attemptRow(a scribetest.DeliveryAttempt) attemptView {
+	v := attemptView{N: a.Attempt, Time: clock(a.Time), Latency: millisText(a.Duration), Answer: redact.Text(a.ResponseBody), Failed: !a.Delivered}
 	switch {
 	case a.Error != "":
 		v.Status = redact.Text(a.Error)
@@ -155,48 +109,12 @@ func attemptRow(a DeliveryAttempt) attemptView {
 	return v
 }
 
-// tally is the overview's delivery figures.
-type tally struct {
-	events, deliveries, delivered, failed, pending int
-	attempts, failedAttempts                       int
-}
-
-// tally counts the events published, the deliveries of the events the
-// engine keeps (pending, or settled as their last attempt says) and the
-// attempts it keeps.
-func (e *engine) tally() tally {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	t := tally{events: e.events.Total()}
-	for ev := range e.events.Backward {
-		for _, dl := range ev.deliveries {
-			_, pending := e.unsettled[dl]
-			switch {
-			case pending:
-				t.pending++
-			case dl.lastErr == "":
-				t.delivered++
-			default:
-				t.failed++
-			}
-		}
-	}
-	t.deliveries = t.delivered + t.failed + t.pending
-	for a := range e.record.Backward {
-		t.attempts++
-		if !a.Delivered {
-			t.failedAttempts++
-		}
-	}
-	return t
-}
-
 // resend serves an event's Resend button: the admin operation POST
 // /_scribetest/events/{id}/resend, then the page the button was on.
 func (d *dashboard) resend(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	n := pageNumber(r)
-	if _, err := d.s.adminResend(r, nil); err != nil {
+	if _, err := d.d.resend(r, nil); err != nil {
 		d.refuse(w, d.eventsPage(eventsURL(n), n), err)
 		return
 	}

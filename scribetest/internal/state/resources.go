@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"maps"
 
 	scribe "github.com/scribehq/scribe-go"
 )
@@ -32,6 +33,29 @@ func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
 		delete(st.developers, u.ID)
 	})
 	return u, nil
+}
+
+// DeleteUser removes user id with their installations and transcripts,
+// emitting no event; a developer who owns a plugin is refused.
+func (tx *Tx) DeleteUser(id int64) error {
+	st := tx.st
+	switch {
+	case !st.users.Taken(id):
+		return fmt.Errorf("user %d: %w", id, ErrNotFound)
+	case len(st.plugins.rows[id]) > 0:
+		return fmt.Errorf("user %d is a developer who owns plugins, which would be left without one: %w", id, ErrConflict)
+	}
+	for _, in := range st.installsBy[id] {
+		inst, _ := st.installs.Get(in)
+		delete(st.uuids, inst.UUID)
+		st.installs.Remove(in)
+	}
+	st.transcripts.RemoveOwner(id)
+	delete(st.installsBy, id)
+	maps.DeleteFunc(st.devKeys, func(_ [32]byte, user int64) bool { return user == id })
+	delete(st.developers, id)
+	st.users.Remove(id)
+	return nil
 }
 
 // DeveloperByKey returns the developer whose key is key.
@@ -177,14 +201,4 @@ func (st *Store) PageWebhooks(plugin, afterID int64, limit int) ([]scribe.Webhoo
 // WebhooksOf returns plugin's webhooks by ascending id.
 func (st *Store) WebhooksOf(plugin int64) []scribe.Webhook {
 	return read(st, func() []scribe.Webhook { return st.webhooks.OwnedBy(plugin) })
-}
-
-// WebhookByURI returns the plugin's first webhook of uri.
-func (tx *Tx) WebhookByURI(plugin int64, uri string) (scribe.Webhook, bool) {
-	for _, w := range tx.st.webhooks.rows[plugin] {
-		if w.URI == uri {
-			return w, true
-		}
-	}
-	return scribe.Webhook{}, false
 }
