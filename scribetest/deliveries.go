@@ -188,14 +188,8 @@ func (e *engine) notifyLocked() {
 func (e *engine) pending() []PendingDelivery {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.pendingLocked(nil)
-}
-
-// pendingLocked returns the deliveries want selects (all if nil) not
-// settled, in publishing order.
-func (e *engine) pendingLocked(want func(*delivery) bool) []PendingDelivery {
 	var out []PendingDelivery
-	for _, dl := range e.sortedLocked(want) {
+	for _, dl := range e.sortedLocked(nil) {
 		p := PendingDelivery{EventID: dl.id, EventType: dl.typ, WebhookID: dl.hook, URI: dl.uri,
 			Attempts: dl.attempts, LastStatusCode: dl.lastStatus, LastError: dl.lastErr}
 		if dl.timer != nil {

@@ -68,14 +68,12 @@ type delivery struct {
 	once       bool      // a resend of a settled delivery: its attempt is not retried
 }
 
-// sentEvent is an event the engine published, as Resend finds it: the
-// deliveries it made of it, settled or not, hold its body and webhooks.
+// sentEvent is an event the engine published, as Resend and Events find
+// it: the deliveries it made of it, settled or not, hold its body and
+// webhooks.
 type sentEvent struct {
-	ID               string
-	Type             webhook.EventType
-	InstallationUUID string
-	Time             time.Time // the event's created_on
-	deliveries       []*delivery
+	EmittedEvent // but its Deliveries
+	deliveries   []*delivery
 }
 
 // engine is the server's delivery engine.
@@ -138,7 +136,7 @@ func newEngine(cfg *config) *engine {
 // publish turns ev into one delivery per hook, queued or timed, and keeps
 // the event for Resend.
 func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
-	sent := sentEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn}
+	sent := sentEvent{EmittedEvent: EmittedEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn}}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	defer func() { e.events.Push(sent) }()
@@ -180,7 +178,13 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 func (e *engine) resend(id string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ev, ok := e.events.Find(func(ev sentEvent) bool { return ev.ID == id })
+	var ev sentEvent
+	ok := false
+	for kept := range e.events.Backward {
+		if ev, ok = kept, kept.ID == id; ok {
+			break
+		}
+	}
 	switch {
 	case e.closed:
 		return ErrClosed

@@ -52,6 +52,11 @@ func (s *Server) Events(skip, limit int) ([]EmittedEvent, int) {
 	e := s.deliveries
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.eventsLocked(skip, limit)
+}
+
+// eventsLocked is Events, with e.mu held.
+func (e *engine) eventsLocked(skip, limit int) ([]EmittedEvent, int) {
 	var page []EmittedEvent
 	at := map[string]int{} // the page's events by id
 	kept := 0
@@ -59,7 +64,7 @@ func (s *Server) Events(skip, limit int) ([]EmittedEvent, int) {
 		if kept++; kept <= skip || len(page) >= limit {
 			continue
 		}
-		out := EmittedEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.InstallationUUID, Time: ev.Time}
+		out := ev.EmittedEvent
 		for _, dl := range ev.deliveries {
 			d := EventDelivery{WebhookID: dl.hook, URI: dl.uri}
 			if _, d.Pending = e.unsettled[dl]; d.Pending && dl.timer != nil {

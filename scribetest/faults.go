@@ -136,10 +136,11 @@ type FaultError struct {
 }
 
 func (e *FaultError) Error() string {
-	if e.Field == "" {
-		return "scribetest: InjectFault: the fault " + e.Reason
+	what := "the fault"
+	if e.Field != "" {
+		what += "'s " + e.Field
 	}
-	return "scribetest: InjectFault: the fault's " + e.Field + " " + e.Reason
+	return "scribetest: InjectFault: " + what + " " + e.Reason
 }
 
 // add injects f, or says why the server cannot play it.
@@ -207,27 +208,22 @@ func (p *pendingFault) matches(method, path string) bool {
 	if p.method != "" && p.method != method {
 		return false
 	}
-	if p.pattern == nil {
-		return true
-	}
 	rest, ok := strings.CutPrefix(path, "/")
-	if !ok {
-		return false
+	if p.pattern == nil || !ok {
+		return p.pattern == nil
 	}
-	for i, seg := range p.pattern {
-		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "...}") {
+	segs := strings.Split(rest, "/")
+	for i, want := range p.pattern {
+		switch wild := strings.HasPrefix(want, "{"); {
+		case i >= len(segs):
+			return false
+		case wild && strings.HasSuffix(want, "...}"):
 			return true // the rest of the path, even empty
-		}
-		part, tail, more := strings.Cut(rest, "/")
-		if (strings.HasPrefix(seg, "{") && part == "") || (!strings.HasPrefix(seg, "{") && part != seg) {
+		case wild && segs[i] == "", !wild && segs[i] != want:
 			return false
 		}
-		if i == len(p.pattern)-1 || !more {
-			return i == len(p.pattern)-1 && !more
-		}
-		rest = tail
 	}
-	return false
+	return len(segs) == len(p.pattern)
 }
 
 // clear removes every fault not yet used up.

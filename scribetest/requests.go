@@ -120,21 +120,6 @@ func (r *ring[T]) All() []T {
 	return append(out, r.buf[:r.next]...)
 }
 
-// Find returns the newest value match accepts.
-func (r *ring[T]) Find(match func(T) bool) (T, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, part := range [][]T{r.buf[:r.next], r.buf[r.next:]} {
-		for i := len(part) - 1; i >= 0; i-- {
-			if match(part[i]) {
-				return part[i], true
-			}
-		}
-	}
-	var zero T
-	return zero, false
-}
-
 // Total returns how many values were pushed in all.
 func (r *ring[T]) Total() int {
 	r.mu.Lock()

@@ -43,16 +43,12 @@ type Server struct {
 
 // ErrNotFound is returned (wrapped) by the seeding calls when an id or uuid
 // names nothing, such as CreatePlugin for a developer that does not exist.
-var ErrNotFound = errNotFound
+var ErrNotFound = state.ErrNotFound
 
 // ErrConflict is returned (wrapped) by the seeding calls when the change
 // clashes with the server's state, such as an id already taken or a second
 // active installation of a plugin for the same user.
-var ErrConflict = errConflict
-
-// The sentinels the state's errors wrap, which the seeding calls return
-// wrapped.
-var errNotFound, errConflict = state.ErrNotFound, state.ErrConflict
+var ErrConflict = state.ErrConflict
 
 // NewUnstartedServer returns a Server that does not listen yet: until Start,
 // it answers only through Handler, to mount in a server of your own. URL is

@@ -75,7 +75,7 @@ func (a *API) getMe(c *call) (reply, *problem) {
 		return nil, permissionDenied("user")
 	}
 	u, ok := a.cfg.State.User(c.caller.Installation.UserID)
-	if !ok { // users are never deleted; kept for safety
+	if !ok { // a user is deleted with their installations, whose JWTs fail first; kept for safety
 		return nil, notFound("the installation's user no longer exists")
 	}
 	return encode(u)

@@ -88,14 +88,6 @@ func (c *Collection[T]) Remove(id int64) {
 	delete(c.owner, id)
 }
 
-// RemoveOwner deletes every row of owner.
-func (c *Collection[T]) RemoveOwner(owner int64) {
-	for _, row := range c.rows[owner] {
-		delete(c.owner, c.id(row))
-	}
-	delete(c.rows, owner)
-}
-
 // Page returns a copy of up to limit of owner's rows after afterID, whether
 // more follow, and how many owner has.
 func (c *Collection[T]) Page(owner, afterID int64, limit int) (page []T, hasMore bool, total int) {

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	scribe "github.com/scribehq/scribe-go"
 )
@@ -50,7 +51,9 @@ func (tx *Tx) DeleteUser(id int64) error {
 		delete(st.uuids, inst.UUID)
 		st.installs.Remove(in)
 	}
-	st.transcripts.RemoveOwner(id)
+	for _, t := range slices.Backward(st.transcripts.OwnedBy(id)) { // the last row first: no row moves
+		st.transcripts.Remove(t.ID)
+	}
 	delete(st.installsBy, id)
 	maps.DeleteFunc(st.devKeys, func(_ [32]byte, user int64) bool { return user == id })
 	delete(st.developers, id)
