@@ -59,9 +59,11 @@ func (s *Server) Events(skip, limit int) ([]EmittedEvent, int) {
 func (e *engine) eventsLocked(skip, limit int) ([]EmittedEvent, int) {
 	var page []EmittedEvent
 	at := map[string]int{} // the page's events by id
-	kept := 0
+	n := 0
 	for ev := range e.events.Backward {
-		if kept++; kept <= skip || len(page) >= limit {
+		if n++; len(page) >= limit {
+			break
+		} else if n <= skip {
 			continue
 		}
 		out := ev.EmittedEvent
@@ -92,5 +94,5 @@ func (e *engine) eventsLocked(skip, limit int) ([]EmittedEvent, int) {
 			slices.Reverse(d.Attempts)
 		}
 	}
-	return page, kept
+	return page, min(e.events.Total(), maxRecords)
 }

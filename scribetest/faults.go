@@ -135,6 +135,7 @@ type FaultError struct {
 	Reason string
 }
 
+// Error says which field is wrong and why, as InjectFault reports it.
 func (e *FaultError) Error() string {
 	what := "the fault"
 	if e.Field != "" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/scribehq/scribe-go/scribetest/devserver"
@@ -40,24 +41,27 @@ func healthcheck(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	url := admin + "/healthz" // devserver.HealthPath
+	target := admin + "/healthz" // devserver.HealthPath
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		err = ue.Err // it would repeat the method and the URL
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("healthcheck: GET %s: no answer within %v", url, healthTimeout)
+		return fmt.Errorf("healthcheck: GET %s: no answer within %v", target, healthTimeout)
 	case err != nil:
-		return fmt.Errorf("healthcheck: GET %s: %w", url, err)
+		return fmt.Errorf("healthcheck: GET %s: %w", target, err)
 	}
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("healthcheck: GET %s: %s, want 200 OK", url, resp.Status)
+		return fmt.Errorf("healthcheck: GET %s: %s, want 200 OK", target, resp.Status)
 	}
-	fmt.Fprintf(stdout, "healthy: GET %s answered 200\n", url)
+	fmt.Fprintf(stdout, "healthy: GET %s answered 200\n", target)
 	return nil
 }
