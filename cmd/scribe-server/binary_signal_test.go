@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -61,23 +62,30 @@ func TestBinaryCheckReceiverInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := exec.Command(bin, "check-receiver", "-server", base, "") // the receiver's URL is set below
-	var made atomic.Int32
+	var check atomic.Pointer[os.Process] // set once the check has started
+	var interrupted atomic.Bool
+	var made atomic.Int32 // the installations on the server when the check was interrupted
 	var n atomic.Int32
 	correct := correctReceiver(t, secret)
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1) == 3 {
+		if p := check.Load(); n.Add(1) >= 3 && p != nil && interrupted.CompareAndSwap(false, true) {
 			made.Store(int32(len(installationsOf(t, base)) - len(before)))
-			_ = check.Process.Signal(os.Interrupt)
+			_ = p.Signal(os.Interrupt)
 		}
 		correct.ServeHTTP(w, r)
 	}))
 	defer recv.Close()
-	check.Args[len(check.Args)-1] = recv.URL
-	check.Env = append(os.Environ(), secretEnv+"="+secret.Reveal())
-	out, err := check.CombinedOutput()
+	cmd := exec.Command(bin, "check-receiver", "-server", base, recv.URL)
+	cmd.Env = append(os.Environ(), secretEnv+"="+secret.Reveal())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	check.Store(cmd.Process)
+	err = cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || made.Load() < 2 {
-		t.Fatalf("check-receiver after SIGINT: %v with %d scenes made; want exit 1 after some:\n%s", err, made.Load(), out)
+		t.Fatalf("check-receiver after SIGINT: %v with %d scenes made; want exit 1 after some:\n%s", err, made.Load(), out.String())
 	}
 	if diff := cmp.Diff(before, installationsOf(t, base)); diff != "" {
 		t.Errorf("plugin 100's installations after the interrupted check (-before +after):\n%s", diff)

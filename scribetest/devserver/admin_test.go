@@ -25,6 +25,13 @@ import (
 // the decoded body.
 func adminDo(t *testing.T, s *scribetest.Server, method, path, body string) (int, map[string]any) {
 	t.Helper()
+	status, v, _ := adminExchange(t, s, method, path, body)
+	return status, v
+}
+
+// adminExchange is adminDo, with the answer's Content-Type.
+func adminExchange(t *testing.T, s *scribetest.Server, method, path, body string) (int, map[string]any, string) {
+	t.Helper()
 	base := strings.TrimSuffix(s.URL(), "/v1")
 	r, err := http.NewRequest(method, base+path, strings.NewReader(body))
 	if err != nil {
@@ -41,7 +48,7 @@ func adminDo(t *testing.T, s *scribetest.Server, method, path, body string) (int
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("%s %s: %d, body is not a JSON object: %s", method, path, resp.StatusCode, raw)
 	}
-	return resp.StatusCode, v
+	return resp.StatusCode, v, resp.Header.Get("Content-Type")
 }
 
 // Without WithAdminAPI the admin paths do not exist: the contract's 404.

@@ -20,11 +20,11 @@ import (
 // The dashboard: three HTML pages over what the server records (the
 // overview, events and deliveries, the request log), served with the admin
 // API and read through scribetest's exported calls. Its actions are forms
-// that call the admin operations' own code. The
-// pages are rendered on the server with html/template from files embedded in
-// the binary; a few lines of plain JavaScript refresh them in place. Nothing
-// is loaded from the network, and no value the templates see holds a secret:
-// the views are plain strings, secrets already in the SDK's redacted form.
+// that call the admin operations' own code. The pages are rendered on the
+// server with html/template from files embedded in the binary; a few lines
+// of plain JavaScript refresh them in place. Nothing is loaded from the
+// network, and no value the templates see holds a secret: the views are
+// plain strings, secrets already in the SDK's redacted form.
 
 //go:embed dashboard
 var dashboardFiles embed.FS

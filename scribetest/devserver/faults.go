@@ -1,7 +1,6 @@
 package devserver
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -34,12 +33,12 @@ var members = map[string]string{"Method": "method", "Path": "path", "Times": "ti
 // maxMS is the longest time.Duration in milliseconds.
 const maxMS = int64(math.MaxInt64 / time.Millisecond)
 
-// millis reads a member in milliseconds.
-func millis(member string, v int64) (time.Duration, error) {
+// millis reads a duration in milliseconds, or says why it cannot.
+func millis(v int64) (time.Duration, string) {
 	if v < 0 || v > maxMS {
-		return 0, &scribetest.FaultError{Field: member, Reason: fmt.Sprintf("must be from 0 to %d milliseconds, got %d", maxMS, v)}
+		return 0, fmt.Sprintf("must be from 0 to %d milliseconds, got %d", maxMS, v)
 	}
-	return time.Duration(v) * time.Millisecond, nil
+	return time.Duration(v) * time.Millisecond, ""
 }
 
 // injectFault serves POST /_scribetest/faults: InjectFault, answered 201
@@ -57,18 +56,24 @@ func (d *devServer) injectFault(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	retryAfter, err := millis("retry_after_ms", b.RetryAfterMS)
-	delay, delayErr := millis("delay_ms", b.DelayMS)
-	f := scribetest.Fault{Method: b.Method, Path: b.Path, Times: b.Times, Status: b.Status, RetryAfter: retryAfter, Drop: b.Drop, Delay: delay}
-	if err = cmp.Or(err, delayErr); err == nil {
-		err = d.s.InjectFault(f)
+	retryAfter, badRetry := millis(b.RetryAfterMS)
+	delay, badDelay := millis(b.DelayMS)
+	switch {
+	case badRetry != "":
+		badFault(w, "retry_after_ms", badRetry)
+		return
+	case badDelay != "":
+		badFault(w, "delay_ms", badDelay)
+		return
 	}
+	f := scribetest.Fault{Method: b.Method, Path: b.Path, Times: b.Times, Status: b.Status, RetryAfter: retryAfter, Drop: b.Drop, Delay: delay}
+	err := d.s.InjectFault(f)
 	fe, bad := errors.AsType[*scribetest.FaultError](err)
 	switch {
 	case bad && fe.Field == "":
 		badFault(w, "", "the fault "+fe.Reason)
 	case bad:
-		badFault(w, cmp.Or(members[fe.Field], fe.Field), fe.Reason)
+		badFault(w, members[fe.Field], fe.Reason)
 	case err != nil:
 		adminError(w, http.StatusBadRequest, err)
 	default:
@@ -116,9 +121,9 @@ type rateLimitBody struct {
 
 // setRateLimit serves PUT /_scribetest/rate-limit: SetRateLimit.
 func (d *devServer) setRateLimit(_ *http.Request, b *rateLimitBody) (any, error) {
-	window, err := millis("window_ms", b.WindowMS)
-	if fe, bad := errors.AsType[*scribetest.FaultError](err); bad {
-		return nil, errors.New("window_ms: " + fe.Reason)
+	window, bad := millis(b.WindowMS)
+	if bad != "" {
+		return nil, errors.New("window_ms: " + bad)
 	}
 	return b, d.s.SetRateLimit(b.Limit, window)
 }

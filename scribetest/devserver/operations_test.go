@@ -47,20 +47,11 @@ func getMe(t *testing.T, s *scribetest.Server, token string) (int, string) {
 	return resp.StatusCode, resp.Header.Get("Retry-After")
 }
 
-// postFault posts a fault and returns the status, and the answer decoded.
+// postFault posts a fault and returns the status, the answer decoded and
+// its Content-Type.
 func postFault(t *testing.T, s *scribetest.Server, body string) (int, map[string]any, string) {
 	t.Helper()
-	resp, err := http.Post(strings.TrimSuffix(s.URL(), "/v1")+"/_scribetest/faults", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var v map[string]any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("POST faults %s: %d %s", body, resp.StatusCode, raw)
-	}
-	return resp.StatusCode, v, resp.Header.Get("Content-Type")
+	return adminExchange(t, s, http.MethodPost, "/_scribetest/faults", body)
 }
 
 // A fault posted to the admin API is InjectFault's: 201 with the fault,
