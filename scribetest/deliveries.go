@@ -168,14 +168,6 @@ func (s *Server) WaitForDeliveries(ctx context.Context) error { return s.deliver
 // deliveries are pending.
 var ErrClosed = errors.New("scribetest: the server is closed")
 
-// changedLocked returns a channel closed at the next change.
-func (e *engine) changedLocked() <-chan struct{} {
-	if e.changed == nil {
-		e.changed = make(chan struct{})
-	}
-	return e.changed
-}
-
 // notifyLocked wakes whoever waits for a change of state.
 func (e *engine) notifyLocked() {
 	if e.changed != nil {
@@ -250,7 +242,10 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 				continue
 			}
 		}
-		changed := e.changedLocked()
+		if e.changed == nil { // closed at the next change
+			e.changed = make(chan struct{})
+		}
+		changed := e.changed
 		e.mu.Unlock()
 		select {
 		case <-changed:

@@ -137,11 +137,10 @@ type FaultError struct {
 
 // Error says which field is wrong and why, as InjectFault reports it.
 func (e *FaultError) Error() string {
-	what := "the fault"
-	if e.Field != "" {
-		what += "'s " + e.Field
+	if e.Field == "" {
+		return "scribetest: InjectFault: the fault " + e.Reason
 	}
-	return "scribetest: InjectFault: " + what + " " + e.Reason
+	return "scribetest: InjectFault: the fault's " + e.Field + " " + e.Reason
 }
 
 // add injects f, or says why the server cannot play it.

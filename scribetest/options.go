@@ -128,18 +128,20 @@ func WithRateLimit(limit int, window time.Duration) Option {
 // with a fresh quota for every holder; limit 0 turns rate limiting off.
 // Requests in flight finish under the limit they started with.
 func (s *Server) SetRateLimit(limit int, window time.Duration) error {
+	if limit == 0 {
+		s.limiter.Store(nil)
+		return nil
+	}
 	l, err := newLimiter("SetRateLimit", limit, window)
 	if err == nil {
-		s.limiter.Store(l) // nil: off
+		s.limiter.Store(l)
 	}
 	return err
 }
 
-// newLimiter checks a rate limit; SetRateLimit's limit 0 needs no window.
+// newLimiter checks a rate limit and returns its limiter.
 func newLimiter(call string, limit int, window time.Duration) (*httpapi.Limiter, error) {
 	switch {
-	case limit == 0 && call == "SetRateLimit":
-		return nil, nil
 	case limit < 1:
 		return nil, fmt.Errorf("scribetest: %s: limit is %d; it must be at least 1 request per window", call, limit)
 	case window < time.Second:
