@@ -80,23 +80,3 @@ func TestNonCanonicalPathsAreProblems(t *testing.T) {
 		}
 	}
 }
-
-// TestNonCanonicalAdminPaths protects the same rule for the admin API: its
-// mux would redirect "/_scribetest//deliveries" too; it answers 404 in the
-// admin API's own {"error"} shape instead.
-func TestNonCanonicalAdminPaths(t *testing.T) {
-	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithBasePath("/v1"))
-	for _, target := range []string{"/_scribetest//deliveries", "/_scribetest/./deliveries", "/_scribetest/deliveries/", "/_scribetest/%2e/deliveries"} {
-		resp, body := apitest.RawExchange(t, s.URL(), http.MethodGet, target, "")
-		var e struct{ Error string }
-		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Location") != "" ||
-			resp.Header.Get("Content-Type") != "application/json" || json.Unmarshal(body, &e) != nil || e.Error == "" {
-			t.Errorf("GET %s: %d %q Location %q body %.200q; want 404 application/json {\"error\"}",
-				target, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Location"), body)
-		}
-	}
-	if resp, body := apitest.RawExchange(t, s.URL(), http.MethodGet, "/_scribetest/deliveries", ""); resp.StatusCode != http.StatusOK {
-		t.Errorf("GET /_scribetest/deliveries: %d, want 200 (%.200q)", resp.StatusCode, body)
-	}
-}

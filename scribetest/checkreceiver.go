@@ -58,9 +58,12 @@ func WithProcessedCount(count func(eventID string) int) CheckOption {
 // events it processed: the check fails a receiver that processes a
 // redelivery or a concurrent duplicate again, or acts on a delivery it
 // refused, and a rule where the receiver made no call is "not checked".
-// WithProcessedCount, when given too, counts exactly instead of by calls.
-// The deliveries are signed on s's clock (s.Clock()), so a receiver that
-// verifies with s.WebhookVerifier on a FakeClock sees them fresh.
+// When the check ends, it removes the users it made with their
+// installations and transcripts (DeleteUser), so the plugin's
+// installations are what they were before. WithProcessedCount, when given
+// too, counts exactly instead of by calls. The deliveries are signed on s's
+// clock (s.Clock()), so a receiver that verifies with s.WebhookVerifier on a
+// FakeClock sees them fresh.
 func WithServer(s *Server, pluginID int64) CheckOption {
 	return CheckOption{func(cfg *checkConfig) error {
 		if s == nil {
@@ -96,7 +99,11 @@ type checkScenes struct {
 }
 
 func (c checkScenes) NewScene(_ context.Context, uninstalled bool) (scribe.PluginInstallation, scribe.Transcript, error) {
-	return c.s.checkScene(c.plugin, uninstalled)
+	return c.s.CreateScene(c.plugin, uninstalled)
+}
+
+func (c checkScenes) RemoveScene(_ context.Context, userID int64) error {
+	return c.s.DeleteUser(userID)
 }
 
 func (c checkScenes) Calls(_ context.Context, uuid string) ([]receivercheck.Call, error) {
@@ -109,11 +116,13 @@ func (c checkScenes) Calls(_ context.Context, uuid string) ([]receivercheck.Call
 	return calls, nil
 }
 
-// checkScene makes, emitting no event (so that the plugin's webhooks get
-// nothing), what one event of the receiver check names: a user, that
-// user's installation of plugin pluginID and one transcript of the user;
-// with uninstalled, the installation is then uninstalled.
-func (s *Server) checkScene(pluginID int64, uninstalled bool) (in scribe.PluginInstallation, tr scribe.Transcript, err error) {
+// CreateScene makes, emitting no event (so that the plugin's webhooks get
+// nothing), what one event of the receiver check names (WithServer, and
+// the dev server's POST /_scribetest/scenes): a user, that user's
+// installation of plugin pluginID and one transcript of the user; with
+// uninstalled, the installation is then uninstalled. DeleteUser with the
+// installation's UserID removes it all again.
+func (s *Server) CreateScene(pluginID int64, uninstalled bool) (in scribe.PluginInstallation, tr scribe.Transcript, err error) {
 	err = s.st.Update(func(tx *state.Tx) error {
 		u, err := tx.AddUser(receivercheck.SceneUser(), "")
 		if err != nil {

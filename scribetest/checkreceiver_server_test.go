@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest"
@@ -131,7 +133,9 @@ func lineOf(lines []string, rule string) string {
 // with the plugin's secret key keeps every rule; the same receiver without
 // dedupe fails redelivery and concurrent with a line saying it processed
 // the event again; one that makes no call gets "not checked" for them,
-// counted in the summary, and fails nothing. The scenes emit no event.
+// counted in the summary, and fails nothing. The scenes emit no event, and
+// are gone when the check ends: the users and the plugin's installations
+// are what they were before.
 func TestCheckReceiverWithServer(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -185,6 +189,7 @@ func TestCheckReceiverWithServer(t *testing.T) {
 			if _, err := live.s.CreateWebhook(live.plugin.ID, url); err != nil {
 				t.Fatal(err)
 			}
+			users, installs := live.s.Users(), live.s.Installations(live.plugin.ID)
 			r := recordCheck(t, func(tb testing.TB) {
 				scribetest.CheckReceiver(tb, url, secret, scribetest.WithServer(live.s, live.plugin.ID))
 			})
@@ -225,6 +230,12 @@ func TestCheckReceiverWithServer(t *testing.T) {
 			}
 			if as := live.s.Deliveries(); len(as) != 0 {
 				t.Errorf("the scenes emitted events to the plugin's webhook: %v", as)
+			}
+			if diff := gocmp.Diff(users, live.s.Users()); diff != "" {
+				t.Errorf("the users after the check (-before +after):\n%s", diff)
+			}
+			if diff := gocmp.Diff(installs, live.s.Installations(live.plugin.ID)); diff != "" {
+				t.Errorf("the plugin's installations after the check (-before +after):\n%s", diff)
 			}
 		})
 	}

@@ -40,18 +40,13 @@ func (s *Server) InstallationClient(key auth.SecretKey, uuid string, opts ...scr
 	return s.client(append([]scribe.Option{scribe.WithTokenSource(ts)}, opts...))
 }
 
-// The backoff of the clients the server hands out, between retries.
-const (
-	clientRetryWaitMin = time.Millisecond
-	clientRetryWaitMax = 10 * time.Millisecond
-)
-
 func (s *Server) client(opts []scribe.Option) (*scribe.Client, error) {
 	u := s.URL()
 	if u == "" {
 		return nil, errors.New("scribetest: the server is not started; call Start, or use NewServer")
 	}
-	return scribe.NewClient(u, append([]scribe.Option{scribe.WithRetryWait(clientRetryWaitMin, clientRetryWaitMax)}, opts...)...)
+	// Back off 1 to 10 ms between retries (InstallationClient).
+	return scribe.NewClient(u, append([]scribe.Option{scribe.WithRetryWait(time.Millisecond, 10*time.Millisecond)}, opts...)...)
 }
 
 // Clock returns the clock the server reads (WithClock's, or the system's).

@@ -30,47 +30,45 @@ const MaxEventBytes = webhook.DefaultMaxBodyBytes
 const MaxWebhookDelay = 7 * 24 * time.Hour
 
 // DeliveryAttempt is one attempt to deliver an event to a webhook, as
-// Server.Deliveries records it. Its JSON form is the one the admin API lists
-// (GET /_scribetest/deliveries), which adds the Duration in milliseconds as
-// duration_ms.
+// Server.Deliveries records it.
 type DeliveryAttempt struct {
 	// EventID is the event's id, also sent as webhook-id: the same on every
 	// attempt of the event, to every webhook.
-	EventID string `json:"event_id"`
+	EventID string
 	// EventType is the event's type, such as webhook.EventTranscriptCreated.
-	EventType webhook.EventType `json:"event_type"`
+	EventType webhook.EventType
 	// WebhookID is the id of the webhook the attempt was sent to.
-	WebhookID int64 `json:"webhook_id"`
+	WebhookID int64
 	// URI is the webhook's URL the attempt was POSTed to, as registered.
-	URI string `json:"uri"`
+	URI string
 	// Attempt counts the attempts of this delivery, from 1.
-	Attempt int `json:"attempt"`
+	Attempt int
 	// Time is when the attempt was signed, by the server's clock: its
 	// webhook-timestamp.
-	Time time.Time `json:"time"`
+	Time time.Time
 	// StatusCode is the receiver's answer, 0 when there was none (refused
 	// connection, timeout).
-	StatusCode int `json:"status_code"`
+	StatusCode int
 	// ResponseBody is the start of the receiver's answer, at most
 	// MaxResponseExcerpt bytes (cut at a character, "…" added), with text
 	// shaped like a credential and the webhook's signing secret redacted and
 	// control characters but newlines and tabs replaced by spaces.
 	// webhook.NewHandler puts your function's (redacted) error there.
-	ResponseBody string `json:"response_body"`
+	ResponseBody string
 	// Error says why the attempt failed, "" when it succeeded.
-	Error string `json:"error"`
+	Error string
 	// Duration is how long the attempt took, by the wall clock.
-	Duration time.Duration `json:"-"`
+	Duration time.Duration
 	// Delivered reports a 2xx answer within the timeout.
-	Delivered bool `json:"delivered"`
+	Delivered bool
 	// Final reports that no attempt follows: the event was delivered, the
 	// receiver refused it permanently, or the schedule is exhausted and the
 	// delivery given up.
-	Final bool `json:"final"`
+	Final bool
 	// Permanent reports that the receiver answered
 	// webhook.StatusPermanentFailure (422): the delivery failed for good and
 	// is not retried (Final is set too).
-	Permanent bool `json:"permanent"`
+	Permanent bool
 }
 
 // String formats the attempt on one line, as RequireDelivered prints it:
@@ -101,28 +99,27 @@ func (a DeliveryAttempt) String() string {
 
 // PendingDelivery is a delivery not settled yet: due, in flight, or waiting
 // for its next attempt; after Close or a Shutdown that ran out of time, one
-// that will never be attempted again. Its JSON form is the one the admin API
-// lists, where a zero NextAttempt is null.
+// that will never be attempted again.
 type PendingDelivery struct {
 	// EventID is the event's id, the same on every attempt (webhook-id).
-	EventID string `json:"event_id"`
+	EventID string
 	// EventType is the event's type, such as webhook.EventTranscriptCreated.
-	EventType webhook.EventType `json:"event_type"`
+	EventType webhook.EventType
 	// WebhookID is the id of the webhook the event is being delivered to.
-	WebhookID int64 `json:"webhook_id"`
+	WebhookID int64
 	// URI is that webhook's URL, as registered.
-	URI string `json:"uri"`
+	URI string
 	// Attempts is how many attempts were made so far.
-	Attempts int `json:"attempts"`
+	Attempts int
 	// LastStatusCode is the last attempt's DeliveryAttempt.StatusCode; 0
 	// before the first attempt or when the receiver did not answer.
-	LastStatusCode int `json:"last_status_code"`
+	LastStatusCode int
 	// LastError is the last attempt's DeliveryAttempt.Error; "" before the
 	// first attempt.
-	LastError string `json:"last_error"`
+	LastError string
 	// NextAttempt is when the next attempt is due, by the server's clock; zero
 	// when it is due now, in flight, or will never come (after Close).
-	NextAttempt time.Time `json:"next_attempt"`
+	NextAttempt time.Time
 }
 
 // Deliveries returns the webhook delivery attempts made so far, oldest first
@@ -171,14 +168,6 @@ func (s *Server) WaitForDeliveries(ctx context.Context) error { return s.deliver
 // deliveries are pending.
 var ErrClosed = errors.New("scribetest: the server is closed")
 
-// changedLocked returns a channel closed at the next change.
-func (e *engine) changedLocked() <-chan struct{} {
-	if e.changed == nil {
-		e.changed = make(chan struct{})
-	}
-	return e.changed
-}
-
 // notifyLocked wakes whoever waits for a change of state.
 func (e *engine) notifyLocked() {
 	if e.changed != nil {
@@ -191,14 +180,8 @@ func (e *engine) notifyLocked() {
 func (e *engine) pending() []PendingDelivery {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.pendingLocked(nil)
-}
-
-// pendingLocked returns the deliveries want selects (all if nil) not
-// settled, in publishing order.
-func (e *engine) pendingLocked(want func(*delivery) bool) []PendingDelivery {
 	var out []PendingDelivery
-	for _, dl := range e.sortedLocked(want) {
+	for _, dl := range e.sortedLocked(nil) {
 		p := PendingDelivery{EventID: dl.id, EventType: dl.typ, WebhookID: dl.hook, URI: dl.uri,
 			Attempts: dl.attempts, LastStatusCode: dl.lastStatus, LastError: dl.lastErr}
 		if dl.timer != nil {
@@ -259,7 +242,10 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 				continue
 			}
 		}
-		changed := e.changedLocked()
+		if e.changed == nil { // closed at the next change
+			e.changed = make(chan struct{})
+		}
+		changed := e.changed
 		e.mu.Unlock()
 		select {
 		case <-changed:

@@ -40,6 +40,13 @@ type savedDelivery struct {
 	Pending, Once          bool
 }
 
+// savedAttempt is an attempt's row: the attempt, with its Duration in
+// nanoseconds (a time.Duration has no JSON form of its own).
+type savedAttempt struct {
+	DeliveryAttempt
+	Duration int64
+}
+
 // saveLocked writes the attempts recs and the rows of evs (nil ones
 // skipped), as their deliveries stand, to the state directory in one
 // transaction; an event's row goes once the event has left the ring and
@@ -70,7 +77,7 @@ func (e *engine) saveLocked(recs []DeliveryAttempt, evs ...*sentEvent) {
 			err = errors.Join(err, tx.Set(eventsBucket, persist.Key(ev.key), v))
 		}
 		for _, rec := range recs {
-			v, merr := apijson.Marshal(rec)
+			v, merr := apijson.Marshal(savedAttempt{rec, int64(rec.Duration)})
 			_, err = tx.Append(attemptsBucket, v, maxRecords)
 			err = errors.Join(err, merr)
 		}
@@ -111,11 +118,12 @@ func (e *engine) restore() error {
 		return nil
 	})
 	return errors.Join(err, e.db.Each(attemptsBucket, func(k, v []byte) error {
-		var rec DeliveryAttempt
-		if err := apijson.Unmarshal(v, &rec, apijson.Lenient()); err != nil {
+		var row savedAttempt
+		if err := apijson.Unmarshal(v, &row, apijson.Lenient()); err != nil {
 			return fmt.Errorf("%s row %d: %w", attemptsBucket, persist.KeyID(k), err)
 		}
-		e.record.Push(rec)
+		row.DeliveryAttempt.Duration = time.Duration(row.Duration)
+		e.record.Push(row.DeliveryAttempt)
 		return nil
 	}))
 }

@@ -71,15 +71,13 @@ type delivery struct {
 	event      *sentEvent
 }
 
-// sentEvent is an event the engine published, as Resend finds it: the
-// deliveries it made of it, settled or not, hold its body and webhooks.
+// sentEvent is an event the engine published, as Resend and Events find
+// it: the deliveries it made of it, settled or not, hold its body and
+// webhooks.
 type sentEvent struct {
-	ID               string
-	Type             webhook.EventType
-	InstallationUUID string
-	Time             time.Time // the event's created_on
-	deliveries       []*delivery
-	key              uint64 // its row's in the state directory
+	EmittedEvent // but its Deliveries
+	deliveries   []*delivery
+	key          uint64 // its row's in the state directory
 }
 
 // engine is the server's delivery engine.
@@ -148,7 +146,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.eventKey++
-	sent := &sentEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn, key: e.eventKey}
+	sent := &sentEvent{EmittedEvent: EmittedEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn}, key: e.eventKey}
 	var recs []DeliveryAttempt
 	defer func() {
 		var gone *sentEvent // the event that leaves the ring
@@ -196,7 +194,13 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 func (e *engine) resend(id string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ev, ok := e.events.Find(func(ev sentEvent) bool { return ev.ID == id })
+	var ev sentEvent
+	ok := false
+	for kept := range e.events.Backward {
+		if ev, ok = kept, kept.ID == id; ok {
+			break
+		}
+	}
 	switch {
 	case e.closed:
 		return ErrClosed

@@ -12,10 +12,10 @@
 //	client, _ := s.DeveloperClient(dev.Key)
 //
 // Seeding calls (CreateUser, CreateDeveloper, CreatePlugin, CreateSecretKey,
-// Install, Uninstall, CreateTranscript, UpdateTranscript, CreateWebhook, ...)
-// return the created resources with their credentials; read-back calls
-// (Plugins, Installations, Transcripts, SecretKeys, Webhooks, Requests) show
-// what the client did. A fixture document (LoadFixtures, WithFixtures) sets a
+// Install, Uninstall, CreateTranscript, UpdateTranscript, CreateWebhook,
+// DeleteUser, ...) return the created resources with their credentials;
+// read-back calls (Plugins, Installations, Transcripts, SecretKeys, Webhooks,
+// Requests, Events) show what the client did. A fixture document (LoadFixtures, WithFixtures) sets a
 // whole scene up at once, with ids and keys known in advance; DemoFixtures is
 // the built-in demo set that cmd/scribe-server loads by default.
 // ExportFixtures writes the state as such a document, Reset returns to the
@@ -32,7 +32,8 @@
 //
 // For testing retry code, InjectFault makes the next requests fail (a status,
 // Retry-After, a dropped connection or a delay) before they are authenticated
-// or performed, and FiredFaults reports what fired; WithRateLimit enforces a
+// or performed, and PendingFaults and FiredFaults report what waits and what
+// fired; WithRateLimit (SetRateLimit on a running server) enforces a
 // per-credential quota with 429 and Retry-After.
 //
 // Every installation and transcript change emits its event
@@ -41,10 +42,11 @@
 // delivered at least once on the retry schedule (WithWebhookSchedule,
 // WithWebhookScheduleScale shorten it for tests), each attempt recorded in
 // Deliveries; WaitForDeliveries, RequireDelivered and PendingDeliveries tell
-// a test what has arrived, and Shutdown drains what is pending. Trigger and
-// the admin API (WithAdminAPI) make events happen on demand; with the admin
-// API, a dashboard at DashboardPath shows events, deliveries and requests in
-// a browser.
+// a test what has arrived, and Shutdown drains what is pending. Trigger
+// makes events happen on demand.
+//
+// Package devserver serves a Server with an HTTP admin API and a dashboard,
+// as cmd/scribe-server does, for tests in other languages and for people.
 //
 // docs/server.md and docs/testing.md in the repository are the guides.
 package scribetest

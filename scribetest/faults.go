@@ -72,10 +72,10 @@ type FiredFault struct {
 // InjectFault makes the server fail the next f.Times requests that match f
 // (see Fault). Faults are tried in the order they were injected; a request
 // takes the first that matches it, and one request fires at most one fault. It
-// returns an error, and injects nothing, when f is not a fault the server can
-// play: an unknown Status, Drop with a Status, a negative duration, a Path
-// that is not a path relative to the base path, or a fault that does nothing
-// at all.
+// returns a *FaultError, and injects nothing, when f is not a fault the
+// server can play: an unknown Status, Drop with a Status, a negative
+// duration, a Path that is not a path relative to the base path, or a fault
+// that does nothing at all.
 func (s *Server) InjectFault(f Fault) error { return s.faults.add(f, s.basePath) }
 
 // FailNext makes the next n requests, whatever their method and path, fail
@@ -96,6 +96,19 @@ func (s *Server) ClearFaults() { s.faults.clear() }
 // 10,000 of them): one entry per faulted request.
 func (s *Server) FiredFaults() []FiredFault { return s.faults.fired.All() }
 
+// PendingFaults returns the faults not used up, in the order they are
+// tried, each with Times set to what is left of it (negative: every
+// matching request until ClearFaults).
+func (s *Server) PendingFaults() []Fault {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	out := make([]Fault, len(s.faults.pending))
+	for i, p := range s.faults.pending {
+		out[i], out[i].Times = p.f, p.left
+	}
+	return out
+}
+
 // pendingFault is an injected fault, parsed, with what is left of its Times.
 type pendingFault struct {
 	f       Fault
@@ -112,11 +125,29 @@ type faults struct {
 	fired   ring[FiredFault]
 }
 
+// FaultError is the error of InjectFault for a fault the server cannot
+// play: which of its fields is wrong ("" for the fault as a whole) and why.
+type FaultError struct {
+	// Field is the Fault field at fault, such as "Status"; "" for the
+	// fault as a whole.
+	Field string
+	// Reason says what is wrong with it, and what to give instead.
+	Reason string
+}
+
+// Error says which field is wrong and why, as InjectFault reports it.
+func (e *FaultError) Error() string {
+	if e.Field == "" {
+		return "scribetest: InjectFault: the fault " + e.Reason
+	}
+	return "scribetest: InjectFault: the fault's " + e.Field + " " + e.Reason
+}
+
 // add injects f, or says why the server cannot play it.
 func (q *faults) add(f Fault, basePath string) error {
 	p, err := parse(f, basePath)
 	if err != nil {
-		return fmt.Errorf("scribetest: InjectFault: %w", err)
+		return err
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -125,33 +156,38 @@ func (q *faults) add(f Fault, basePath string) error {
 }
 
 func parse(f Fault, basePath string) (*pendingFault, error) {
+	bad := func(field, format string, args ...any) (*pendingFault, error) {
+		return nil, &FaultError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
 	if _, ok := httpapi.FailureCodes[f.Status]; !ok && f.Status != 0 {
-		return nil, fmt.Errorf("the fault's Status %d is not one the contract declares for a transient failure; use 429, 500, 502, 503 or 504", f.Status)
+		return bad("Status", "%d is not one the contract declares for a transient failure; use 429, 500, 502, 503 or 504", f.Status)
 	}
 	switch {
 	case f.Drop && f.Status != 0:
-		return nil, fmt.Errorf("the fault's Drop and Status %d exclude each other: a dropped connection answers nothing", f.Status)
+		return bad("Drop", "excludes a status (%d): a dropped connection answers nothing", f.Status)
 	case f.Drop && f.RetryAfter != 0:
-		return nil, fmt.Errorf("the fault's Drop and RetryAfter exclude each other: a dropped connection answers nothing")
-	case f.RetryAfter < 0 || f.Delay < 0:
-		return nil, fmt.Errorf("the fault's RetryAfter (%s) and Delay (%s) must not be negative", f.RetryAfter, f.Delay)
+		return bad("Drop", "excludes a Retry-After: a dropped connection answers nothing")
+	case f.RetryAfter < 0:
+		return bad("RetryAfter", "must not be negative")
+	case f.Delay < 0:
+		return bad("Delay", "must not be negative")
 	case f.Status == 0 && !f.Drop && f.Delay == 0:
-		return nil, fmt.Errorf("the fault does nothing; give a Status, Drop or a Delay")
+		return bad("", "does nothing; give it a status, a drop or a delay")
 	case f.Status == 0 && f.RetryAfter != 0:
-		return nil, fmt.Errorf("the fault's RetryAfter needs a Status to be sent with")
+		return bad("RetryAfter", "needs a status to be sent with")
 	}
 	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: cmp.Or(f.Times, 1)}
 	if strings.ContainsAny(p.method, " \t/") {
-		return nil, fmt.Errorf("the fault's Method %q is not an HTTP method; write it alone, such as POST, and the path in Path", f.Method)
+		return bad("Method", "%q is not an HTTP method; write it alone, such as POST, and the path apart", f.Method)
 	}
 	if f.Path == "" {
 		return p, nil
 	}
 	switch {
 	case !strings.HasPrefix(f.Path, "/") || strings.ContainsAny(f.Path, "?# \t"):
-		return nil, fmt.Errorf("the fault's Path %q must be a path beginning with /, without query or spaces, such as /plugins/{id}", f.Path)
+		return bad("Path", "%q must be a path beginning with /, without query or spaces, such as /plugins/{id}", f.Path)
 	case basePath != "" && (f.Path == basePath || strings.HasPrefix(f.Path, basePath+"/")):
-		return nil, fmt.Errorf("the fault's Path %q includes the base path %s; write it relative to the base path, as %q", f.Path, basePath, strings.TrimPrefix(f.Path, basePath))
+		return bad("Path", "%q includes the base path %s; write it relative to the base path, as %q", f.Path, basePath, strings.TrimPrefix(f.Path, basePath))
 	}
 	p.pattern = strings.Split(f.Path[1:], "/")
 	for i, seg := range p.pattern {
@@ -161,7 +197,7 @@ func parse(f Fault, basePath string) (*pendingFault, error) {
 		name := strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}")
 		if len(name) != len(seg)-2 || strings.TrimSuffix(name, "...") == "" || strings.ContainsAny(name, "{}") ||
 			(strings.HasSuffix(name, "...") && i != len(p.pattern)-1) {
-			return nil, fmt.Errorf("the fault's Path %q: segment %q must be a whole {name} wildcard, or {name...} as the last segment", f.Path, seg)
+			return bad("Path", "%q: segment %q must be a whole {name} wildcard, or {name...} as the last segment", f.Path, seg)
 		}
 	}
 	return p, nil
@@ -172,27 +208,22 @@ func (p *pendingFault) matches(method, path string) bool {
 	if p.method != "" && p.method != method {
 		return false
 	}
-	if p.pattern == nil {
-		return true
-	}
 	rest, ok := strings.CutPrefix(path, "/")
-	if !ok {
-		return false
+	if p.pattern == nil || !ok {
+		return p.pattern == nil
 	}
-	for i, seg := range p.pattern {
-		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "...}") {
+	segs := strings.Split(rest, "/")
+	for i, want := range p.pattern {
+		switch wild := strings.HasPrefix(want, "{"); {
+		case i >= len(segs):
+			return false
+		case wild && strings.HasSuffix(want, "...}"):
 			return true // the rest of the path, even empty
-		}
-		part, tail, more := strings.Cut(rest, "/")
-		if (strings.HasPrefix(seg, "{") && part == "") || (!strings.HasPrefix(seg, "{") && part != seg) {
+		case wild && segs[i] == "", !wild && segs[i] != want:
 			return false
 		}
-		if i == len(p.pattern)-1 || !more {
-			return i == len(p.pattern)-1 && !more
-		}
-		rest = tail
 	}
-	return false
+	return len(segs) == len(p.pattern)
 }
 
 // clear removes every fault not yet used up.

@@ -261,7 +261,7 @@ func TestInjectFaultRejects(t *testing.T) {
 		{scribetest.Fault{Drop: true, RetryAfter: time.Second}, "exclude"},
 		{scribetest.Fault{Status: 503, Delay: -time.Second}, "negative"},
 		{scribetest.Fault{Status: 503, RetryAfter: -time.Second}, "negative"},
-		{scribetest.Fault{Delay: time.Second, RetryAfter: time.Second}, "needs a Status"},
+		{scribetest.Fault{Delay: time.Second, RetryAfter: time.Second}, "needs a status"},
 		{scribetest.Fault{Status: 503, Path: "plugins"}, "beginning with /"},
 		{scribetest.Fault{Status: 503, Path: "/plugins?limit=1"}, "without query"},
 		{scribetest.Fault{Status: 503, Path: "/v1/plugins"}, `relative to the base path, as "/plugins"`},
@@ -273,9 +273,13 @@ func TestInjectFaultRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := s.InjectFault(tt.fault)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("InjectFault(%+v) = %v, want an error containing %q", tt.fault, err, tt.want)
+		fe, ok := errors.AsType[*scribetest.FaultError](err)
+		if !ok || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), fe.Field+" "+fe.Reason) {
+			t.Errorf("InjectFault(%+v) = %v, want a *FaultError containing %q", tt.fault, err, tt.want)
 		}
+	}
+	if n := len(s.PendingFaults()); n != 0 {
+		t.Errorf("refused faults left %d pending", n)
 	}
 	if err := s.FailNext(0, 503); err == nil {
 		t.Error("FailNext(0, 503): no error")
@@ -510,4 +514,43 @@ func ExampleServer_InjectFault() {
 	// POST /plugins 503 service_unavailable
 	// POST /plugins 200
 	// 2 faults fired; 1 plugin created
+}
+
+// TestPendingFaults: PendingFaults lists the faults not used up, in the
+// order they are tried, each with what is left of its Times; a fault used
+// up leaves the list, an endless one stays with a negative Times.
+func TestPendingFaults(t *testing.T) {
+	t.Parallel()
+	s := scribetest.NewTestServer(t)
+	twice := scribetest.Fault{Method: "GET", Path: "/plugins", Times: 2, Status: http.StatusServiceUnavailable, RetryAfter: time.Second}
+	endless := scribetest.Fault{Path: "/users/me", Times: -1, Status: http.StatusBadGateway}
+	for _, f := range []scribetest.Fault{twice, endless} {
+		if err := s.InjectFault(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]scribetest.Fault{twice, endless}, s.PendingFaults()); diff != "" {
+		t.Errorf("PendingFaults before any request (-want +got):\n%s", diff)
+	}
+	get := func() {
+		resp, err := http.Get(s.URL() + "/plugins")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	get()
+	once := twice
+	once.Times = 1
+	if diff := cmp.Diff([]scribetest.Fault{once, endless}, s.PendingFaults()); diff != "" {
+		t.Errorf("PendingFaults after one use (-want +got):\n%s", diff)
+	}
+	get()
+	if diff := cmp.Diff([]scribetest.Fault{endless}, s.PendingFaults()); diff != "" {
+		t.Errorf("PendingFaults once used up (-want +got):\n%s", diff)
+	}
+	s.ClearFaults()
+	if got := s.PendingFaults(); len(got) != 0 || len(s.FiredFaults()) != 2 {
+		t.Errorf("after ClearFaults: %d pending, %d fired; want 0 and 2", len(got), len(s.FiredFaults()))
+	}
 }

@@ -142,35 +142,3 @@ func TestRequestHeadLimits(t *testing.T) {
 		t.Errorf("32 KiB + 1 of header fields = %d, want 431", status)
 	}
 }
-
-// TestAdminAPIHeadLimits: the admin API, outside the contract, checks the
-// same limits and answers them in its own {"error"} shape.
-func TestAdminAPIHeadLimits(t *testing.T) {
-	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI())
-	base := strings.TrimSuffix(s.URL(), "/")
-	for _, tt := range []struct {
-		url    string
-		header map[string]string
-		status int
-	}{
-		{base + "/_scribetest/deliveries?x=" + strings.Repeat("a", 9<<10), nil, http.StatusRequestURITooLong},
-		{base + "/_scribetest/deliveries", map[string]string{"X-Filler": strings.Repeat("a", 33<<10)}, http.StatusRequestHeaderFieldsTooLarge},
-		{base + "/_scribetest/deliveries", nil, http.StatusOK},
-	} {
-		req, _ := http.NewRequest(http.MethodGet, tt.url, nil)
-		for k, v := range tt.header {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var body map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&body)
-		resp.Body.Close()
-		if resp.StatusCode != tt.status || (tt.status != http.StatusOK && body["error"] == nil) {
-			t.Errorf("GET %.60s...: %d %v, want %d with an error member", tt.url, resp.StatusCode, body, tt.status)
-		}
-	}
-}

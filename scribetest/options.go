@@ -29,7 +29,6 @@ type config struct {
 	logger   *slog.Logger
 	fixtures []io.Reader
 	limiter  *httpapi.Limiter // WithRateLimit
-	admin    bool             // WithAdminAPI
 	stateDir string           // WithStateDir
 
 	// The WithWebhook... options; zero is the default, but for the
@@ -144,36 +143,39 @@ func WithStateDir(dir string) Option {
 // RateLimit-Reset (seconds until the window ends). Requests without a valid
 // credential are not counted. Without WithRateLimit, nothing is limited.
 //
-// limit must be at least 1 and window at least one second.
+// limit must be at least 1 and window at least one second. SetRateLimit
+// changes the limit of a running server.
 func WithRateLimit(limit int, window time.Duration) Option {
-	return Option{func(cfg *config) error {
-		switch {
-		case limit < 1:
-			return fmt.Errorf("scribetest: WithRateLimit: limit is %d; it must be at least 1 request per window", limit)
-		case window < time.Second:
-			return fmt.Errorf("scribetest: WithRateLimit: window is %s; it must be at least 1s, since the RateLimit headers count whole seconds", window)
-		}
-		cfg.limiter = &httpapi.Limiter{Limit: limit, Window: window}
-		return nil
+	return Option{func(cfg *config) (err error) {
+		cfg.limiter, err = newLimiter("WithRateLimit", limit, window)
+		return err
 	}}
 }
 
-// WithAdminAPI enables a small HTTP API under AdminPathPrefix that drives the
-// server the way the Go seeding calls do, for tests written in another
-// language against the binary (cmd/scribe-server): install and uninstall,
-// create and update transcripts (each emits its event to the webhooks), add a
-// webhook, trigger events, and read the delivery attempts. It is not part of
-// the service contract and takes no credentials, so it is off unless enabled.
-// Its requests are not in Requests, not rate limited and not faulted. See
-// docs/server.md, "The admin API". It also serves the dashboard at
-// DashboardPath: the server's records in a browser, with buttons for its
-// operations (docs/server.md, "Dashboard"). A POST, PATCH or DELETE that a
-// browser sends from a page of another origin is refused with 403.
-func WithAdminAPI() Option {
-	return Option{func(cfg *config) error {
-		cfg.admin = true
+// SetRateLimit replaces the server's rate limit, as WithRateLimit sets it,
+// with a fresh quota for every holder; limit 0 turns rate limiting off.
+// Requests in flight finish under the limit they started with.
+func (s *Server) SetRateLimit(limit int, window time.Duration) error {
+	if limit == 0 {
+		s.limiter.Store(nil)
 		return nil
-	}}
+	}
+	l, err := newLimiter("SetRateLimit", limit, window)
+	if err == nil {
+		s.limiter.Store(l)
+	}
+	return err
+}
+
+// newLimiter checks a rate limit and returns its limiter.
+func newLimiter(call string, limit int, window time.Duration) (*httpapi.Limiter, error) {
+	switch {
+	case limit < 1:
+		return nil, fmt.Errorf("scribetest: %s: limit is %d; it must be at least 1 request per window", call, limit)
+	case window < time.Second:
+		return nil, fmt.Errorf("scribetest: %s: window is %s; it must be at least 1s, since the RateLimit headers count whole seconds", call, window)
+	}
+	return &httpapi.Limiter{Limit: limit, Window: window}, nil
 }
 
 // WithWebhookSchedule replaces the delivery schedule: delays[i] is how long a

@@ -267,3 +267,47 @@ func TestClientRetriesRateLimited(t *testing.T) {
 		}
 	})
 }
+
+// TestSetRateLimit: SetRateLimit limits a running server as WithRateLimit
+// does, with a fresh quota; limit 0 turns it off; a bad limit is an error
+// that changes nothing. Requests and SetRateLimit run concurrently.
+func TestSetRateLimit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	get := req{method: "GET", path: "/plugins", token: e.devA.Key.Reveal()}
+	if err := e.s.SetRateLimit(2, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{200, 200, 429} {
+		if resp, _ := e.do(t, get); resp.StatusCode != want || resp.Header.Get("RateLimit-Limit") != "2" {
+			t.Errorf("request %d: %d, limit %q; want %d and 2", i+1, resp.StatusCode, resp.Header.Get("RateLimit-Limit"), want)
+		}
+	}
+	for _, bad := range [][2]int64{{-1, int64(time.Minute)}, {2, int64(time.Millisecond)}} {
+		if err := e.s.SetRateLimit(int(bad[0]), time.Duration(bad[1])); err == nil {
+			t.Errorf("SetRateLimit(%d, %v): no error", bad[0], time.Duration(bad[1]))
+		}
+	}
+	if resp, _ := e.do(t, get); resp.StatusCode != 429 {
+		t.Errorf("after refused changes: %d, want the limit kept (429)", resp.StatusCode)
+	}
+	if err := e.s.SetRateLimit(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := e.do(t, get); resp.StatusCode != 200 || resp.Header.Get("RateLimit-Limit") != "1000" {
+		t.Errorf("with the limit off: %d, limit %q; want 200 and the contract's example quota", resp.StatusCode, resp.Header.Get("RateLimit-Limit"))
+	}
+	// Changed while requests are served: each is served under one limit.
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 20 {
+			_ = e.s.SetRateLimit(1000*(i%2), time.Minute)
+		}
+	})
+	for range 20 {
+		if resp, _ := e.do(t, get); resp.StatusCode != 200 || resp.Header.Get("RateLimit-Limit") != "1000" {
+			t.Errorf("while the limit changes: %d, limit %q", resp.StatusCode, resp.Header.Get("RateLimit-Limit"))
+		}
+	}
+	wg.Wait()
+}

@@ -38,3 +38,29 @@ func TestTruncate(t *testing.T) {
 		t.Error("not a copy")
 	}
 }
+
+// Backward yields what the ring keeps, newest first, across its wrap, and
+// stops when the loop does.
+func TestRingBackward(t *testing.T) {
+	t.Parallel()
+	var r ring[int]
+	for i := range maxRecords + 5 {
+		r.Push(i)
+	}
+	var got []int
+	for v := range r.Backward {
+		got = append(got, v)
+	}
+	if len(got) != maxRecords || got[0] != maxRecords+4 || got[4] != maxRecords || got[5] != maxRecords-1 || got[maxRecords-1] != 5 {
+		t.Errorf("Backward yielded %d values, from %d to %d", len(got), got[0], got[len(got)-1])
+	}
+	n := 0
+	for range r.Backward {
+		if n++; n == 3 {
+			break
+		}
+	}
+	if n != 3 {
+		t.Errorf("the loop ran %d times after a break at 3", n)
+	}
+}

@@ -13,42 +13,40 @@ import (
 
 // Request is one request the server answered, as its request log keeps it. It
 // holds no credential: text shaped like one in the path or query (a token a
-// client put in the URL) is redacted, as the SDK prints it. Every field is bounded, so that the log stays small
-// whatever clients send: Method is cut to 32 bytes, Path and Query to 512
+// client put in the URL) is redacted, as the SDK prints it. Every field is
+// bounded, so that the log stays small whatever clients send: Method is cut to 32 bytes, Path and Query to 512
 // bytes each, IdempotencyKey to its limit of 255; a cut value ends with
-// TruncatedMarker. Its JSON form is the one the admin API lists
-// (GET /_scribetest/requests), which adds the Duration in milliseconds as
-// duration_ms.
+// TruncatedMarker.
 type Request struct {
 	// Time is when the request arrived, by the server's clock.
-	Time time.Time `json:"time"`
+	Time time.Time
 	// Method is the request's HTTP method.
-	Method string `json:"method"`
+	Method string
 	// Path is the request's URL path, base path included, such as
 	// "/v1/transcripts/42".
-	Path string `json:"path"`
+	Path string
 	// Query is the raw query string, without the "?"; "" when the request had
 	// none.
-	Query string `json:"query"`
+	Query string
 	// IdempotencyKey is the request's Idempotency-Key header, if any.
-	IdempotencyKey string `json:"idempotency_key"`
+	IdempotencyKey string
 	// RequestID is the Request-Id the server answered with.
-	RequestID string `json:"request_id"`
+	RequestID string
 	// Status is the HTTP status answered.
-	Status int `json:"status"`
+	Status int
 	// Code is the problem code of an error answer (such as "not_found"); ""
 	// for a success.
-	Code string `json:"code"`
+	Code string
 	// Installation is the uuid of the installation whose JWT the request
 	// carried, once the JWT's signature verified (so also for a 401
 	// installation_deleted); "" for a developer key or a token refused
 	// before that.
-	Installation string `json:"installation"`
+	Installation string
 	// Credential is the kind of credential the request presented, accepted
 	// or not, as the server reads the shape of its bearer token.
-	Credential CredentialKind `json:"credential"`
+	Credential CredentialKind
 	// Duration is how long the server took to answer, by the wall clock.
-	Duration time.Duration `json:"-"`
+	Duration time.Duration
 }
 
 // CredentialKind is the kind of credential a request presented: the server
@@ -129,21 +127,6 @@ func (r *ring[T]) All() []T {
 	out := make([]T, 0, len(r.buf))
 	out = append(out, r.buf[r.next:]...)
 	return append(out, r.buf[:r.next]...)
-}
-
-// Find returns the newest value match accepts.
-func (r *ring[T]) Find(match func(T) bool) (T, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, part := range [][]T{r.buf[:r.next], r.buf[r.next:]} {
-		for i := len(part) - 1; i >= 0; i-- {
-			if match(part[i]) {
-				return part[i], true
-			}
-		}
-	}
-	var zero T
-	return zero, false
 }
 
 // Total returns how many values were pushed in all.

@@ -34,56 +34,38 @@ func (s *Server) RequireDelivered(t testing.TB, eventIDs ...string) []DeliveryAt
 	return attempts
 }
 
-// deliveryKey names one delivery: an event to a webhook.
-type deliveryKey struct {
-	event string
-	hook  int64
-}
-
 // require waits for the deliveries of the events named (all, if none) to settle and
 // returns their attempts and, if one did not end with a 2xx, the failure to report.
 func (e *engine) require(eventIDs []string, timeout time.Duration) (failure string, attempts []DeliveryAttempt) {
 	named := func(id string) bool { return len(eventIDs) == 0 || slices.Contains(eventIDs, id) }
-	want := func(dl *delivery) bool { return named(dl.id) }
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	// On the system clock, do not wait for a retry due after the bound.
-	_, cause := e.settled(ctx, want, e.advancer == nil)
+	_, cause := e.settled(ctx, func(dl *delivery) bool { return named(dl.id) }, e.advancer == nil)
 
 	e.mu.Lock()
-	all, pending, closed, now := e.record.All(), e.pendingLocked(want), e.closed, e.clock.Now()
+	events, _ := e.eventsLocked(0, maxRecords)
+	closed, now := e.closed, e.clock.Now()
 	e.mu.Unlock()
-	// The attempts and what is pending, by delivery, in the order the deliveries first show.
-	byDelivery, waiting := map[deliveryKey][]DeliveryAttempt{}, map[deliveryKey]PendingDelivery{}
-	var order []deliveryKey
-	see := func(k deliveryKey) {
-		if _, seen := byDelivery[k]; !seen {
-			order = append(order, k)
-			byDelivery[k] = nil
-		}
-	}
-	for _, a := range all {
-		if k := (deliveryKey{a.EventID, a.WebhookID}); named(a.EventID) {
-			attempts = append(attempts, a)
-			see(k)
-			byDelivery[k] = append(byDelivery[k], a)
-		}
-	}
-	for _, p := range pending {
-		k := deliveryKey{p.EventID, p.WebhookID}
-		see(k)
-		waiting[k] = p
-	}
 	var report strings.Builder
-	for _, k := range order {
-		describeFailure(&report, k, byDelivery[k], waiting, closed, now)
-	}
-	for _, id := range eventIDs {
-		if !slices.ContainsFunc(order, func(k deliveryKey) bool { return k.event == id }) {
-			fmt.Fprintf(&report, "\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d attempts ago)", id, maxRecords)
+	seen := map[string]bool{} // the events named that were delivered somewhere
+	for _, ev := range slices.Backward(events) {
+		if !named(ev.ID) {
+			continue
+		}
+		for _, d := range ev.Deliveries {
+			seen[ev.ID] = true
+			attempts = append(attempts, d.Attempts...)
+			describeFailure(&report, ev, d, closed, now)
 		}
 	}
-	if len(eventIDs) == 0 && len(order) == 0 {
+	slices.SortStableFunc(attempts, func(a, b DeliveryAttempt) int { return a.Time.Compare(b.Time) })
+	for _, id := range eventIDs {
+		if !seen[id] {
+			fmt.Fprintf(&report, "\n  event %s: no delivery of it was emitted (no webhook of its plugin, an id from elsewhere, or more than %d events ago)", id, maxRecords)
+		}
+	}
+	if len(eventIDs) == 0 && len(seen) == 0 {
 		report.WriteString("\n  no webhook event was emitted: does the plugin have a webhook (CreateWebhook), and did something install it or create a transcript?")
 	}
 	if report.Len() == 0 {
@@ -96,28 +78,24 @@ func (e *engine) require(eventIDs []string, timeout time.Duration) (failure stri
 	return "not every delivery got a 2xx answer" + why + ":" + report.String(), attempts
 }
 
-// describeFailure writes to b the delivery k, its attempts as and what it
-// waits for, unless its last attempt delivered it.
-func describeFailure(b *strings.Builder, k deliveryKey, as []DeliveryAttempt, waiting map[deliveryKey]PendingDelivery, closed bool, now time.Time) {
+// describeFailure writes to b the delivery d of ev, its attempts and what
+// it waits for, unless its last attempt delivered it.
+func describeFailure(b *strings.Builder, ev EmittedEvent, d EventDelivery, closed bool, now time.Time) {
+	as := d.Attempts
 	if len(as) > 0 && as[len(as)-1].Delivered {
 		return
 	}
-	p, isPending := waiting[k]
-	typ, uri := p.EventType, p.URI
-	if len(as) > 0 {
-		typ, uri = as[0].EventType, as[0].URI
-	}
-	fmt.Fprintf(b, "\n  event %s (%s) to webhook %d (%s):", k.event, typ, k.hook, uri)
+	fmt.Fprintf(b, "\n  event %s (%s) to webhook %d (%s):", ev.ID, ev.Type, d.WebhookID, d.URI)
 	for _, a := range as {
 		fmt.Fprintf(b, "\n    %s", a)
 	}
 	switch {
-	case isPending && !p.NextAttempt.IsZero():
+	case d.Pending && !d.NextAttempt.IsZero():
 		fmt.Fprintf(b, "\n    still pending: next attempt due at %s, %v from now by the server's clock",
-			p.NextAttempt.UTC().Format(time.RFC3339Nano), p.NextAttempt.Sub(now).Round(time.Millisecond))
-	case isPending && closed:
+			d.NextAttempt.UTC().Format(time.RFC3339Nano), d.NextAttempt.Sub(now).Round(time.Millisecond))
+	case d.Pending && closed:
 		b.WriteString("\n    never delivered: the server was closed")
-	case isPending:
+	case d.Pending:
 		b.WriteString("\n    still pending: an attempt is due or in flight")
 	case len(as) == 0:
 		b.WriteString("\n    no attempt recorded")

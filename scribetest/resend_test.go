@@ -147,12 +147,10 @@ func TestResendPendingDelivery(t *testing.T) {
 
 // Resend refuses what it cannot send: an id the server never emitted
 // (ErrNotFound), an event that went to no webhook (ErrConflict: here, one
-// larger than MaxEventBytes), and anything after Close (ErrClosed). The
-// admin API's POST /_scribetest/events/{id}/resend, with an empty body,
-// resends, or answers 404 and 409.
+// larger than MaxEventBytes), and anything after Close (ErrClosed).
 func TestResendRefusals(t *testing.T) {
 	t.Parallel()
-	e := newHookEnv(t, scribetest.WithAdminAPI(), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+	e := newHookEnv(t, scribetest.WithLogger(slog.New(slog.DiscardHandler)))
 	rc := newReceiver(t, nil)
 	e.hook(t, e.plugin.ID, rc.url())
 	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
@@ -174,19 +172,6 @@ func TestResendRefusals(t *testing.T) {
 	if err := e.s.Resend(unsent); !errors.Is(err, scribetest.ErrConflict) || !strings.Contains(err.Error(), "no webhook") {
 		t.Errorf("Resend(an event sent to no webhook) = %v, want ErrConflict saying so", err)
 	}
-	for _, tc := range []struct {
-		id   string
-		code int
-	}{{"evt_nope", http.StatusNotFound}, {unsent, http.StatusConflict}, {sent, http.StatusOK}} {
-		if code, body := adminDo(t, e.s, http.MethodPost, "/_scribetest/events/"+tc.id+"/resend", ""); code != tc.code {
-			t.Errorf("POST /_scribetest/events/%s/resend: %d %v, want %d", tc.id, code, body, tc.code)
-		}
-	}
-	e.settle(t)
-	if as := attemptsOf(e.s, sent); len(as) != 2 || as[1].Attempt != 2 || !as[1].Delivered {
-		t.Errorf("attempts after the admin resend:\n%s", attemptLines(as))
-	}
-
 	e.s.Close()
 	if err := e.s.Resend(sent); !errors.Is(err, scribetest.ErrClosed) {
 		t.Errorf("Resend after Close = %v, want ErrClosed", err)

@@ -162,6 +162,16 @@ func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
 	return Developer{User: u, Key: key}, nil
 }
 
+// DeleteUser removes user id with their installations, uninstalled or not,
+// and their transcripts, emitting no event: their installations' JWTs are
+// refused from then on (401 invalid_token). It undoes a user the seeding
+// made, such as a receiver check's scene (CreateScene). A developer who
+// owns a plugin cannot be removed: an error wrapping ErrConflict.
+func (s *Server) DeleteUser(id int64) error {
+	_, err := change(s, "DeleteUser", func(tx *state.Tx) (struct{}, error) { return struct{}{}, tx.DeleteUser(id) })
+	return err
+}
+
 // Users returns every user, developers included, by ascending id.
 func (s *Server) Users() []scribe.User { return s.st.Users() }
 
@@ -287,29 +297,22 @@ func (s *Server) Transcripts(userID int64) []scribe.Transcript { return s.st.Tra
 // user:password@) to receive the events of a plugin, with a fresh whsec_
 // signing secret.
 func (s *Server) CreateWebhook(pluginID int64, uri string) (scribe.Webhook, error) {
-	hook, _, err := s.webhookOf(pluginID, uri, false, auth.WebhookSecret{})
-	return hook, err
+	return s.CreateWebhookWithSecret(pluginID, uri, auth.WebhookSecret{})
 }
 
-// webhookOf creates a webhook of uri, signing with secret (the zero secret:
-// a fresh one) or, with reuse, returns the plugin's (created false), in one
-// transaction: concurrent calls create one.
-func (s *Server) webhookOf(pluginID int64, uri string, reuse bool, secret auth.WebhookSecret) (hook scribe.Webhook, created bool, err error) {
+// CreateWebhookWithSecret is CreateWebhook with a signing secret of your
+// choice, such as the one the receivers (replicas behind one URL, say)
+// already verify with; the zero secret asks for a fresh one.
+func (s *Server) CreateWebhookWithSecret(pluginID int64, uri string, secret auth.WebhookSecret) (scribe.Webhook, error) {
+	var err error
 	if secret.IsZero() {
 		if secret, err = keygen.WebhookSecret(); err != nil {
-			return scribe.Webhook{}, false, err
+			return scribe.Webhook{}, err
 		}
 	}
-	hook, err = change(s, "CreateWebhook", func(tx *state.Tx) (scribe.Webhook, error) {
-		if reuse {
-			if h, ok := tx.WebhookByURI(pluginID, uri); ok {
-				return h, nil
-			}
-		}
-		created = true
+	return change(s, "CreateWebhook", func(tx *state.Tx) (scribe.Webhook, error) {
 		return tx.AddWebhook(scribe.Webhook{PluginID: pluginID, URI: uri, SigningSecret: secret})
 	})
-	return hook, created, err
 }
 
 // Webhooks returns a plugin's webhooks by ascending id.

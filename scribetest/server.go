@@ -34,6 +34,7 @@ type Server struct {
 	requests   ring[Request]
 	faults     faults
 	deliveries *engine
+	limiter    atomic.Pointer[httpapi.Limiter] // nil: no rate limit
 	handler    http.Handler
 	answers    *httpapi.Answers // to Idempotency-Keys
 	started    atomic.Bool      // by Start or Handler: the state to Reset to is the one it had then
@@ -52,16 +53,12 @@ type Server struct {
 
 // ErrNotFound is returned (wrapped) by the seeding calls when an id or uuid
 // names nothing, such as CreatePlugin for a developer that does not exist.
-var ErrNotFound = errNotFound
+var ErrNotFound = state.ErrNotFound
 
 // ErrConflict is returned (wrapped) by the seeding calls when the change
 // clashes with the server's state, such as an id already taken or a second
 // active installation of a plugin for the same user.
-var ErrConflict = errConflict
-
-// The sentinels the state's errors wrap, which the seeding calls return
-// wrapped.
-var errNotFound, errConflict = state.ErrNotFound, state.ErrConflict
+var ErrConflict = state.ErrConflict
 
 // NewUnstartedServer returns a Server that does not listen yet: until Start,
 // it answers only through Handler, to mount in a server of your own. URL is
@@ -82,14 +79,12 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
 	s.answers = httpapi.NewAnswers()
-	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: cfg.limiter, BasePath: cfg.basePath,
+	s.limiter.Store(cfg.limiter)
+	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: s.limiter.Load, BasePath: cfg.basePath,
 		Logger: cfg.logger, Log: s.logRequest, Answers: s.answers,
 		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
 			return s.faults.take(r, s.basePath, at, requestID)
 		}})
-	if cfg.admin {
-		s.handler = s.adminHandler(s.handler) // outside the chain: not logged, limited nor faulted
-	}
 	if cfg.stateDir != "" {
 		if err := s.openState(&cfg); err != nil {
 			s.Close()
@@ -134,7 +129,12 @@ func NewTestServer(t testing.TB, opts ...Option) *Server {
 
 // Start makes the server listen on its address and serve. Starting a started
 // or closed server is an error.
-func (s *Server) Start() error {
+func (s *Server) Start() error { return s.StartWith(s.handler) }
+
+// StartWith is Start serving h instead of Handler(): a handler that wraps
+// Handler(), such as the dev server's (package devserver), which then
+// answers at URL.
+func (s *Server) StartWith(h http.Handler) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -142,13 +142,15 @@ func (s *Server) Start() error {
 		return errors.New("scribetest: Start: the server is closed")
 	case s.hs != nil:
 		return errors.New("scribetest: Start: the server is already started")
+	case h == nil:
+		return errors.New("scribetest: StartWith: the handler is nil")
 	}
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		return fmt.Errorf("scribetest: listening on %s: %w", s.addr, err)
 	}
 	s.hs = &http.Server{
-		Handler:           s.handler,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    httpapi.MaxHeadBytes, // above the 414/431 limits the handler answers
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),

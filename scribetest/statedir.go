@@ -7,9 +7,9 @@ import (
 	"io"
 
 	scribe "github.com/scribehq/scribe-go"
+	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/fixture"
 	"github.com/scribehq/scribe-go/internal/persist"
-	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
@@ -100,7 +100,7 @@ func encodeRow(tx *state.Tx, row any) ([]byte, error) {
 		row = fixture.Transcript{ID: &r.ID, UserID: r.User.ID, Headline: r.Headline, Text: r.Text, Type: r.Type, Metadata: r.Metadata,
 			Job: fixture.Job{ID: &r.Job.ID, Lines: r.Job.Lines}, Audio: fixture.Audio{ID: &r.Audio.ID, TranscriptAudio: r.Audio}, CreatedOn: r.CreatedOn}
 	}
-	return httpapi.Marshal(row) // a plugin, secret key or webhook is its own fixture, with its secret
+	return apijson.MarshalRevealed(row) // a plugin, secret key or webhook is its own fixture, with its secret
 }
 
 // export writes the state tx holds as a fixture document.

@@ -12,9 +12,9 @@ import (
 // TriggeredEvent is an event Trigger made the server emit.
 type TriggeredEvent struct {
 	// ID is the event's id, its webhook-id: pass it to RequireDelivered.
-	ID string `json:"id"`
+	ID string
 	// Type is the event's type.
-	Type webhook.EventType `json:"type"`
+	Type webhook.EventType
 }
 
 // Trigger makes the server emit an event of type typ to the webhooks of plugin
@@ -31,11 +31,11 @@ type TriggeredEvent struct {
 // transcript events transcript permission "read"; the error says what is
 // missing.
 func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEvent, error) {
-	if err := s.triggerable(pluginID, typ); err != nil {
+	if err := s.CanTrigger(pluginID, typ); err != nil {
 		return nil, err
 	}
 	if len(s.Webhooks(pluginID)) == 0 {
-		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has no webhook to deliver to; create one first (CreateWebhook, or POST %swebhooks): %w", pluginID, AdminPathPrefix, ErrConflict)
+		return nil, fmt.Errorf("scribetest: Trigger: plugin %d has no webhook to deliver to; create one first (CreateWebhook, or POST /_scribetest/webhooks): %w", pluginID, ErrConflict)
 	}
 
 	// One transaction: its events are the sequence's, whatever else happens.
@@ -74,8 +74,11 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 	return out, nil
 }
 
-// triggerable checks what Trigger needs but a webhook.
-func (s *Server) triggerable(pluginID int64, typ webhook.EventType) error {
+// CanTrigger returns the error Trigger would return for pluginID and typ
+// if the plugin had a webhook, or nil: it checks the plugin and the type
+// before a webhook is made for Trigger, as the dev server's POST
+// /_scribetest/trigger does with a uri.
+func (s *Server) CanTrigger(pluginID int64, typ webhook.EventType) error {
 	plugin, ok := s.st.Plugin(pluginID)
 	if !ok {
 		return fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)

@@ -28,7 +28,8 @@ const secretEnv = "SCRIBE_WEBHOOK_SECRET"
 // fails when the receiver broke a rule (or, with -require-checked, when one
 // was not checked). With -server, the events name
 // installations and transcripts it makes on that server, and the receiver's
-// calls there show which events it processed.
+// calls there show which events it processed; it removes them when it
+// ends, interrupted or not.
 func checkReceiver(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("scribe-server check-receiver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -115,6 +116,12 @@ func (a *adminScenes) NewScene(ctx context.Context, uninstalled bool) (scribe.Pl
 	}
 	err := adminCall(ctx, a.client, http.MethodPost, a.admin+"/scenes", body, &out)
 	return out.Installation, out.Transcript, err
+}
+
+// RemoveScene removes the scene's user, with their installation and
+// transcript, through DELETE /_scribetest/users/{id}.
+func (a *adminScenes) RemoveScene(ctx context.Context, userID int64) error {
+	return adminCall(ctx, a.client, http.MethodDelete, fmt.Sprintf("%s/users/%d", a.admin, userID), nil, new(struct{}))
 }
 
 func (a *adminScenes) Calls(ctx context.Context, uuid string) ([]receivercheck.Call, error) {

@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
@@ -116,4 +122,72 @@ func TestCheckReceiverWithServer(t *testing.T) {
 			t.Errorf("exit %d, stderr %q; want 1 and a word about -admin", code, stderr)
 		}
 	})
+}
+
+// demoDeveloperKey is the demo data set's developer key, public.
+const demoDeveloperKey = "dk_live_c2NyaWJlLWRlbW8tZGV2ZWxvcGVyLWtleS1wdWJsaWM"
+
+// installationsOf lists plugin 100's installations on the server at base,
+// as its developer sees them.
+func installationsOf(t *testing.T, base string) []scribe.PluginInstallation {
+	t.Helper()
+	key, err := auth.ParseDeveloperKey(demoDeveloperKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := scribe.NewClient(base, scribe.WithDeveloperKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []scribe.PluginInstallation
+	for in, err := range client.ListPluginInstallations(t.Context(), 100, nil).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, in)
+	}
+	return all
+}
+
+// check-receiver -server removes the users, installations and transcripts
+// it made on the server when it ends, and so does a run interrupted (its
+// context canceled, as SIGINT cancels it) as far as it got: plugin 100's
+// installations are then what they were before.
+func TestCheckReceiverRemovesItsScenes(t *testing.T) {
+	t.Parallel()
+	base := startServer(t, defaultLimits, "-admin")
+	before := installationsOf(t, base)
+	secret, err := keygen.WebhookSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := httptest.NewServer(correctReceiver(t, secret))
+	defer recv.Close()
+	if code, _, stderr := runCheck(t, secret.Reveal(), "-server", base, recv.URL); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if diff := cmp.Diff(before, installationsOf(t, base)); diff != "" {
+		t.Errorf("plugin 100's installations after the check (-before +after):\n%s", diff)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var made atomic.Int32 // the installations on the server when the check was interrupted
+	var n atomic.Int32
+	interrupting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 3 {
+			made.Store(int32(len(installationsOf(t, base)) - len(before)))
+			cancel()
+		}
+		correctReceiver(t, secret).ServeHTTP(w, r)
+	}))
+	defer interrupting.Close()
+	getenv := func(string) string { return secret.Reveal() }
+	err = checkReceiver(ctx, []string{"-server", base, interrupting.URL}, io.Discard, io.Discard, getenv)
+	if !errors.Is(err, context.Canceled) || made.Load() < 2 {
+		t.Fatalf("the interrupted check = %v with %d scenes made; want the cancellation, after some", err, made.Load())
+	}
+	if diff := cmp.Diff(before, installationsOf(t, base)); diff != "" {
+		t.Errorf("plugin 100's installations after the interrupted check (-before +after):\n%s", diff)
+	}
 }

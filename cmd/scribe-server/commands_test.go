@@ -52,6 +52,13 @@ func TestExitCodes(t *testing.T) {
 		{args: []string{"trigger", "-plugin", "-3", "transcript.created"}, code: 2, stderrHas: "-plugin -3"},
 		{args: []string{"trigger", "-server", "localhost:8080", "transcript.created"}, code: 2, stderrHas: "give the server's URL"},
 		{args: []string{"trigger", "-bogus"}, code: 2, stderrHas: "flag provided but not defined: -bogus"},
+		{args: []string{"-rate-limit", "10"}, code: 2, stderrHas: "give N/DURATION, such as 10/1s"},
+		{args: []string{"-rate-limit", "x/1s"}, code: 2, stderrHas: "give N/DURATION"},
+		{args: []string{"-rate-limit", "0/1s"}, code: 2, stderrHas: "N must be at least 1"},
+		{args: []string{"-rate-limit", "10/500ms"}, code: 2, stderrHas: "DURATION at least 1s"},
+		{args: []string{"healthcheck", "extra"}, code: 2, stderrHas: "healthcheck takes no argument"},
+		{args: []string{"healthcheck", "-server", "localhost:8080"}, code: 2, stderrHas: "give the server's URL"},
+		{args: []string{"healthcheck", "-help"}, code: 0, stderrHas: "Usage: scribe-server healthcheck"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -4,7 +4,8 @@
 //
 // Usage:
 //
-//	scribe-server [-addr 127.0.0.1:8080] [-state DIR] [-fixtures FILE] [-base-path /v1] [-admin] [-webhook-schedule-scale F]
+//	scribe-server [-addr 127.0.0.1:8080] [-state DIR] [-fixtures FILE] [-base-path /v1] [-admin] [-rate-limit N/DURATION] [-webhook-schedule-scale F]
+//	scribe-server healthcheck [-server URL]
 //	scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE
 //	scribe-server resend [-server URL] [-wait 20s] EVENT_ID
 //	SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] [-event TYPE]... [-require-checked] URL
@@ -26,13 +27,22 @@
 // deliveries in flight, and exits 1 naming how many deliveries it could not
 // make, so no event is lost silently.
 //
-// -admin enables the admin API under /_scribetest/ (install, uninstall,
-// create and update transcripts, add webhooks, read delivery attempts and
-// the request log, trigger and resend events, make check-receiver's scenes), so tests in any language can make the server emit
-// webhook events, and serves the dashboard at /_scribetest/ui/, whose
-// address it prints on its second line: the events, deliveries and requests
-// the server recorded, in a browser. -webhook-schedule-scale shortens the retry schedule
-// (0.001 turns 5 minutes into 0.3 s).
+// The server is package devserver's: GET /_scribetest/healthz answers 200
+// {"status":"ok"} once it serves. -admin enables the admin API under
+// /_scribetest/ (api/admin.yaml: install, uninstall, create and update
+// transcripts, remove users, add webhooks, read delivery attempts and the
+// request log, trigger and resend events, inject faults, set the rate
+// limit, make check-receiver's scenes), so tests in any language can drive
+// the server, and serves the dashboard at /_scribetest/ui/, whose address
+// it prints on its second line: the events, deliveries and requests the
+// server recorded, in a browser. -rate-limit limits each credential to N
+// requests per DURATION (10/1s), as scribetest.WithRateLimit does.
+// -webhook-schedule-scale shortens the retry schedule (0.001 turns 5
+// minutes into 0.3 s).
+//
+// healthcheck asks a running server's GET /_scribetest/healthz and exits 0
+// when it answers 200 within 2 s, 1 with the reason otherwise: a container
+// image's HEALTHCHECK, which needs no curl.
 //
 // trigger asks a running server (started with -admin) to emit an event of
 // EVENT_TYPE (installation.created, installation.deleted,
@@ -58,7 +68,8 @@
 // With -server (a scribe-server started with -admin), each event names an
 // installation and a transcript it makes there for plugin -plugin (default
 // 100, the demo plugin), so a receiver that calls the service back gets
-// real answers; its calls there show which events it processed, so a
+// real answers, and removes them when it ends, interrupted or not; its
+// calls there show which events it processed, so a
 // receiver that processes a redelivery or a concurrent duplicate again
 // fails, and a rule where it made no call prints NOT CHECKED ("not
 // checked"), counted in the summary. Without -server, such a receiver's
@@ -88,6 +99,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -96,6 +108,7 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/persist"
 	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/scribetest/devserver"
 )
 
 func main() {
@@ -201,6 +214,8 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 		switch args[0] {
 		case "trigger":
 			return trigger(ctx, args[1:], stdout, stderr)
+		case "healthcheck":
+			return healthcheck(ctx, args[1:], stdout, stderr)
 		case "resend":
 			return resend(ctx, args[1:], stdout, stderr)
 		case "check-receiver":
@@ -233,18 +248,26 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 			return err
 		}
 	}
+	var dev []devserver.Option
+	if cfg.admin {
+		dev = append(dev, devserver.WithAdminAPI())
+	}
+	h, err := devserver.New(s, dev...)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
-	busy := &inFlight{h: s.Handler()}
+	busy := &inFlight{h: h}
 	hs := newHTTPServer(busy, lim, slog.New(slog.NewTextHandler(stderr, nil)))
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	base := "http://" + ln.Addr().String() + strings.TrimSuffix(cfg.basePath, "/")
 	fmt.Fprintf(stdout, "listening on %s\n", base)
 	if cfg.admin {
-		fmt.Fprintf(stdout, "dashboard at http://%s%s\n", ln.Addr(), scribetest.DashboardPath)
+		fmt.Fprintf(stdout, "dashboard at http://%s%s\n", ln.Addr(), devserver.DashboardPath)
 	}
 	switch {
 	case loaded:
@@ -323,19 +346,22 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	fixtures := fs.String("fixtures", "", "fixture `file` (JSON, see docs/server.md); default: the built-in demo data set")
 	state := fs.String("state", "", "keep the state in `dir` (created if missing) across restarts; an empty one is seeded from -fixtures or the demo data")
 	basePath := fs.String("base-path", "", "path `prefix` of every operation, such as /v1")
-	admin := fs.Bool("admin", false, "enable the admin API under "+scribetest.AdminPathPrefix+" (no credentials: local use only)")
+	admin := fs.Bool("admin", false, "enable the admin API under "+devserver.PathPrefix+" (no credentials: local use only)")
+	var limit rateLimit
+	fs.Var(&limit, "rate-limit", "limit each credential to `N/DURATION` requests, such as 10/1s (default: no limit)")
 	scale := fs.Float64("webhook-schedule-scale", 1, "multiply every webhook retry delay by `factor` (a positive finite number; 0.001 for tests; delays stop at a week)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-state dir] [-fixtures file] [-base-path /v1] [-admin] [-webhook-schedule-scale f]")
+		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-state dir] [-fixtures file] [-base-path /v1] [-admin] [-rate-limit N/DURATION] [-webhook-schedule-scale f]")
+		fmt.Fprintln(fs.Output(), "       scribe-server healthcheck [-server URL]")
 		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
 		fmt.Fprintln(fs.Output(), "       scribe-server resend [-server URL] [-wait 20s] EVENT_ID")
 		fmt.Fprintln(fs.Output(), "       SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] [-event TYPE]... [-require-checked] URL")
 		fmt.Fprintln(fs.Output(), "       scribe-server -version")
 		fmt.Fprintln(fs.Output(), "       scribe-server help")
 		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")
-		fmt.Fprintln(fs.Output(), "trigger makes a running server (-admin) emit an event, resend sends one again; check-receiver checks a webhook")
-		fmt.Fprintln(fs.Output(), "receiver against the delivery rules. Each takes -help.")
+		fmt.Fprintln(fs.Output(), "healthcheck asks a running server whether it serves; trigger makes one (-admin) emit an event, resend sends one")
+		fmt.Fprintln(fs.Output(), "again; check-receiver checks a webhook receiver against the delivery rules. Each takes -help.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -356,13 +382,42 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 		scribetest.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),
 		scribetest.WithWebhookScheduleScale(*scale),
 	}}
-	if *admin {
-		cfg.opts = append(cfg.opts, scribetest.WithAdminAPI())
+	if limit.n > 0 {
+		cfg.opts = append(cfg.opts, scribetest.WithRateLimit(limit.n, limit.window))
 	}
 	if *state != "" {
 		cfg.opts = append(cfg.opts, scribetest.WithStateDir(*state))
 	}
 	return cfg, nil
+}
+
+// rateLimit is the value of -rate-limit: N requests per DURATION.
+type rateLimit struct {
+	n      int
+	window time.Duration
+}
+
+func (l *rateLimit) String() string {
+	if l.n == 0 {
+		return ""
+	}
+	return strconv.Itoa(l.n) + "/" + l.window.String()
+}
+
+// Set reads N/DURATION, a quota WithRateLimit takes: N at least 1,
+// DURATION at least 1s.
+func (l *rateLimit) Set(v string) error {
+	ns, ds, ok := strings.Cut(v, "/")
+	n, err := strconv.Atoi(ns)
+	window, derr := time.ParseDuration(ds)
+	switch {
+	case !ok || err != nil || derr != nil:
+		return errors.New("give N/DURATION, such as 10/1s: N requests per DURATION and credential")
+	case n < 1 || window < time.Second:
+		return fmt.Errorf("%d/%v: N must be at least 1 and DURATION at least 1s", n, window)
+	}
+	l.n, l.window = n, window
+	return nil
 }
 
 // loadFixtures loads the fixture file, or the demo data set when it is "".

@@ -157,6 +157,32 @@ func TestRunAdminFlag(t *testing.T) {
 	}
 }
 
+// TestRunRateLimitFlag: -rate-limit N/DURATION limits each credential to N
+// requests per DURATION; the next is 429 with Retry-After, and another
+// credential has its own quota. (An hour, so that no window ends between
+// the calls.)
+func TestRunRateLimitFlag(t *testing.T) {
+	t.Parallel()
+	base := startServer(t, defaultLimits, "-rate-limit", "2/1h")
+	const demoKey = "dk_live_c2NyaWJlLWRlbW8tZGV2ZWxvcGVyLWtleS1wdWJsaWM"
+	for i, want := range []int{200, 200, 429} {
+		r, _ := http.NewRequest(http.MethodGet, base+"/plugins", nil)
+		r.Header.Set("Authorization", "Bearer "+demoKey)
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want || resp.Header.Get("RateLimit-Limit") != "2" || (want == 429) != (resp.Header.Get("Retry-After") != "") {
+			t.Errorf("call %d: %d, RateLimit-Limit %q, Retry-After %q; want %d", i+1, resp.StatusCode,
+				resp.Header.Get("RateLimit-Limit"), resp.Header.Get("Retry-After"), want)
+		}
+	}
+	if status, _, _ := get(t, base+"/users/me", mint(t, demoSecretKey, "0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90", time.Now())); status != 200 {
+		t.Errorf("an installation's first call: %d, want 200 (its own quota)", status)
+	}
+}
+
 // TestRunRefusesBadInput: bad flags and bad fixture files are errors, not
 // a server.
 func TestRunRefusesBadInput(t *testing.T) {

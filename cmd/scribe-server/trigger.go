@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/internal/apijson"
-	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/scribetest/devserver"
 )
 
 // triggerPoll is how often trigger reads the server's delivery records.
@@ -27,8 +27,11 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	body, _ := apijson.Marshal(map[string]any{"plugin_id": t.plugin, "type": t.event, "uri": t.uri})
 	var res struct {
-		Events []scribetest.TriggeredEvent `json:"events"`
-		Hook   *struct {
+		Events []struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		} `json:"events"`
+		Hook *struct {
 			ID            int64  `json:"id"`
 			URI           string `json:"uri"`
 			SigningSecret string `json:"signing_secret"`
@@ -112,7 +115,7 @@ func adminURL(server string) (string, error) {
 	if err != nil || (root.Scheme != "http" && root.Scheme != "https") || root.Host == "" {
 		return "", usagef("-server %q: give the server's URL, such as http://127.0.0.1:8080", server)
 	}
-	return root.Scheme + "://" + root.Host + strings.TrimSuffix(scribetest.AdminPathPrefix, "/"), nil
+	return root.Scheme + "://" + root.Host + strings.TrimSuffix(devserver.PathPrefix, "/"), nil
 }
 
 // triggerAttempt is a delivery attempt as the admin API lists it.

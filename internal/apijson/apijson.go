@@ -90,6 +90,19 @@ func Explain(err error) error {
 // fraction it has (v2's default).
 func Marshal(v any) ([]byte, error) { return json.Marshal(v, json.Deterministic(true)) }
 
+// MarshalRevealed encodes v as Marshal does, but writes each secret (a
+// value with a Reveal method: auth.SecretKey, auth.WebhookSecret) as it is,
+// where its own MarshalJSON writes it redacted: for the reference server's
+// answers that hand a secret out, and only those, since the library then
+// looks every value's type up among its marshalers.
+func MarshalRevealed(v any) ([]byte, error) {
+	return json.Marshal(v, json.Deterministic(true), revealed)
+}
+
+var revealed = json.WithMarshalers(json.MarshalToFunc(func(enc *jsontext.Encoder, s interface{ Reveal() string }) error {
+	return enc.WriteToken(jsontext.String(s.Reveal()))
+}))
+
 // MarshalIndent encodes v as Marshal does, one member per line, indented
 // by two spaces: for people to read.
 func MarshalIndent(v any) ([]byte, error) { return json.Marshal(v, indented...) }

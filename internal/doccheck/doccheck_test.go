@@ -22,7 +22,7 @@ func TestExportedNamesDocumented(t *testing.T) {
 	}
 	// The walk must reach the packages users import; if it stopped finding
 	// them, this test would pass while checking nothing.
-	want := map[string]bool{".": false, "api": false, "auth": false, "scribetest": false, "webhook": false}
+	want := map[string]bool{".": false, "api": false, "auth": false, "scribetest": false, "scribetest/devserver": false, "webhook": false}
 	var missing []string
 	for _, dir := range dirs {
 		rel, err := filepath.Rel(root, dir)

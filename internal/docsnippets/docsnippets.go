@@ -67,6 +67,7 @@ var KnownPackages = map[string]string{
 	"auth":       "github.com/scribehq/scribe-go/auth",
 	"webhook":    "github.com/scribehq/scribe-go/webhook",
 	"scribetest": "github.com/scribehq/scribe-go/scribetest",
+	"devserver":  "github.com/scribehq/scribe-go/scribetest/devserver",
 }
 
 // Snippet is one fenced block of a Markdown file.

@@ -173,13 +173,17 @@ func (s Summary) String() string {
 // passing each Result to report as soon as it is known. Its error wraps
 // ErrConfig for an unusable Config, or is ctx's error if ctx ends first; a
 // receiver that does not answer breaks rules, it is not an error.
-func Run(ctx context.Context, cfg Config, report func(Result)) (Summary, error) {
+func Run(ctx context.Context, cfg Config, report func(Result)) (sum Summary, err error) {
 	c, err := newChecker(cfg)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer c.client.CloseIdleConnections()
-	var sum Summary
+	defer func() {
+		if rerr := c.removeScenes(ctx); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	}()
 	for _, r := range rules {
 		c.sent = nil
 		v, err := r.check(ctx, c)
@@ -255,6 +259,7 @@ type checker struct {
 	baseline map[webhook.EventType]int // on a server: the calls the valid rule's event of each type made
 	broken   map[string]bool           // the rules broken so far
 	sent     []string                  // the events the current rule sent: "type id"
+	made     []int64                   // on a server: the users of the scenes made, to remove at the end
 }
 
 func newChecker(cfg Config) (*checker, error) {

@@ -2,6 +2,7 @@ package receivercheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,6 +29,9 @@ type Server interface {
 	// of the installation uuid (once the token's signature verified),
 	// oldest first.
 	Calls(ctx context.Context, uuid string) ([]Call, error)
+	// RemoveScene removes, emitting no event, the user a scene was made
+	// for, with that user's installation and transcript.
+	RemoveScene(ctx context.Context, userID int64) error
 }
 
 // Call is a request the receiver made to the server.
@@ -79,7 +83,26 @@ func (c *checker) newScene(ctx context.Context, typ webhook.EventType) (scene, e
 	if err != nil {
 		return scene{}, fmt.Errorf("making the installation and transcript of a %s event on the server: %w", typ, err)
 	}
+	c.made = append(c.made, inst.UserID)
 	return scene{inst: inst, tr: tr}, nil
+}
+
+// sceneCleanup bounds how long removing the scenes may take, after the
+// check's context ended too (a signal).
+const sceneCleanup = 10 * time.Second
+
+// removeScenes removes the scenes made on the server, so that they do not
+// pile up in its listings, even when ctx has ended.
+func (c *checker) removeScenes(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sceneCleanup)
+	defer cancel()
+	var errs []error
+	for _, user := range c.made {
+		if err := c.server.RemoveScene(ctx, user); err != nil {
+			errs = append(errs, fmt.Errorf("removing the scene of user %d from the server: %w", user, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // fresh returns a delivery of a new event of type typ, about a scene of its

@@ -21,6 +21,7 @@ import (
 
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/scribetest/devserver"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -105,9 +106,20 @@ func (rc *gatedReceiver) release() { rc.once.Do(func() { close(rc.open) }) }
 // token in the request log, and finds no secret in any page.
 func TestDashboard(t *testing.T) {
 	b := &tab{t: t, ctx: browser(t), pages: map[string]string{}}
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()),
+	s, err := scribetest.NewUnstartedServer(scribetest.WithFixtures(scribetest.DemoFixtures()),
 		scribetest.WithWebhookScheduleScale(0.001), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
-	ui := s.URL() + scribetest.DashboardPath
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	dev, err := devserver.New(s, devserver.WithAdminAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StartWith(dev); err != nil {
+		t.Fatal(err)
+	}
+	ui := s.URL() + devserver.DashboardPath
 	rc := newGatedReceiver(t)
 
 	b.do("opening the overview", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(ui), chromedp.WaitVisible(chromedp.CSS("form.trigger")))

@@ -1,5 +1,5 @@
 // Package browsertest tests the reference server's dashboard
-// (scribetest.DashboardPath) in a real browser: Debian's chromium, driven
+// (devserver.DashboardPath) in a real browser: Debian's chromium, driven
 // with github.com/chromedp/chromedp. It is a module of its own, so that
 // chromedp stays out of the SDK's module graph; scripts/browser-tests
 // installs chromium if it is missing and runs it once, as CI does.

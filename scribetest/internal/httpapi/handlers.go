@@ -6,38 +6,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	scribe "github.com/scribehq/scribe-go"
-	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/keygen"
 	"github.com/scribehq/scribe-go/internal/wire"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
-
-// revealSecrets writes the secrets the service hands out (a new secret
-// key's value, a webhook's signing secret) as they are, where their own
-// MarshalJSON writes them redacted. Only the answers that carry one are
-// encoded with it: the library looks each value's type up among the
-// marshalers given, which would slow every other answer.
-var revealSecrets = json.WithMarshalers(json.JoinMarshalers(
-	json.MarshalToFunc(func(enc *jsontext.Encoder, k auth.SecretKey) error {
-		return enc.WriteToken(jsontext.String(k.Reveal()))
-	}),
-	json.MarshalToFunc(func(enc *jsontext.Encoder, s auth.WebhookSecret) error {
-		return enc.WriteToken(jsontext.String(s.Reveal()))
-	}),
-))
-
-// Marshal encodes an answer that carries the secrets the server hands out,
-// as internal/apijson's Marshal does (map keys sorted), but with those
-// secrets revealed: the resources are the root package's, whose secrets
-// print redacted.
-func Marshal(v any) ([]byte, error) {
-	return json.Marshal(v, json.Deterministic(true), revealSecrets)
-}
 
 // reply is a success body, encoded; write ends it with a newline.
 type reply []byte
@@ -45,8 +19,8 @@ type reply []byte
 // encode encodes a success body with apijson.Marshal.
 func encode(v any) (reply, *problem) { return encodeWith(apijson.Marshal, v) }
 
-// encodeWith encodes a success body with marshal, such as Marshal for one
-// that carries a secret.
+// encodeWith encodes a success body with marshal, such as
+// apijson.MarshalRevealed for one that carries a secret.
 func encodeWith(marshal func(any) ([]byte, error), v any) (reply, *problem) {
 	b, err := marshal(v)
 	if err != nil {
@@ -101,7 +75,7 @@ func (a *API) getMe(c *call) (reply, *problem) {
 		return nil, permissionDenied("user")
 	}
 	u, ok := a.cfg.State.User(c.caller.Installation.UserID)
-	if !ok { // users are never deleted; kept for safety
+	if !ok { // a user is deleted with their installations, whose JWTs fail first; kept for safety
 		return nil, notFound("the installation's user no longer exists")
 	}
 	return encode(u)
@@ -200,7 +174,7 @@ func (a *API) createSecretKey(c *call) (reply, *problem) {
 	if err != nil {
 		return nil, internalError("creating the secret key failed")
 	}
-	return encodeWith(Marshal, k)
+	return encodeWith(apijson.MarshalRevealed, k)
 }
 
 // NewSecretKey creates a fresh ask_live_ key for plugin.
@@ -227,5 +201,5 @@ func (a *API) listWebhooks(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	return list(c, Marshal, pl.ID, a.cfg.State.PageWebhooks)
+	return list(c, apijson.MarshalRevealed, pl.ID, a.cfg.State.PageWebhooks)
 }

@@ -62,15 +62,15 @@ const (
 	MaxHeadBytes   = 1 << 20
 )
 
-// CheckHead returns 414 for a target over 8 KiB, 431 for headers over 32 KiB, else 0.
-func CheckHead(r *http.Request) (status int, code, detail string) {
+// checkHead refuses a target over 8 KiB (414) and headers over 32 KiB (431).
+func checkHead(r *http.Request) *problem {
 	target := len(r.RequestURI)
 	if target == 0 { // a request built in a test, not read from the wire
 		target = len(r.URL.RequestURI())
 	}
 	if target > maxURLBytes {
-		return http.StatusRequestURITooLong, scribe.CodeURITooLong,
-			fmt.Sprintf("the request target (path and query) is %d bytes; at most %d are accepted", target, maxURLBytes)
+		return newProblem(http.StatusRequestURITooLong, scribe.CodeURITooLong,
+			fmt.Sprintf("the request target (path and query) is %d bytes; at most %d are accepted", target, maxURLBytes))
 	}
 	n := len(r.Host)
 	for k, vs := range r.Header {
@@ -79,10 +79,10 @@ func CheckHead(r *http.Request) (status int, code, detail string) {
 		}
 	}
 	if n > maxHeaderBytes {
-		return http.StatusRequestHeaderFieldsTooLarge, scribe.CodeHeadersTooLarge,
-			fmt.Sprintf("the header fields are %d bytes; at most %d are accepted", n, maxHeaderBytes)
+		return newProblem(http.StatusRequestHeaderFieldsTooLarge, scribe.CodeHeadersTooLarge,
+			fmt.Sprintf("the header fields are %d bytes; at most %d are accepted", n, maxHeaderBytes))
 	}
-	return 0, "", ""
+	return nil
 }
 
 // requestID sets the Request-Id, refuses an oversized head and logs the request.
@@ -98,8 +98,8 @@ func (a *API) requestID(next http.Handler) http.Handler {
 			}
 			a.cfg.Log(r, sw.info.at, sw.info.id, sw.status, sw.info.code, installation, time.Since(start))
 		}()
-		if status, code, detail := CheckHead(r); status != 0 {
-			writeProblem(sw, newProblem(status, code, detail))
+		if p := checkHead(r); p != nil {
+			writeProblem(sw, p)
 			return
 		}
 		next.ServeHTTP(sw, r)
@@ -190,8 +190,8 @@ func (a *API) faultProblem(f Failure) *problem {
 	if f.Status == http.StatusTooManyRequests {
 		// The contract's 429 carries the RateLimit headers, quota spent.
 		limit := announcedLimit
-		if a.cfg.Limiter != nil {
-			limit = a.cfg.Limiter.Limit
+		if l := a.cfg.Limiter(); l != nil {
+			limit = l.Limit
 		}
 		p = p.with("RateLimit-Limit", strconv.Itoa(limit)).with("RateLimit-Remaining", "0").
 			with("RateLimit-Reset", seconds(f.RetryAfter))
@@ -203,8 +203,8 @@ func (a *API) faultProblem(f Failure) *problem {
 // once it is spent; without a limiter it announces the contract's example quota.
 func (a *API) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := infoOf(w)
-		if a.cfg.Limiter == nil { // the contract's example quota, all of it remaining
+		info, l := infoOf(w), a.cfg.Limiter()
+		if l == nil { // the contract's example quota, all of it remaining
 			announce(w.Header(), announcedLimit, announcedLimit, info.at.Truncate(announcedWindow).Add(announcedWindow).Sub(info.at))
 			next.ServeHTTP(w, r)
 			return
@@ -214,11 +214,11 @@ func (a *API) rateLimit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		remaining, reset, allowed := a.cfg.Limiter.take(caller.Scope, info.at)
-		announce(w.Header(), a.cfg.Limiter.Limit, remaining, reset)
+		remaining, reset, allowed := l.take(caller.Scope, info.at)
+		announce(w.Header(), l.Limit, remaining, reset)
 		if !allowed {
 			writeProblem(w, newProblem(http.StatusTooManyRequests, scribe.CodeRateLimited,
-				fmt.Sprintf("the credential has made its %d requests of this window; retry after %s seconds", a.cfg.Limiter.Limit, seconds(reset))).
+				fmt.Sprintf("the credential has made its %d requests of this window; retry after %s seconds", l.Limit, seconds(reset))).
 				with("Retry-After", seconds(reset)))
 			return
 		}

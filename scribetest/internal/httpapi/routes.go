@@ -27,7 +27,7 @@ import (
 type Config struct {
 	State    *state.Store
 	Now      func() time.Time // the server's clock
-	Limiter  *Limiter         // nil: rate limiting is off
+	Limiter  func() *Limiter  // the rate limit now; nil: off
 	BasePath string
 	Logger   *slog.Logger
 	Answers  *Answers // the answers to Idempotency-Keys; nil: a fresh Answers
@@ -180,17 +180,13 @@ var contentTypeJSON = []string{"application/json"}
 // http.ServeMux would redirect: the service never redirects.
 func (a *API) canonical(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !CanonicalPath(r) {
-			writeProblem(w, notFound(NonCanonicalDetail(r)))
+		if r.Method != http.MethodConnect && (!isClean(r.URL.EscapedPath()) || !isClean(r.URL.Path)) {
+			writeProblem(w, notFound(fmt.Sprintf("no operation at %s: the path has an empty, \".\" or \"..\" segment; "+
+				"the service does not clean or redirect paths, send each segment once (such as /plugins/1)", state.Excerpt(r.URL.EscapedPath()))))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// CanonicalPath reports whether the mux would serve r's path as it is.
-func CanonicalPath(r *http.Request) bool {
-	return r.Method == http.MethodConnect || (isClean(r.URL.EscapedPath()) && isClean(r.URL.Path))
 }
 
 func isClean(p string) bool {
@@ -202,10 +198,4 @@ func isClean(p string) bool {
 		clean += "/"
 	}
 	return clean == p
-}
-
-// NonCanonicalDetail says what is wrong with the path and what to send.
-func NonCanonicalDetail(r *http.Request) string {
-	return fmt.Sprintf("no operation at %s: the path has an empty, \".\" or \"..\" segment; "+
-		"the service does not clean or redirect paths, send each segment once (such as /plugins/1)", state.Excerpt(r.URL.EscapedPath()))
 }

@@ -2,6 +2,8 @@ package state
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	scribe "github.com/scribehq/scribe-go"
 )
@@ -33,6 +35,34 @@ func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
 		delete(st.developers, u.ID)
 	})
 	return u, nil
+}
+
+// DeleteUser removes user id with their installations and transcripts,
+// emitting no event; a developer who owns a plugin is refused.
+func (tx *Tx) DeleteUser(id int64) error {
+	st := tx.st
+	switch {
+	case !st.users.Taken(id):
+		return fmt.Errorf("user %d: %w", id, ErrNotFound)
+	case len(st.plugins.rows[id]) > 0:
+		return fmt.Errorf("user %d is a developer who owns plugins, which would be left without one: %w", id, ErrConflict)
+	}
+	for _, in := range st.installsBy[id] {
+		inst, _ := st.installs.Get(in)
+		delete(st.uuids, inst.UUID)
+		st.installs.Remove(in)
+		tx.touch("installations", in, nil)
+	}
+	for _, t := range slices.Backward(st.transcripts.OwnedBy(id)) { // the last row first: no row moves
+		st.transcripts.Remove(t.ID)
+		tx.touch("transcripts", t.ID, nil)
+	}
+	delete(st.installsBy, id)
+	maps.DeleteFunc(st.devKeys, func(_ [32]byte, user int64) bool { return user == id })
+	delete(st.developers, id)
+	st.users.Remove(id)
+	tx.touch("users", id, nil)
+	return nil
 }
 
 // DeveloperByKey returns the developer whose key is key.
@@ -183,14 +213,4 @@ func (st *Store) PageWebhooks(plugin, afterID int64, limit int) ([]scribe.Webhoo
 // WebhooksOf returns plugin's webhooks by ascending id.
 func (st *Store) WebhooksOf(plugin int64) []scribe.Webhook {
 	return read(st, func() []scribe.Webhook { return st.webhooks.OwnedBy(plugin) })
-}
-
-// WebhookByURI returns the plugin's first webhook of uri.
-func (tx *Tx) WebhookByURI(plugin int64, uri string) (scribe.Webhook, bool) {
-	for _, w := range tx.st.webhooks.rows[plugin] {
-		if w.URI == uri {
-			return w, true
-		}
-	}
-	return scribe.Webhook{}, false
 }

@@ -1,8 +1,9 @@
-package scribetest_test
+package devserver_test
 
 import (
 	"bytes"
 	"io"
+	"log/slog"
 	"net/http"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 // POST /_scribetest/reset does Reset.
 func TestAdminFixturesAndReset(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()), quiet)
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
 	start := exported(t, s)
 	if _, err := s.CreateUser(scribetest.UserParams{FirstName: "Added"}); err != nil {
 		t.Fatal(err)
@@ -33,4 +34,14 @@ func TestAdminFixturesAndReset(t *testing.T) {
 	if got := exported(t, s); !bytes.Equal(got, start) {
 		t.Errorf("after POST /_scribetest/reset:\n%s\nwant:\n%s", got, start)
 	}
+}
+
+// exported is s's state as ExportFixtures writes it.
+func exported(t *testing.T, s *scribetest.Server) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := s.ExportFixtures(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

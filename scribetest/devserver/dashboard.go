@@ -1,4 +1,4 @@
-package scribetest
+package devserver
 
 import (
 	"bytes"
@@ -14,28 +14,27 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/scribetest"
 )
 
 // The dashboard: three HTML pages over what the server records (the
 // overview, events and deliveries, the request log), served with the admin
-// API. Its actions are forms that call the admin operations' own code. The
-// pages are rendered on the server with html/template from files embedded in
-// the binary; a few lines of plain JavaScript refresh them in place. Nothing
-// is loaded from the network, and no value the templates see holds a secret:
-// the views are plain strings, secrets already in the SDK's redacted form.
-
-// DashboardPath is the path of the dashboard's overview page, served with the
-// admin API (WithAdminAPI, the binary's -admin), outside the base path:
-// http://127.0.0.1:8080/_scribetest/ui/ for the binary's default address.
-const DashboardPath = AdminPathPrefix + "ui/"
+// API and read through scribetest's exported calls. Its actions are forms
+// that call the admin operations' own code. The pages are rendered on the
+// server with html/template from files embedded in the binary; a few lines
+// of plain JavaScript refresh them in place. Nothing is loaded from the
+// network, and no value the templates see holds a secret: the views are
+// plain strings, secrets already in the SDK's redacted form.
 
 //go:embed dashboard
 var dashboardFiles embed.FS
 
-// How many events and requests one page shows.
+// How many events and requests one page shows, and how many the server
+// keeps of each record.
 const (
 	eventsPerPage   = 20
 	requestsPerPage = 50
+	maxRecords      = 10000
 )
 
 // dashboardCSP confines the pages to the server's own origin: no resource
@@ -56,13 +55,14 @@ var dashboardPages = sync.OnceValue(func() map[string]*template.Template {
 
 // dashboard serves the pages of one server.
 type dashboard struct {
-	s     *Server
+	d     *devServer
+	s     *scribetest.Server
 	pages map[string]*template.Template
 }
 
 // mountDashboard adds the dashboard's routes to the admin API's mux.
-func (s *Server) mountDashboard(mux *http.ServeMux) {
-	d := &dashboard{s: s, pages: dashboardPages()}
+func (dev *devServer) mountDashboard(mux *http.ServeMux) {
+	d := &dashboard{d: dev, s: dev.s, pages: dashboardPages()}
 	static, _ := fs.Sub(dashboardFiles, "dashboard") // a directory embedded above: no error
 	p := DashboardPath
 	mux.Handle("GET "+strings.TrimSuffix(p, "/"), http.RedirectHandler(p, http.StatusMovedPermanently))
@@ -142,7 +142,7 @@ func (d *dashboard) trigger(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	plugin, err := strconv.ParseInt(r.PostFormValue("plugin_id"), 10, 64)
 	if err == nil {
-		_, err = d.s.adminTrigger(r, &adminTriggerBody{PluginID: plugin, Type: r.PostFormValue("type"), URI: strings.TrimSpace(r.PostFormValue("uri"))})
+		_, err = d.d.trigger(r, &triggerBody{PluginID: plugin, Type: r.PostFormValue("type"), URI: strings.TrimSpace(r.PostFormValue("uri"))})
 	} else {
 		err = errors.New("choose a plugin")
 	}
@@ -156,7 +156,7 @@ func (d *dashboard) trigger(w http.ResponseWriter, r *http.Request) {
 // uninstall serves an installation's Uninstall button: the admin operation
 // DELETE /_scribetest/installations/{uuid}, then the overview.
 func (d *dashboard) uninstall(w http.ResponseWriter, r *http.Request) {
-	if _, err := d.s.adminUninstall(r, nil); err != nil {
+	if _, err := d.d.uninstall(r, nil); err != nil {
 		d.refuse(w, d.overviewPage(DashboardPath), err)
 		return
 	}
@@ -167,9 +167,9 @@ func (d *dashboard) uninstall(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) refuse(w http.ResponseWriter, p page, err error) {
 	status := http.StatusBadRequest
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, scribetest.ErrNotFound):
 		status = http.StatusNotFound
-	case errors.Is(err, ErrConflict):
+	case errors.Is(err, scribetest.ErrConflict):
 		status = http.StatusConflict
 	}
 	p.Error = redact.Text(err.Error())
@@ -185,8 +185,8 @@ func clock(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05.000")
 }
 
-// millis formats a duration in milliseconds, to a tenth below 10 ms.
-func millis(d time.Duration) string {
+// millisText formats a duration in milliseconds, to a tenth below 10 ms.
+func millisText(d time.Duration) string {
 	ms := float64(d) / float64(time.Millisecond)
 	if ms < 10 {
 		return fmt.Sprintf("%.1f ms", ms)
@@ -194,7 +194,7 @@ func millis(d time.Duration) string {
 	return fmt.Sprintf("%.0f ms", ms)
 }
 
-// sameOrigin refuses, with 403, a POST, PATCH or DELETE that a browser sent
+// sameOrigin refuses, with 403, a POST, PATCH, PUT or DELETE that a browser sent
 // from a page of another origin, as its Sec-Fetch-Site or Origin header says
 // (http.CrossOriginProtection): a web page open in the developer's browser
 // cannot make the admin API act. Requests without those headers, from curl

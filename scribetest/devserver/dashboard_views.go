@@ -1,4 +1,4 @@
-package scribetest
+package devserver
 
 import (
 	"net/url"
@@ -8,6 +8,7 @@ import (
 
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -55,8 +56,13 @@ type webhookView struct {
 func (d *dashboard) overviewView() overviewView {
 	v := overviewView{EventTypes: []webhook.EventType{webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated,
 		webhook.EventInstallationCreated, webhook.EventInstallationDeleted}}
+	users := map[int64]scribe.User{}
+	for _, u := range d.s.Users() {
+		users[u.ID] = u
+	}
 	for _, p := range d.s.Plugins() {
-		pv := pluginView{ID: p.ID, Name: p.Name, Developer: d.userName(p.UserID), State: pluginState(p),
+		dev := users[p.UserID]
+		pv := pluginView{ID: p.ID, Name: p.Name, Developer: name(p.UserID, dev.FirstName, dev.LastName), State: pluginState(p),
 			Permissions: "user " + string(p.Permissions.User) + ", transcript " + string(p.Permissions.Transcript)}
 		for _, k := range d.s.SecretKeys(p.ID) {
 			pv.SecretKeys = append(pv.SecretKeys, k.Value.String()+" ("+k.Description+")")
@@ -65,7 +71,7 @@ func (d *dashboard) overviewView() overviewView {
 		plugin := strconv.FormatInt(p.ID, 10) + " " + p.Name
 		for _, in := range d.s.Installations(p.ID) {
 			iv := installationView{UUID: in.UUID, Plugin: plugin, Installed: in.DeletedOn == nil, Since: clock(in.CreatedOn),
-				User: strconv.FormatInt(in.UserID, 10) + " " + strings.TrimSpace(in.FirstName+" "+in.LastName)}
+				User: name(in.UserID, in.FirstName, in.LastName)}
 			if in.DeletedOn != nil {
 				iv.Since = clock(*in.DeletedOn)
 			}
@@ -79,10 +85,9 @@ func (d *dashboard) overviewView() overviewView {
 	return v
 }
 
-// userName is a user's id and name.
-func (d *dashboard) userName(id int64) string {
-	u, _ := d.s.st.User(id)
-	return strconv.FormatInt(id, 10) + " " + strings.TrimSpace(u.FirstName+" "+u.LastName)
+// name is a user's id and name.
+func name(id int64, first, last string) string {
+	return strconv.FormatInt(id, 10) + " " + strings.TrimSpace(first+" "+last)
 }
 
 func pluginState(p scribe.Plugin) string {
@@ -96,21 +101,44 @@ func pluginState(p scribe.Plugin) string {
 }
 
 // counts are the overview's figures: events, deliveries, attempts and
-// failures as the delivery engine's records keep them, and requests.
+// failures as the server's records keep them (a settled delivery as its
+// last final attempt says), and requests.
 func (d *dashboard) counts() []countView {
-	t := d.s.deliveries.tally()
-	reqs, failed := d.s.RequestCount(), 0
-	for r := range d.s.requests.Backward {
-		if r.Status == 0 || r.Status >= 400 {
+	_, events := d.s.Events(0, 0)
+	pending := len(d.s.PendingDeliveries())
+	type delivery struct {
+		event string
+		hook  int64
+	}
+	settled := map[delivery]bool{} // delivered or not
+	attempts, failedAttempts, delivered, failed := 0, 0, 0, 0
+	for _, a := range d.s.Deliveries() {
+		if attempts++; !a.Delivered {
+			failedAttempts++
+		}
+		if a.Final {
+			settled[delivery{a.EventID, a.WebhookID}] = a.Delivered
+		}
+	}
+	for _, ok := range settled {
+		if ok {
+			delivered++
+		} else {
 			failed++
 		}
 	}
+	reqs, refused := d.s.RequestCount(), 0
+	for _, r := range d.s.Requests() {
+		if r.Status == 0 || r.Status >= 400 {
+			refused++
+		}
+	}
 	return []countView{
-		{Label: "events", N: t.events, Note: "emitted"},
-		{Label: "deliveries", N: t.deliveries, Note: strconv.Itoa(t.delivered) + " delivered, " + strconv.Itoa(t.pending) + " pending"},
-		{Label: "failed deliveries", N: t.failed, Note: "gave up, or refused permanently", Bad: t.failed > 0},
-		{Label: "failed attempts", N: t.failedAttempts, Note: "of " + strconv.Itoa(t.attempts) + " attempts", Bad: t.failedAttempts > 0},
-		{Label: "requests", N: reqs, Note: strconv.Itoa(failed) + " refused or failed", Bad: failed > 0},
+		{Label: "events", N: events, Note: "emitted"},
+		{Label: "deliveries", N: delivered + failed + pending, Note: strconv.Itoa(delivered) + " delivered, " + strconv.Itoa(pending) + " pending"},
+		{Label: "failed deliveries", N: failed, Note: "gave up, or refused permanently", Bad: failed > 0},
+		{Label: "failed attempts", N: failedAttempts, Note: "of " + strconv.Itoa(attempts) + " attempts", Bad: failedAttempts > 0},
+		{Label: "requests", N: reqs, Note: strconv.Itoa(refused) + " refused or failed", Bad: refused > 0},
 	}
 }
 
@@ -150,7 +178,7 @@ func (d *dashboard) requestsView(class string, n int) requestsView {
 		v.Filters = append(v.Filters, linkView{Label: label, URL: requestsURL(c, 1), Current: c == class})
 	}
 	matched, first := 0, (n-1)*requestsPerPage
-	for r := range d.s.requests.Backward {
+	for _, r := range slices.Backward(d.s.Requests()) {
 		if class != "" && strconv.Itoa(r.Status/100)+"xx" != class {
 			continue
 		}
@@ -178,13 +206,13 @@ func requestsURL(class string, n int) string {
 }
 
 // credentialNames are how the request log names each kind of credential.
-var credentialNames = map[CredentialKind]string{
-	CredentialNone: "none", CredentialDeveloperKey: "developer key", CredentialInstallationJWT: "installation JWT",
+var credentialNames = map[scribetest.CredentialKind]string{
+	scribetest.CredentialNone: "none", scribetest.CredentialDeveloperKey: "developer key", scribetest.CredentialInstallationJWT: "installation JWT",
 }
 
-func requestRow(r Request) requestView {
+func requestRow(r scribetest.Request) requestView {
 	v := requestView{Time: clock(r.Time), Method: r.Method, Path: r.Path, Code: r.Code,
-		Credential: credentialNames[r.Credential], RequestID: r.RequestID, Latency: millis(r.Duration)}
+		Credential: credentialNames[r.Credential], RequestID: r.RequestID, Latency: millisText(r.Duration)}
 	if r.Query != "" {
 		v.Path += "?" + r.Query // both redacted by the request log
 	}

@@ -1,4 +1,4 @@
-package scribetest_test
+package devserver_test
 
 import (
 	"context"
@@ -17,12 +17,20 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/scribetest/devserver"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
 // adminDo sends a JSON request to the admin API and returns the status and
 // the decoded body.
 func adminDo(t *testing.T, s *scribetest.Server, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	status, v, _ := adminExchange(t, s, method, path, body)
+	return status, v
+}
+
+// adminExchange is adminDo, with the answer's Content-Type.
+func adminExchange(t *testing.T, s *scribetest.Server, method, path, body string) (int, map[string]any, string) {
 	t.Helper()
 	base := strings.TrimSuffix(s.URL(), "/v1")
 	r, err := http.NewRequest(method, base+path, strings.NewReader(body))
@@ -40,13 +48,13 @@ func adminDo(t *testing.T, s *scribetest.Server, method, path, body string) (int
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("%s %s: %d, body is not a JSON object: %s", method, path, resp.StatusCode, raw)
 	}
-	return resp.StatusCode, v
+	return resp.StatusCode, v, resp.Header.Get("Content-Type")
 }
 
 // Without WithAdminAPI the admin paths do not exist: the contract's 404.
 func TestAdminAPIIsOffByDefault(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t)
+	s := startDev(t, nil)
 	status, body := adminDo(t, s, http.MethodPost, "/_scribetest/installations", `{"plugin_id":1,"user_id":1}`)
 	if status != http.StatusNotFound || body["code"] != scribe.CodeNotFound {
 		t.Errorf("answer = %d %v; want the contract's 404 not_found", status, body)
@@ -59,7 +67,7 @@ func TestAdminAPIIsOffByDefault(t *testing.T) {
 // signed with the secret the admin API returned.
 func TestAdminAPIDrivesEvents(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithBasePath("/v1"),
+	s := newDevServer(t, scribetest.WithBasePath("/v1"),
 		scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule)
 	rc := newReceiver(t, nil)
 	const plugin, user = 100, 9 // the demo set's "CRM sync" and Alan (who has it uninstalled)
@@ -133,7 +141,7 @@ func TestAdminAPIDrivesEvents(t *testing.T) {
 // -server reads a receiver's calls.
 func TestAdminRequests(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()))
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()))
 	key, err := auth.ParseSecretKey("ask_live_c2NyaWJlLWRlbW8tc2VjcmV0LWtleS1ETy1OT1QtVVNF") // the demo set's, public
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +184,11 @@ func TestAdminRequests(t *testing.T) {
 // shows in some rounds only, so there are many.
 func TestAdminTriggerCreatesOneWebhookPerURI(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule)
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule)
+	h, err := devserver.New(s, devserver.WithAdminAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
 	const rounds, n = 40, 16
 	for round := range rounds {
 		uri := fmt.Sprintf("http://127.0.0.1:1/hook%d", round)
@@ -188,7 +200,7 @@ func TestAdminTriggerCreatesOneWebhookPerURI(t *testing.T) {
 			wg.Go(func() {
 				rec := httptest.NewRecorder()
 				<-start
-				s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/_scribetest/trigger", strings.NewReader(body)))
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/_scribetest/trigger", strings.NewReader(body)))
 				if err := json.Unmarshal(rec.Body.Bytes(), &answers[i]); err != nil || rec.Code != http.StatusOK {
 					t.Errorf("trigger %d: %d, %v %s", i, rec.Code, err, rec.Body)
 				}
@@ -224,7 +236,7 @@ func TestAdminTriggerCreatesOneWebhookPerURI(t *testing.T) {
 // the seeding call's error.
 func TestAdminAPIErrors(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithAdminAPI(), scribetest.WithFixtures(scribetest.DemoFixtures()))
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()))
 	tests := []struct {
 		name, method, path, body string
 		status                   int

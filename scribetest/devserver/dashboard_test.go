@@ -1,4 +1,4 @@
-package scribetest_test
+package devserver_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/scribetest/devserver"
 	"github.com/scribehq/scribe-go/webhook"
 )
 
@@ -40,7 +41,7 @@ const (
 
 func newDashEnv(t *testing.T, answer func(int, http.ResponseWriter, *http.Request), opts ...scribetest.Option) *dashEnv {
 	t.Helper()
-	s := scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithAdminAPI(), scribetest.WithBasePath("/v1"), fastSchedule,
+	s := newDevServer(t, append([]scribetest.Option{scribetest.WithBasePath("/v1"), fastSchedule,
 		scribetest.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	fx, err := s.LoadFixtures(scribetest.DemoFixtures())
 	if err != nil {
@@ -152,7 +153,7 @@ func eventOf(body, id string) string {
 // are the contract's 404, like the rest.
 func TestDashboardIsOffWithoutTheAdminAPI(t *testing.T) {
 	t.Parallel()
-	s := scribetest.NewTestServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()))
+	s := startDev(t, nil, scribetest.WithFixtures(scribetest.DemoFixtures()))
 	for _, path := range []string{"/_scribetest/ui/", "/_scribetest/ui/events", "/_scribetest/ui/static/dashboard.css"} {
 		resp, err := http.Get(s.URL() + path)
 		if err != nil {
@@ -164,8 +165,8 @@ func TestDashboardIsOffWithoutTheAdminAPI(t *testing.T) {
 			t.Errorf("GET %s = %d %s; want the contract's 404", path, resp.StatusCode, body)
 		}
 	}
-	if s.URL() == "" || scribetest.DashboardPath != "/_scribetest/ui/" {
-		t.Errorf("DashboardPath = %q", scribetest.DashboardPath)
+	if s.URL() == "" || devserver.DashboardPath != "/_scribetest/ui/" {
+		t.Errorf("DashboardPath = %q", devserver.DashboardPath)
 	}
 }
 
@@ -638,7 +639,7 @@ func recorded(b *testing.B, n int) http.Handler {
 	ok := transportFunc(func(r *http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: http.StatusNoContent, Body: http.NoBody, Request: r}, nil
 	})
-	s := scribetest.NewTestServer(b, scribetest.WithAdminAPI(), scribetest.WithWebhookTransport(ok),
+	s := newDevServer(b, scribetest.WithWebhookTransport(ok),
 		scribetest.WithLogger(slog.New(slog.DiscardHandler)))
 	fx, err := s.LoadFixtures(scribetest.DemoFixtures())
 	if err != nil {
@@ -657,13 +658,16 @@ func recorded(b *testing.B, n int) http.Handler {
 	if err := s.WaitForDeliveries(ctx); err != nil {
 		b.Fatal(err)
 	}
-	h := s.Handler()
 	for i := range n {
 		r := httptest.NewRequest(http.MethodGet, "/plugins", nil)
 		if i%2 == 0 {
 			r.Header.Set("Authorization", "Bearer "+fx.Developers[0].Key.Reveal())
 		}
-		h.ServeHTTP(httptest.NewRecorder(), r)
+		s.Handler().ServeHTTP(httptest.NewRecorder(), r)
+	}
+	h, err := devserver.New(s, devserver.WithAdminAPI())
+	if err != nil {
+		b.Fatal(err)
 	}
 	return h
 }
