@@ -64,6 +64,8 @@ type settings struct {
 	maxResponseBytes int64
 	// responseInto, if set, receives the final response's metadata (per call).
 	responseInto *Response
+	middleware   []Middleware    // WithMiddleware's, client-level first
+	hooks        []OperationHook // WithOperationHook's, client-level first
 }
 
 func defaultSettings() settings {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -122,12 +121,12 @@ func (e *envelope[T]) check(o *apijson.Object) error {
 	})
 }
 
-// newPager returns the pager of a list operation on the path segments.
-func newPager[T any](ctx context.Context, c *Client, op string, segments []string, params ListParams, idOf func(T) int64, opts []Option) *Pager[T] {
+// newPager returns the pager of the list operation r.
+func newPager[T any](ctx context.Context, c *Client, r request, params ListParams, idOf func(T) int64, opts []Option) *Pager[T] {
 	opts = slices.Clone(opts) // the caller's slice may change after List returns
 	return &Pager[T]{
 		ctx:    ctx,
-		op:     op,
+		op:     r.op.Name,
 		params: params,
 		idOf:   idOf,
 		fetch: func(ctx context.Context, afterID int64, limit int) (*Page[T], error) {
@@ -138,8 +137,10 @@ func newPager[T any](ctx context.Context, c *Client, op string, segments []strin
 			if limit > 0 {
 				q.Set("limit", strconv.Itoa(limit))
 			}
+			r := r
+			r.query = q.Encode()
 			var env envelope[T]
-			resp, err := c.do(ctx, request{method: http.MethodGet, segments: segments, query: q}, &env, opts)
+			resp, err := c.do(ctx, r, &env, opts)
 			if err != nil {
 				return nil, err
 			}
