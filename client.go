@@ -44,7 +44,6 @@ type TokenInvalidator interface {
 type Client struct {
 	baseURL *url.URL  // never modified after NewClient
 	s       *settings // never modified after construction; behind a pointer so fmt prints no credential
-	err     error     // a bad option given to WithOptions; every call returns it
 }
 
 // NewClient returns a client for the service at baseURL, such as
@@ -68,16 +67,17 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // WithOptions returns a copy of c with opts applied on top of c's settings.
 // The copy shares c's HTTP client, hence its transport and connection pool,
 // unless opts include WithHTTPClient: this is how a backend derives one client
-// per installation (WithTokenSource) from one configured client. A credential
-// option replaces c's credential. Since WithOptions returns no error, an
-// invalid option makes every call of the copy fail with its *ArgumentError.
-func (c *Client) WithOptions(opts ...Option) *Client {
+// per installation (WithTokenSource) from one configured client, although
+// InstallationClients does it for many. A credential option replaces c's
+// credential. An invalid option, or one that applies to a single call
+// (WithIdempotencyKey, WithResponseInto), is an *ArgumentError, and c is
+// left as it was.
+func (c *Client) WithOptions(opts ...Option) (*Client, error) {
 	s := c.s.clone()
-	cp := &Client{baseURL: c.baseURL, s: &s, err: c.err}
-	if cp.err == nil {
-		cp.err = s.applyAll(opts)
+	if err := s.applyAll(opts); err != nil {
+		return nil, err
 	}
-	return cp
+	return &Client{baseURL: c.baseURL, s: &s}, nil
 }
 
 func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
@@ -156,9 +156,6 @@ func newRequest(name, method, template string, ids ...int64) request {
 // is an *Error. The Response describes the final answer, whether the call
 // succeeded or not; it is nil when no answer came.
 func (c *Client) do(ctx context.Context, r request, out any, opts []Option) (*Response, error) {
-	if c.err != nil {
-		return nil, c.err
-	}
 	if ctx == nil {
 		return nil, &ArgumentError{Func: r.op.Name, Arg: "ctx", Reason: "is nil; pass context.Background() or a request's context"}
 	}

@@ -69,8 +69,11 @@ func TestMiddlewareOrder(t *testing.T) {
 	tr := &trace{}
 	f := newFake(t, ok(userJSON))
 	base := f.client(scribe.WithMiddleware(tr.named("A"), tr.named("B")), scribe.WithMiddleware(tr.named("C")))
-	derived := base.WithOptions(scribe.WithMiddleware(tr.named("D")))
-	other := base.WithOptions(scribe.WithMiddleware(tr.named("X")))
+	derived, err1 := base.WithOptions(scribe.WithMiddleware(tr.named("D")))
+	other, err2 := base.WithOptions(scribe.WithMiddleware(tr.named("X")))
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := derived.GetMe(t.Context(), scribe.WithMiddleware(tr.named("E"), tr.named("F"))); err != nil {
 		t.Fatal(err)
 	}
