@@ -30,9 +30,9 @@ type Operation struct {
 	Attempt int
 	// Retried is the failure of the attempt before, which this attempt
 	// retries; nil on the first attempt. It says why the retry is made: an
-	// *Error for an answer (its StatusCode, Code and RetryAfter), an
-	// ErrResponseInterrupted for a body cut off, or the connection error or
-	// timeout.
+	// *Error for an answer (its StatusCode, Code and RetryAfter), a
+	// *ResponseInterruptedError for a body cut off, or the connection error
+	// or timeout (a middleware's error among them).
 	Retried error
 	// Wait is how long the client waited after Retried before sending this
 	// attempt: the backoff, or the Retry-After the service asked for; 0 on
