@@ -99,8 +99,9 @@ func WithMiddleware(m ...Middleware) Option {
 // The function it returns, if not nil, is called once when the operation
 // ends, after the answer has been decoded, with what the call returns: the
 // final Response (nil when no answer came) and the error (nil on success).
-// A hook cannot change the outcome. An operation refused before it starts
-// (an *ArgumentError: a nil context, a bad option or body) calls no hook.
+// A hook observes: it cannot change the answer or the error. An operation
+// refused before it starts (an *ArgumentError: a nil context, a bad option
+// or body) calls no hook.
 type OperationHook func(ctx context.Context, op Operation) (context.Context, func(*Response, error))
 
 // WithOperationHook adds hooks called at the start and the end of every
