@@ -2,6 +2,7 @@ package scribe_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -13,8 +14,8 @@ import (
 // TestAuthorizationFollowsToken protects that every request carries the
 // token its credential gave for it, when tokens rotate; that a client
 // derived by WithOptions sends its own credential's token, not that of the
-// client it was derived from; and that a per-call credential applies to
-// that call only.
+// client it was derived from; and that a call refuses a credential of its
+// own, sending nothing, and leaves the client's in place.
 func TestAuthorizationFollowsToken(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
@@ -38,18 +39,22 @@ func TestAuthorizationFollowsToken(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	other := c.WithOptions(scribe.WithTokenSource(&tokens{list: []string{"tok-c"}}))
+	other, err := c.WithOptions(scribe.WithTokenSource(&tokens{list: []string{"tok-c"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := other.GetTranscript(ctx, 42); err != nil {
 		t.Fatal(err)
 	}
-	// A per-call credential on the original client, then the client's own.
-	if _, err := c.GetTranscript(ctx, 42, scribe.WithDeveloperKey(testDeveloperKey)); err != nil {
-		t.Fatal(err)
+	// A per-call credential is refused, then the client's own is sent.
+	var ae *scribe.ArgumentError
+	if _, err := c.GetTranscript(ctx, 42, scribe.WithDeveloperKey(testDeveloperKey)); !errors.As(err, &ae) || ae.Func != "WithDeveloperKey" {
+		t.Fatalf("a per-call WithDeveloperKey: err = %v, want its *ArgumentError", err)
 	}
 	if _, err := c.GetTranscript(ctx, 42); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"Bearer tok-a", "Bearer tok-a", "Bearer tok-b", "Bearer tok-a", "Bearer tok-c", "Bearer " + testDevKey, "Bearer tok-b"}
+	want := []string{"Bearer tok-a", "Bearer tok-a", "Bearer tok-b", "Bearer tok-a", "Bearer tok-c", "Bearer tok-b"}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != len(want) {

@@ -19,13 +19,18 @@ import (
 // what the attempts so far have learnt. The retry loop is in retry.go;
 // reading and decoding answers in decode.go.
 type call struct {
-	ctx     context.Context // the caller's
+	ctx     context.Context // the caller's, as the operation hooks returned it
 	s       *settings
 	method  string
 	path    string // the operation's path, relative to the base URL, for errors and logs
 	url     string
 	body    []byte // the JSON request body, nil for none; the same on every attempt
 	idemKey string // the Idempotency-Key of a POST; the same on every attempt
+	// send sends one attempt: the middlewares around the HTTP client's Do.
+	send func(*http.Request) (*http.Response, error)
+	// op is the operation, with the number of the latest attempt and why it
+	// was made.
+	op Operation
 
 	attempts int    // requests sent so far
 	token    string // the credential of the latest attempt, to scrub from what the service says
@@ -43,13 +48,14 @@ func (cl *call) attempt() (resp *http.Response, data []byte, retry bool, err err
 		ctx, cancel = context.WithTimeoutCause(cl.ctx, d, fmt.Errorf("%w after %s", transport.ErrAttemptTimeout, d))
 		defer cancel() // the answer has been read by then
 	}
-	req, err := cl.request(ctx)
+	cl.op.Attempt = cl.attempts + 1
+	req, err := cl.request(context.WithValue(ctx, operationKey{}, cl.op))
 	if err != nil {
 		return nil, nil, false, err
 	}
 	cl.attempts++
 	start := time.Now()
-	resp, err = cl.s.hc.Do(req)
+	resp, err = cl.send(req)
 	took := time.Since(start)
 	if err != nil {
 		retry = cl.ctx.Err() == nil && transport.RetryableError(err) // on the *url.Error, which the policy inspects

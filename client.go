@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/scribehq/scribe-go/internal/apijson"
@@ -43,7 +44,6 @@ type TokenInvalidator interface {
 type Client struct {
 	baseURL *url.URL  // never modified after NewClient
 	s       *settings // never modified after construction; behind a pointer so fmt prints no credential
-	err     error     // a bad option given to WithOptions; every call returns it
 }
 
 // NewClient returns a client for the service at baseURL, such as
@@ -67,16 +67,17 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // WithOptions returns a copy of c with opts applied on top of c's settings.
 // The copy shares c's HTTP client, hence its transport and connection pool,
 // unless opts include WithHTTPClient: this is how a backend derives one client
-// per installation (WithTokenSource) from one configured client. A credential
-// option replaces c's credential. Since WithOptions returns no error, an
-// invalid option makes every call of the copy fail with its *ArgumentError.
-func (c *Client) WithOptions(opts ...Option) *Client {
+// per installation (WithTokenSource) from one configured client, although
+// InstallationClients does it for many. A credential option replaces c's
+// credential. An invalid option, or one that applies to a single call
+// (WithIdempotencyKey, WithResponseInto), is an *ArgumentError, and c is
+// left as it was.
+func (c *Client) WithOptions(opts ...Option) (*Client, error) {
 	s := c.s.clone()
-	cp := &Client{baseURL: c.baseURL, s: &s, err: c.err}
-	if cp.err == nil {
-		cp.err = s.applyAll(opts)
+	if err := s.applyAll(opts); err != nil {
+		return nil, err
 	}
-	return cp
+	return &Client{baseURL: c.baseURL, s: &s}, nil
 }
 
 func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
@@ -132,21 +133,22 @@ func userAgent(suffix string) string {
 
 // request describes one operation to send.
 type request struct {
-	method string
-	// segments are the path elements below the base URL, unescaped:
-	// {"plugins", "100", "secret_keys"}.
-	segments []string
-	query    url.Values
-	body     any // marshalled to JSON when not nil
+	op    Operation // its Name, Method and PathTemplate
+	path  string    // the path below the base URL, escaped: "/transcripts/42"
+	query string    // encoded, "" for none
+	body  any       // marshalled to JSON when not nil
 }
 
-// path is the operation's path relative to the base URL, for errors and logs.
-func (r *request) path() string {
-	var b strings.Builder
-	for _, s := range r.segments {
-		b.WriteString("/" + url.PathEscape(s))
+// newRequest returns the request of the operation name, sent with method to
+// template with each "{...}" placeholder replaced, in order, by one of ids.
+func newRequest(name, method, template string, ids ...int64) request {
+	path := template
+	for _, id := range ids {
+		before, rest, _ := strings.Cut(path, "{")
+		_, after, _ := strings.Cut(rest, "}")
+		path = before + strconv.FormatInt(id, 10) + after
 	}
-	return b.String()
+	return request{op: Operation{Name: name, Method: method, PathTemplate: template}, path: path}
 }
 
 // do sends r with the client's settings and opts, retrying as the policy
@@ -154,11 +156,8 @@ func (r *request) path() string {
 // is an *Error. The Response describes the final answer, whether the call
 // succeeded or not; it is nil when no answer came.
 func (c *Client) do(ctx context.Context, r request, out any, opts []Option) (*Response, error) {
-	if c.err != nil {
-		return nil, c.err
-	}
 	if ctx == nil {
-		return nil, &ArgumentError{Func: r.method + " " + r.path(), Arg: "ctx", Reason: "is nil; pass context.Background() or a request's context"}
+		return nil, &ArgumentError{Func: r.op.Name, Arg: "ctx", Reason: "is nil; pass context.Background() or a request's context"}
 	}
 	s := c.s
 	if len(opts) > 0 {
@@ -169,23 +168,24 @@ func (c *Client) do(ctx context.Context, r request, out any, opts []Option) (*Re
 		}
 		s = &cp
 	}
-	path := r.path()
-	u := c.baseURL.JoinPath(path)
-	u.RawQuery = r.query.Encode()
-	cl := &call{ctx: ctx, s: s, method: r.method, path: path, url: u.String()}
+	u := c.baseURL.JoinPath(r.path)
+	u.RawQuery = r.query
+	cl := &call{s: s, op: r.op, method: r.op.Method, path: r.path, url: u.String(), send: chain(s.middleware, s.hc.Do)}
 	if r.body != nil {
 		var err error
 		if cl.body, err = apijson.Marshal(r.body); err != nil {
-			return nil, fmt.Errorf("scribe: %s %s: encoding the request body: %w", cl.method, cl.path, err)
+			return nil, &ArgumentError{Func: r.op.Name, Arg: "body", Reason: "cannot be encoded as JSON: " + err.Error()}
 		}
 	}
-	if r.method == http.MethodPost {
+	if r.op.Method == http.MethodPost {
 		if s.idemKey != nil {
 			cl.idemKey = *s.idemKey
 		} else {
 			cl.idemKey = rand.Text() // 26 base32 characters, 130 random bits
 		}
 	}
+	ctx, end := startOperation(ctx, r.op, s.hooks)
+	cl.ctx = ctx
 	resp, data, err := cl.run()
 	var rr *Response
 	if resp != nil {
@@ -199,6 +199,9 @@ func (c *Client) do(ctx context.Context, r request, out any, opts []Option) (*Re
 	}
 	if err != nil && cl.idemKey != "" && cl.attempts > 0 {
 		err = withIdempotencyKey(err, cl.idemKey) // for IdempotencyKeyOf
+	}
+	if end != nil {
+		end(rr, err)
 	}
 	return rr, err
 }

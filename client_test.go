@@ -3,6 +3,7 @@ package scribe_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -164,7 +165,10 @@ func TestWithOptions(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, ok(userJSON))
 	base := f.client()
-	scoped := base.WithOptions(scribe.WithTokenSource(plainTokens{"installation.jwt.token"}))
+	scoped, err := base.WithOptions(scribe.WithTokenSource(plainTokens{"installation.jwt.token"}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	if _, err := scoped.GetMe(ctx); err != nil {
 		t.Fatal(err)
@@ -180,22 +184,54 @@ func TestWithOptions(t *testing.T) {
 	}
 }
 
-// TestWithOptionsBadOption protects that an invalid option given to
-// WithOptions makes every call of the copy fail, without sending.
-func TestWithOptionsBadOption(t *testing.T) {
+// TestOptionScopes protects that every option is refused, with an
+// *ArgumentError naming it and before anything is sent, where it does not
+// apply: a call-only option by NewClient and WithOptions, a client-only
+// option by a call; and that an invalid option given to WithOptions is its
+// error, not a client whose calls all fail.
+func TestOptionScopes(t *testing.T) {
 	t.Parallel()
+	clientOnly := map[string]scribe.Option{
+		"WithHTTPClient":   scribe.WithHTTPClient(http.DefaultClient),
+		"WithDeveloperKey": scribe.WithDeveloperKey(testDeveloperKey),
+		"WithTokenSource":  scribe.WithTokenSource(plainTokens{"tok"}),
+		"WithLogger":       scribe.WithLogger(slog.Default()),
+		"WithInsecureHTTP": scribe.WithInsecureHTTP(),
+	}
+	callOnly := map[string]scribe.Option{
+		"WithIdempotencyKey": scribe.WithIdempotencyKey("order-7"),
+		"WithResponseInto":   scribe.WithResponseInto(new(scribe.Response)),
+	}
+	refused := func(where string, err error, name string) {
+		t.Helper()
+		var ae *scribe.ArgumentError
+		if !errors.As(err, &ae) || ae.Func != name {
+			t.Errorf("%s %s: err = %v, want the *ArgumentError of %s", name, where, err, name)
+		}
+	}
 	f := newFake(t, ok(userJSON))
-	bad := f.client().WithOptions(scribe.WithMaxRetries(-3))
-	_, err := bad.GetMe(context.Background())
-	var ae *scribe.ArgumentError
-	if !errors.As(err, &ae) || ae.Func != "WithMaxRetries" {
-		t.Errorf("err = %v, want the *ArgumentError of WithMaxRetries", err)
+	c := f.client()
+	for name, o := range clientOnly {
+		_, err := c.GetMe(t.Context(), o)
+		refused("given to a call", err, name)
+		if _, err := c.WithOptions(o); err != nil {
+			t.Errorf("%s given to WithOptions: %v", name, err)
+		}
 	}
-	if _, err := bad.ListPlugins(context.Background(), nil).Next(); !errors.As(err, &ae) {
-		t.Errorf("list err = %v, want the *ArgumentError", err)
+	for name, o := range callOnly {
+		_, err := scribe.NewClient(testBase, o)
+		refused("given to NewClient", err, name)
+		_, err = c.WithOptions(o)
+		refused("given to WithOptions", err, name)
+		if _, err := c.Do(t.Context(), http.MethodPost, "/plugins", nil, nil, o); err != nil {
+			t.Errorf("%s given to a call: %v", name, err)
+		}
 	}
-	if len(f.requests()) != 0 {
-		t.Error("a request was sent")
+	if _, err := c.WithOptions(scribe.WithMaxRetries(-3)); err == nil {
+		t.Error("WithOptions(WithMaxRetries(-3)) returned no error")
+	}
+	if n := len(f.requests()); n != len(callOnly) {
+		t.Errorf("sent %d requests, want only the %d calls given call-only options", n, len(callOnly))
 	}
 }
 

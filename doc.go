@@ -15,6 +15,12 @@
 // code and the request id; [errors.Is] matches them against [ErrNotFound],
 // [ErrUnauthorized], [ErrForbidden] and [ErrRateLimited].
 //
+// [Client.Do] sends an operation the client has no method for, with the same
+// credential, retries and errors. [WithMiddleware] runs code around every
+// attempt and [WithOperationHook] around every operation, each told the
+// [Operation] (method name, path template, attempt): the seams for logging,
+// metrics and tracing.
+//
 // Package scribetest runs the whole service in memory for tests, and package
 // webhook verifies and decodes the events the service delivers.
 package scribe

@@ -296,7 +296,15 @@ type ArgumentError struct {
 	Arg string
 	// Reason says what was wrong and what to do.
 	Reason string
+	// Err is the error of package auth that refused the argument, such as
+	// one matching auth.ErrInvalidKey or auth.ErrInvalidInstallationUUID;
+	// nil when the client refused it itself. Reason repeats its message.
+	Err error
 }
+
+// Unwrap returns Err, so that errors.Is(err, auth.ErrInvalidInstallationUUID)
+// and the like match.
+func (e *ArgumentError) Unwrap() error { return e.Err }
 
 // Error returns "scribe: <Func>: <Arg>: <Reason>".
 func (e *ArgumentError) Error() string {

@@ -115,7 +115,10 @@ func ExampleClient_WithOptions() {
 		log.Fatal(err)
 	}
 	// ...and one cheap copy per installation, sharing its connections.
-	perInstallation := base.WithOptions(scribe.WithTokenSource(exampleToken{}))
+	perInstallation, err := base.WithOptions(scribe.WithTokenSource(exampleToken{}))
+	if err != nil {
+		log.Fatal(err)
+	}
 	_ = perInstallation
 	fmt.Println("ok")
 	// Output: ok

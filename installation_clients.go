@@ -1,6 +1,9 @@
 package scribe
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/scribehq/scribe-go/auth"
 )
 
@@ -10,13 +13,25 @@ import (
 // package auth, reuses it until shortly before its one-hour expiry, refreshes
 // it ahead of time, and after a 401 retries the request once with a fresh
 // token. opts are the options of NewClient; a credential among them is
-// replaced by the installation's token source.
+// replaced by the installation's token source. Errors are *ArgumentError
+// values; a key or uuid that package auth refuses is one whose Err is auth's
+// error (matching auth.ErrInvalidKey or auth.ErrInvalidInstallationUUID).
 func NewInstallationClient(baseURL string, key auth.SecretKey, installationUUID string, opts ...Option) (*Client, error) {
 	ts, err := auth.NewTokenSource(key, installationUUID)
 	if err != nil {
-		return nil, err
+		return nil, authArgumentError("NewInstallationClient", "key", err)
 	}
 	return NewClient(baseURL, append(opts[:len(opts):len(opts)], WithTokenSource(ts))...)
+}
+
+// authArgumentError is the *ArgumentError of fn for err, an error of package
+// auth refusing the installation uuid or the secret key (held by keyArg).
+func authArgumentError(fn, keyArg string, err error) *ArgumentError {
+	arg := keyArg
+	if errors.Is(err, auth.ErrInvalidInstallationUUID) {
+		arg = "installationUUID"
+	}
+	return &ArgumentError{Func: fn, Arg: arg, Reason: strings.TrimPrefix(err.Error(), "auth: "), Err: err}
 }
 
 // InstallationClients hands out clients scoped to the installations of one
@@ -47,14 +62,15 @@ func NewInstallationClients(baseURL string, cache *auth.Cache, opts ...Option) (
 
 // For returns a client scoped to the installation with the given uuid. It is
 // cheap: the client shares the transport and takes its token source from the
-// cache, so calling For on every request is fine. An invalid uuid is an
-// error of package auth.
+// cache, so calling For on every request is fine. An invalid uuid, or a cache
+// whose key package auth refuses, is an *ArgumentError whose Err is auth's
+// error (matching auth.ErrInvalidInstallationUUID or auth.ErrInvalidKey).
 func (ic *InstallationClients) For(installationUUID string) (*Client, error) {
 	src, err := ic.cache.Source(installationUUID)
 	if err != nil {
-		return nil, err
+		return nil, authArgumentError("InstallationClients.For", "cache", err)
 	}
-	return ic.base.WithOptions(WithTokenSource(src)), nil
+	return ic.base.WithOptions(WithTokenSource(src))
 }
 
 // Forget drops the cached token source, and with it the cached token, of the

@@ -68,15 +68,41 @@ func TestNewInstallationClient(t *testing.T) {
 	}
 }
 
-// TestNewInstallationClientBadUUID protects that a malformed uuid is refused
-// up front with auth's typed error, not at the first request.
-func TestNewInstallationClientBadUUID(t *testing.T) {
-	key, _ := keygen.SecretKey()
-	_, err := scribe.NewInstallationClient(testBase, key, "not-a-uuid")
-	if !errors.Is(err, auth.ErrInvalidInstallationUUID) {
-		t.Fatalf("err = %v, want auth.ErrInvalidInstallationUUID", err)
+// TestInstallationClientArguments protects that a zero key or a malformed
+// uuid is refused up front, by NewInstallationClient and by
+// InstallationClients.For, with an *ArgumentError naming the argument, as
+// NewClient refuses its own, that still matches auth's sentinel.
+func TestInstallationClientArguments(t *testing.T) {
+	key := mustSecretKey("ask_live_c2VjcmV0LW1hdGVyaWFsLXRoYXQtbXVzdC1ub3QtbGVhaw")
+	cache, err := auth.NewCache(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ics, err := scribe.NewInstallationClients(testBase, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		err      error
+		wantFunc string
+		wantArg  string
+		sentinel error
+	}{
+		{"zero key", second(scribe.NewInstallationClient(testBase, auth.SecretKey{}, uuidA)), "NewInstallationClient", "key", auth.ErrInvalidKey},
+		{"bad uuid", second(scribe.NewInstallationClient(testBase, key, "not-a-uuid")), "NewInstallationClient", "installationUUID", auth.ErrInvalidInstallationUUID},
+		{"For, bad uuid", second(ics.For("not-a-uuid")), "InstallationClients.For", "installationUUID", auth.ErrInvalidInstallationUUID},
+	}
+	for _, tt := range tests {
+		var ae *scribe.ArgumentError
+		if !errors.As(tt.err, &ae) || ae.Func != tt.wantFunc || ae.Arg != tt.wantArg || !errors.Is(tt.err, tt.sentinel) {
+			t.Errorf("%s: err = %#v, want a %s *ArgumentError for %s matching %v", tt.name, tt.err, tt.wantFunc, tt.wantArg, tt.sentinel)
+		}
 	}
 }
+
+// second returns the error of a (value, error) pair.
+func second[T any](_ T, err error) error { return err }
 
 // TestInstallationClientsShareTransport protects the many-installations
 // pattern: each client carries its own installation's token, and all of them

@@ -2,7 +2,7 @@ package scribe
 
 import (
 	"context"
-	"strconv"
+	"net/http"
 	"time"
 
 	"github.com/scribehq/scribe-go/internal/apijson"
@@ -73,7 +73,7 @@ func (c *Client) ListPluginInstallations(ctx context.Context, pluginID int64, pa
 	if params != nil {
 		lp = params.ListParams
 	}
-	p := newPager(ctx, c, "ListPluginInstallations", []string{"plugins", strconv.FormatInt(pluginID, 10), "installations"}, lp,
+	p := newPager(ctx, c, newRequest("ListPluginInstallations", http.MethodGet, "/plugins/{id}/installations", pluginID), lp,
 		func(i PluginInstallation) int64 { return i.ID }, opts)
 	p.check = func() error { return checkID("ListPluginInstallations", "pluginID", pluginID) }
 	return p

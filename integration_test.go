@@ -209,8 +209,8 @@ func TestIntegrationListTranscriptsPageByPage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(page.RequestID, "req_") {
-			t.Errorf("page RequestID = %q, want the server's req_ id", page.RequestID)
+		if !strings.HasPrefix(page.Response.RequestID, "req_") {
+			t.Errorf("page Response.RequestID = %q, want the server's req_ id", page.Response.RequestID)
 		}
 		s := pageSummary{HasMore: page.HasMore, TotalCount: page.TotalCount, NextAfterID: page.NextAfterID}
 		for _, tr := range page.Data {

@@ -39,8 +39,12 @@ const (
 
 // An Option configures a Client (given to NewClient or Client.WithOptions)
 // or a single call (given as the last arguments of a method, where it
-// overrides the client's setting for that call only). The zero Option does
-// nothing.
+// overrides the client's setting for that call only). Each option's doc says
+// where it applies: most apply to both; those that configure a client
+// (WithHTTPClient, WithDeveloperKey, WithTokenSource, WithLogger,
+// WithInsecureHTTP) are refused by a call, and those that apply to one call
+// (WithIdempotencyKey, WithResponseInto) by NewClient and WithOptions, with
+// an *ArgumentError naming the option. The zero Option does nothing.
 type Option struct {
 	apply func(*settings) error
 }
@@ -64,6 +68,8 @@ type settings struct {
 	maxResponseBytes int64
 	// responseInto, if set, receives the final response's metadata (per call).
 	responseInto *Response
+	middleware   []Middleware    // WithMiddleware's, client-level first
+	hooks        []OperationHook // WithOperationHook's, client-level first
 }
 
 func defaultSettings() settings {
@@ -92,6 +98,22 @@ func defaultTransport() *http.Transport {
 func (s settings) clone() settings {
 	s.header = s.header.Clone()
 	return s
+}
+
+// clientOnly refuses, in a call, an option that configures a client.
+func (s *settings) clientOnly(option string) error {
+	if s.perCall {
+		return &ArgumentError{Func: option, Reason: "configures a client; pass it to NewClient or WithOptions, not to a method"}
+	}
+	return nil
+}
+
+// callOnly refuses, in a client, an option that applies to one call.
+func (s *settings) callOnly(option string) error {
+	if !s.perCall {
+		return &ArgumentError{Func: option, Reason: "applies to one call; pass it to the method, not to NewClient or WithOptions"}
+	}
+	return nil
 }
 
 func (s *settings) applyAll(opts []Option) error {
@@ -127,9 +149,13 @@ func (t *tokenSource) token(ctx context.Context) (string, error) { return t.ts.T
 // installation token source of package auth (the operations on /transcripts
 // and /users/me). It replaces any credential given before it. If ts also
 // implements TokenInvalidator, a 401 invalidates the refused token and the
-// request is retried once with a fresh one.
+// request is retried once with a fresh one. It configures a client: a call
+// refuses it.
 func WithTokenSource(ts TokenSource) Option {
 	return Option{func(s *settings) error {
+		if err := s.clientOnly("WithTokenSource"); err != nil {
+			return err
+		}
 		if ts == nil {
 			return &ArgumentError{Func: "WithTokenSource", Arg: "ts", Reason: "is nil"}
 		}
@@ -144,8 +170,12 @@ func WithTokenSource(ts TokenSource) Option {
 // client follows no redirect, whatever hc says (a 3xx is an *Error), so that
 // no credential reaches another origin. Its transport's connection pool is
 // the one the calls use; see DefaultMaxIdleConnsPerHost for the SDK's own.
+// It configures a client: a call refuses it.
 func WithHTTPClient(hc *http.Client) Option {
 	return Option{func(s *settings) error {
+		if err := s.clientOnly("WithHTTPClient"); err != nil {
+			return err
+		}
 		if hc == nil {
 			return &ArgumentError{Func: "WithHTTPClient", Arg: "hc", Reason: "is nil"}
 		}
@@ -159,7 +189,8 @@ func WithHTTPClient(hc *http.Client) Option {
 // call, retries and backoff included, is bounded by its context. An attempt
 // that runs out of time is retried like a dropped connection; the error it
 // leaves is a net.Error whose Timeout reports true, and matches
-// context.DeadlineExceeded with errors.Is.
+// context.DeadlineExceeded with errors.Is. It applies to a client and to a
+// call.
 func WithRequestTimeout(d time.Duration) Option {
 	return Option{func(s *settings) error {
 		if d < 0 {
@@ -171,7 +202,7 @@ func WithRequestTimeout(d time.Duration) Option {
 }
 
 // WithMaxRetries sets how many times a failed request is retried (default 2);
-// 0 disables retries.
+// 0 disables retries. It applies to a client and to a call.
 func WithMaxRetries(n int) Option {
 	return Option{func(s *settings) error {
 		if n < 0 {
@@ -185,7 +216,8 @@ func WithMaxRetries(n int) Option {
 // WithRetryWait bounds the backoff between retries (default 500 ms and 8 s):
 // the wait before retry n is drawn uniformly between minWait and
 // min(maxWait, minWait·2^n). A Retry-After from the service overrides it.
-// WithRetryWait(0, 0) retries at once, which is what tests want.
+// WithRetryWait(0, 0) retries at once, which is what tests want. It applies
+// to a client and to a call.
 func WithRetryWait(minWait, maxWait time.Duration) Option {
 	return Option{func(s *settings) error {
 		if minWait < 0 || maxWait < minWait {
@@ -197,7 +229,7 @@ func WithRetryWait(minWait, maxWait time.Duration) Option {
 }
 
 // WithUserAgentSuffix appends s, such as "my-crm-sync/1.4", to the
-// User-Agent the SDK sends.
+// User-Agent the SDK sends. It applies to a client and to a call.
 func WithUserAgentSuffix(suffix string) Option {
 	return Option{func(s *settings) error {
 		if strings.ContainsFunc(suffix, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
@@ -213,9 +245,12 @@ func WithUserAgentSuffix(suffix string) Option {
 // one retry after a refused token at Info (with the wait and the failure),
 // and a call that gives up after retryable failures at Warn. It never logs
 // a header value, a token or a key. The default is no logging; nil turns it
-// off.
+// off. It configures a client: a call refuses it.
 func WithLogger(l *slog.Logger) Option {
 	return Option{func(s *settings) error {
+		if err := s.clientOnly("WithLogger"); err != nil {
+			return err
+		}
 		s.logger = l
 		return nil
 	}}
@@ -230,8 +265,8 @@ func WithLogger(l *slog.Logger) Option {
 // Keys are at most 255 printable ASCII characters.
 func WithIdempotencyKey(key string) Option {
 	return Option{func(s *settings) error {
-		if !s.perCall {
-			return &ArgumentError{Func: "WithIdempotencyKey", Reason: "applies to one call; pass it to the method, not to NewClient or WithOptions"}
+		if err := s.callOnly("WithIdempotencyKey"); err != nil {
+			return err
 		}
 		if len(key) > 255 {
 			return &ArgumentError{Func: "WithIdempotencyKey", Arg: "key", Reason: fmt.Sprintf("is %d characters long; the service accepts at most 255", len(key))}
@@ -258,7 +293,8 @@ var reservedHeaders = map[string]string{
 // WithHeader sets an extra request header, such as a tracing header. It
 // refuses, with an *ArgumentError from the call, the headers the client sets
 // itself: Authorization (so a credential is never replaced silently),
-// Idempotency-Key, User-Agent, Content-Type, Content-Length and Host.
+// Idempotency-Key, User-Agent, Content-Type, Content-Length and Host. It
+// applies to a client and to a call.
 func WithHeader(key, value string) Option {
 	return Option{func(s *settings) error {
 		canon := textproto.CanonicalMIMEHeaderKey(key)
@@ -282,7 +318,8 @@ func WithHeader(key, value string) Option {
 // WithMaxResponseBytes bounds the body of a successful answer (default
 // DefaultMaxResponseBytes, 32 MiB). A longer body is not read: the call
 // returns a *ResponseTooLargeError and the connection is closed rather than
-// drained. Error answers are bounded separately (64 KiB are read).
+// drained. Error answers are bounded separately (64 KiB are read). It
+// applies to a client and to a call.
 func WithMaxResponseBytes(n int64) Option {
 	return Option{func(s *settings) error {
 		if n <= 0 {
@@ -301,8 +338,8 @@ func WithMaxResponseBytes(n int64) Option {
 // the latest page's answer; each Page also carries its own in Page.Response.
 func WithResponseInto(dst *Response) Option {
 	return Option{func(s *settings) error {
-		if !s.perCall {
-			return &ArgumentError{Func: "WithResponseInto", Reason: "applies to one call; pass it to the method, not to NewClient or WithOptions"}
+		if err := s.callOnly("WithResponseInto"); err != nil {
+			return err
 		}
 		if dst == nil {
 			return &ArgumentError{Func: "WithResponseInto", Arg: "dst", Reason: "is nil; pass a pointer to a Response"}
@@ -314,9 +351,14 @@ func WithResponseInto(dst *Response) Option {
 
 // WithInsecureHTTP lets NewClient accept a plain http base URL whose host is
 // not loopback, for a trusted network only: credentials then travel in clear
-// text. Loopback hosts (localhost, 127.0.0.0/8, ::1) never need it.
+// text. Loopback hosts (localhost, 127.0.0.0/8, ::1) never need it. It
+// configures a client (WithOptions keeps the base URL NewClient accepted): a
+// call refuses it.
 func WithInsecureHTTP() Option {
 	return Option{func(s *settings) error {
+		if err := s.clientOnly("WithInsecureHTTP"); err != nil {
+			return err
+		}
 		s.insecureHTTP = true
 		return nil
 	}}

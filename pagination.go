@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -15,8 +14,8 @@ import (
 	"github.com/scribehq/scribe-go/internal/wire"
 )
 
-// DefaultPageSize is the page size the service uses when ListParams.Limit is 0.
-const DefaultPageSize = 20
+// defaultPageSize is the page size the service uses when ListParams.Limit is 0.
+const defaultPageSize = 20
 
 // MaxPageSize is the largest ListParams.Limit the service accepts.
 const MaxPageSize = 100
@@ -57,15 +56,14 @@ type Page[T any] struct {
 	// TotalCount counts every item of the collection visible to the caller,
 	// not only those after this page.
 	TotalCount int
-	// RequestID is the Request-Id of the answer that carried this page.
-	RequestID string
 	// NextAfterID is the AfterID that fetches the page after this one: the
 	// id of its last item, or the cursor it was fetched with when it is
 	// empty. Keep it to resume a walk later with a new List call.
 	NextAfterID int64
 	// Response is what the answer that carried this page said besides its
-	// body: status, headers, request id and rate-limit figures
-	// (Response.RateLimit).
+	// body: status, headers, the request id to quote when reporting a
+	// problem (Response.RequestID) and rate-limit figures
+	// (Response.RateLimit). It is never nil.
 	Response *Response
 }
 
@@ -122,12 +120,12 @@ func (e *envelope[T]) check(o *apijson.Object) error {
 	})
 }
 
-// newPager returns the pager of a list operation on the path segments.
-func newPager[T any](ctx context.Context, c *Client, op string, segments []string, params ListParams, idOf func(T) int64, opts []Option) *Pager[T] {
+// newPager returns the pager of the list operation r.
+func newPager[T any](ctx context.Context, c *Client, r request, params ListParams, idOf func(T) int64, opts []Option) *Pager[T] {
 	opts = slices.Clone(opts) // the caller's slice may change after List returns
 	return &Pager[T]{
 		ctx:    ctx,
-		op:     op,
+		op:     r.op.Name,
 		params: params,
 		idOf:   idOf,
 		fetch: func(ctx context.Context, afterID int64, limit int) (*Page[T], error) {
@@ -138,12 +136,14 @@ func newPager[T any](ctx context.Context, c *Client, op string, segments []strin
 			if limit > 0 {
 				q.Set("limit", strconv.Itoa(limit))
 			}
+			r := r
+			r.query = q.Encode()
 			var env envelope[T]
-			resp, err := c.do(ctx, request{method: http.MethodGet, segments: segments, query: q}, &env, opts)
+			resp, err := c.do(ctx, r, &env, opts)
 			if err != nil {
 				return nil, err
 			}
-			return &Page[T]{Data: env.Data, HasMore: env.HasMore, TotalCount: env.TotalCount, RequestID: resp.RequestID, Response: resp}, nil
+			return &Page[T]{Data: env.Data, HasMore: env.HasMore, TotalCount: env.TotalCount, Response: resp}, nil
 		},
 	}
 }
@@ -227,7 +227,7 @@ func (p *Pager[T]) step(c *cursor) (*Page[T], error) {
 	if p.params.MaxItems > 0 {
 		pageSize := limit
 		if pageSize == 0 {
-			pageSize = DefaultPageSize
+			pageSize = defaultPageSize
 		}
 		if remaining := p.params.MaxItems - c.yielded; remaining < pageSize {
 			limit = remaining // fetch no more than the cap lets through
@@ -241,7 +241,7 @@ func (p *Pager[T]) step(c *cursor) (*Page[T], error) {
 		c.empties++
 		if c.empties >= maxEmptyPages {
 			return nil, fmt.Errorf("%w: %d empty pages with has_more in a row after id %d [request id %s]; report this to the platform",
-				ErrPaginationStalled, c.empties, c.afterID, page.RequestID)
+				ErrPaginationStalled, c.empties, c.afterID, page.Response.RequestID)
 		}
 	} else {
 		c.empties = 0
@@ -255,7 +255,7 @@ func (p *Pager[T]) step(c *cursor) (*Page[T], error) {
 		id := p.idOf(item)
 		if id <= prev {
 			return nil, fmt.Errorf("%w: asked for the items after id %d, the page holds id %d after id %d [request id %s]; report this to the platform",
-				ErrPaginationStalled, c.afterID, id, prev, page.RequestID)
+				ErrPaginationStalled, c.afterID, id, prev, page.Response.RequestID)
 		}
 		prev = id
 	}

@@ -78,7 +78,7 @@ func TestPagerPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, pageInfo{len(p.Data), p.HasMore, p.TotalCount, p.RequestID, p.NextAfterID})
+		got = append(got, pageInfo{len(p.Data), p.HasMore, p.TotalCount, p.Response.RequestID, p.NextAfterID})
 	}
 	want := []pageInfo{{2, true, 7, "req_test", 2}, {1, false, 7, "req_test", 3}}
 	if diff := cmp.Diff(want, got); diff != "" {

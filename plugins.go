@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -136,7 +135,7 @@ func (c *Client) ListPlugins(ctx context.Context, params *ListPluginsParams, opt
 	if params != nil {
 		lp = params.ListParams
 	}
-	return newPager(ctx, c, "ListPlugins", []string{"plugins"}, lp,
+	return newPager(ctx, c, newRequest("ListPlugins", http.MethodGet, "/plugins"), lp,
 		func(p Plugin) int64 { return p.ID }, opts)
 }
 
@@ -149,7 +148,7 @@ func (c *Client) GetPlugin(ctx context.Context, id int64, opts ...Option) (*Plug
 		return nil, err
 	}
 	var p Plugin
-	if _, err := c.do(ctx, request{method: http.MethodGet, segments: []string{"plugins", strconv.FormatInt(id, 10)}}, &p, opts); err != nil {
+	if _, err := c.do(ctx, newRequest("GetPlugin", http.MethodGet, "/plugins/{id}", id), &p, opts); err != nil {
 		return nil, err
 	}
 	return &p, nil
@@ -219,8 +218,10 @@ func (c *Client) CreatePlugin(ctx context.Context, params *CreatePluginParams, o
 	if body.Permissions.Transcript, err = checkPermission("params.Permissions.Transcript", params.Permissions.Transcript); err != nil {
 		return nil, err
 	}
+	r := newRequest("CreatePlugin", http.MethodPost, "/plugins")
+	r.body = body
 	var p Plugin
-	if _, err := c.do(ctx, request{method: http.MethodPost, segments: []string{"plugins"}, body: body}, &p, opts); err != nil {
+	if _, err := c.do(ctx, r, &p, opts); err != nil {
 		return nil, err
 	}
 	return &p, nil
@@ -260,8 +261,10 @@ func (c *Client) CreatePluginSecretKey(ctx context.Context, pluginID int64, para
 	if params != nil {
 		body = *params
 	}
+	r := newRequest("CreatePluginSecretKey", http.MethodPost, "/plugins/{id}/secret_keys", pluginID)
+	r.body = body
 	var k PluginSecretKey
-	if _, err := c.do(ctx, request{method: http.MethodPost, segments: []string{"plugins", strconv.FormatInt(pluginID, 10), "secret_keys"}, body: body}, &k, opts); err != nil {
+	if _, err := c.do(ctx, r, &k, opts); err != nil {
 		return nil, err
 	}
 	return &k, nil

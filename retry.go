@@ -14,7 +14,8 @@ import (
 // with its 2xx body (nil for any other status), or the error that ended
 // the call. The policy is docs/client.md's ("Retries and idempotency"): a
 // failed attempt is retried when it is worth it and the request may be
-// replayed (a GET, or a POST with an Idempotency-Key), at most
+// replayed (a GET or another idempotent method, or a POST with an
+// Idempotency-Key), at most
 // WithMaxRetries times, after a backoff or the Retry-After the service
 // asked for; and after a 401 with a token source that can invalidate, the
 // request is sent once more with a fresh token, which uses up no retry.
@@ -24,7 +25,7 @@ func (cl *call) run() (*http.Response, []byte, error) {
 	if ts, ok := s.credential.(*tokenSource); ok {
 		invalidator, _ = ts.ts.(TokenInvalidator)
 	}
-	replayable := cl.method != http.MethodPost || cl.idemKey != ""
+	replayable := cl.idemKey != "" || idempotent(cl.method)
 	refreshed := false // the one 401 recovery has been used
 	retries := 0
 	for {
@@ -35,6 +36,7 @@ func (cl *call) run() (*http.Response, []byte, error) {
 			refreshed = true
 			invalidator.Invalidate(cl.token)
 			cl.log(slog.LevelInfo, "scribe: token refused; retrying once with a fresh token", slog.Int("attempt", cl.attempts))
+			cl.op.Retried, cl.op.Wait = err, 0
 			continue
 		}
 		if err == nil || !retry || !replayable {
@@ -63,8 +65,19 @@ func (cl *call) run() (*http.Response, []byte, error) {
 		if err := cl.wait(wait, err); err != nil {
 			return resp, nil, err
 		}
+		cl.op.Retried, cl.op.Wait = err, wait
 		retries++
 	}
+}
+
+// idempotent reports whether RFC 9110 calls method idempotent: a request
+// with it may be sent again without doing its work twice.
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 // wait waits d before the next attempt. It returns the call's error when

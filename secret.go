@@ -14,7 +14,8 @@ import (
 // WithDeveloperKey authorizes requests with a developer key (the operations
 // on /plugins), as auth.ParseDeveloperKey or scribetest hands it out. It
 // replaces any credential given before it. The zero key is an
-// *ArgumentError from NewClient or the call it is passed to.
+// *ArgumentError from NewClient or WithOptions. It configures a client: a
+// call refuses it.
 //
 // A key read from the environment is parsed first, which says what is
 // wrong with a malformed one without quoting it:
@@ -22,6 +23,9 @@ import (
 //	key, err := auth.ParseDeveloperKey(os.Getenv("SCRIBE_DEVELOPER_KEY"))
 func WithDeveloperKey(key auth.DeveloperKey) Option {
 	return Option{func(s *settings) error {
+		if err := s.clientOnly("WithDeveloperKey"); err != nil {
+			return err
+		}
 		if key.IsZero() {
 			return &ArgumentError{Func: "WithDeveloperKey", Arg: "key", Reason: "is the zero auth.DeveloperKey; pass the developer key (dk_live_...) the platform issued, parsed with auth.ParseDeveloperKey"}
 		}

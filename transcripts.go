@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/scribehq/scribe-go/internal/apijson"
@@ -121,7 +120,7 @@ func (c *Client) ListTranscripts(ctx context.Context, params *ListTranscriptsPar
 	if params != nil {
 		lp = params.ListParams
 	}
-	return newPager(ctx, c, "ListTranscripts", []string{"transcripts"}, lp,
+	return newPager(ctx, c, newRequest("ListTranscripts", http.MethodGet, "/transcripts"), lp,
 		func(t Transcript) int64 { return t.ID }, opts)
 }
 
@@ -135,7 +134,7 @@ func (c *Client) GetTranscript(ctx context.Context, id int64, opts ...Option) (*
 		return nil, err
 	}
 	var t Transcript
-	if _, err := c.do(ctx, request{method: http.MethodGet, segments: []string{"transcripts", strconv.FormatInt(id, 10)}}, &t, opts); err != nil {
+	if _, err := c.do(ctx, newRequest("GetTranscript", http.MethodGet, "/transcripts/{id}", id), &t, opts); err != nil {
 		return nil, err
 	}
 	return &t, nil

@@ -36,7 +36,7 @@ func (u *User) check(o *apijson.Object) error {
 // It sends GET /users/me.
 func (c *Client) GetMe(ctx context.Context, opts ...Option) (*User, error) {
 	var u User
-	if _, err := c.do(ctx, request{method: http.MethodGet, segments: []string{"users", "me"}}, &u, opts); err != nil {
+	if _, err := c.do(ctx, newRequest("GetMe", http.MethodGet, "/users/me"), &u, opts); err != nil {
 		return nil, err
 	}
 	return &u, nil

@@ -2,7 +2,7 @@ package scribe
 
 import (
 	"context"
-	"strconv"
+	"net/http"
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
@@ -54,7 +54,7 @@ func (c *Client) ListWebhooks(ctx context.Context, pluginID int64, params *ListW
 	if params != nil {
 		lp = params.ListParams
 	}
-	p := newPager(ctx, c, "ListWebhooks", []string{"plugins", strconv.FormatInt(pluginID, 10), "webhooks"}, lp,
+	p := newPager(ctx, c, newRequest("ListWebhooks", http.MethodGet, "/plugins/{id}/webhooks", pluginID), lp,
 		func(w Webhook) int64 { return w.ID }, opts)
 	p.check = func() error { return checkID("ListWebhooks", "pluginID", pluginID) }
 	return p

@@ -125,7 +125,7 @@ func TestConformance(t *testing.T) {
 func loadDoc(t *testing.T) *openapi3.T {
 	t.Helper()
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(api.OpenAPI)
+	doc, err := loader.LoadFromData(api.OpenAPI())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ type spec struct {
 
 var loadSpec = sync.OnceValues(func() (*spec, error) {
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(api.OpenAPI)
+	doc, err := loader.LoadFromData(api.OpenAPI())
 	if err != nil {
 		return nil, err
 	}
