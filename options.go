@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
@@ -64,6 +65,12 @@ type settings struct {
 	maxResponseBytes int64
 	// responseInto, if set, receives the final response's metadata (per call).
 	responseInto *Response
+	// strictDecoding refuses an answer with a member absent or null
+	// (WithStrictDecoding).
+	strictDecoding bool
+	// gapsLogged holds the "operation member" pairs an answer lacked that
+	// have been logged (warnGap); shared by the clients WithOptions derives.
+	gapsLogged *sync.Map
 }
 
 func defaultSettings() settings {
@@ -74,6 +81,7 @@ func defaultSettings() settings {
 		waitMin:          DefaultRetryWaitMin,
 		waitMax:          DefaultRetryWaitMax,
 		maxResponseBytes: DefaultMaxResponseBytes,
+		gapsLogged:       new(sync.Map),
 	}
 }
 
@@ -308,6 +316,19 @@ func WithResponseInto(dst *Response) Option {
 			return &ArgumentError{Func: "WithResponseInto", Arg: "dst", Reason: "is nil; pass a pointer to a Response"}
 		}
 		s.responseInto = dst
+		return nil
+	}}
+}
+
+// WithStrictDecoding refuses, as a *DecodeError naming the member, an
+// answer that lacks a member of the contract or has one null where the
+// contract does not allow null, where the default reads it as the zero
+// value and logs it (docs/client.md, "Decoding answers"). For tests and
+// conformance checks, where drift should fail loudly; the clients package
+// scribetest hands out use it. It applies to a client or to one call.
+func WithStrictDecoding() Option {
+	return Option{func(s *settings) error {
+		s.strictDecoding = true
 		return nil
 	}}
 }
