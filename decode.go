@@ -28,17 +28,18 @@ var responseJSON = apijson.Lenient()
 // refused as well: a body that is not an object, a resource without what
 // identifies it, a page without data or has_more (unidentified). Where
 // someone wants to know what was absent or null (WithStrictDecoding, or a
-// logger taking Warn), apijson.Gaps reads the body again, member names and
-// kinds only: strict, its first gap is the error; tolerant, each is logged
-// once (warnGap). docs/design/json.md says why.
+// logger taking Warn where a member decoded to its zero value), apijson.Gaps
+// reads the body again, member names and kinds only: strict, its first gap
+// is the error; tolerant, each is logged once (warnGap).
+// docs/design/json.md says why.
 func (cl *call) decodeBody(data []byte, out any) error {
 	if err := apijson.Unmarshal(data, out, responseJSON); err != nil {
 		return err
 	}
 	missing, want := unidentified(out, data)
 	strict := cl.s.strictDecoding
-	if missing == "" && !strict && !cl.logging(slog.LevelWarn) {
-		return nil
+	if missing == "" && !strict && (!cl.logging(slog.LevelWarn) || !zero(out)) {
+		return nil // nothing to refuse, and nothing absent to log (a gap decodes to zero)
 	}
 	err := apijson.Gaps(data, responseJSON, out, func(e *apijson.Error) error {
 		if strict || missing != "" && memberOf(e) == missing {
@@ -75,6 +76,15 @@ func unidentified(out any, body []byte) (member, want string) {
 		}
 	}
 	return "", ""
+}
+
+// zero reports whether a member of out holds its zero value, as a member
+// absent or null does (apijson.Zero; a page's own, envelope.zero).
+func zero(out any) bool {
+	if p, ok := out.(interface{ zero() bool }); ok {
+		return p.zero()
+	}
+	return apijson.Zero(out)
 }
 
 // positiveID is the unidentified of a resource identified by id.
@@ -134,18 +144,20 @@ func (cl *call) operation() string {
 // readSuccess reads a 2xx body, bounded by the response limit, and closes
 // it. A body over the limit (errBodyTooLarge) is left unread: its
 // connection is discarded, not drained. A body shorter than its declared
-// length is io.ErrUnexpectedEOF.
+// length is io.ErrUnexpectedEOF. A declared length sizes the buffer once,
+// with room for the read that finds the end.
 func (cl *call) readSuccess(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	limit := cl.s.maxResponseBytes
 	if resp.ContentLength > limit {
 		return nil, errBodyTooLarge
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if int64(len(data)) > limit {
+	buf := bytes.NewBuffer(make([]byte, 0, max(resp.ContentLength, 0)+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
+	if int64(buf.Len()) > limit {
 		return nil, errBodyTooLarge
 	}
-	return data, err
+	return buf.Bytes(), err
 }
 
 var errBodyTooLarge = errors.New("body too large")

@@ -219,9 +219,11 @@ func WithUserAgentSuffix(suffix string) Option {
 // WithLogger writes the client's log lines to l: each attempt at Debug
 // (method, path, status, attempt, request id, duration), each retry and the
 // one retry after a refused token at Info (with the wait and the failure),
-// and a call that gives up after retryable failures at Warn. It never logs
-// a header value, a token or a key. The default is no logging; nil turns it
-// off.
+// a call that gives up after retryable failures at Warn, and, at Warn once
+// per client, operation and member, an answer that lacked a member or had
+// it null (read as its zero value; docs/client.md, "Decoding answers"). It
+// never logs a header value, a token, a key or a value of an answer. The
+// default is no logging; nil turns it off.
 func WithLogger(l *slog.Logger) Option {
 	return Option{func(s *settings) error {
 		s.logger = l

@@ -124,6 +124,17 @@ func (e *envelope[T]) unidentified(body []byte) (string, string) {
 	return "", ""
 }
 
+// zero is apijson.Zero of a page (decode.go), but for has_more, which
+// unidentified has found in the body already: false on every last page.
+func (e *envelope[T]) zero() bool {
+	for i := range e.Data {
+		if apijson.Zero(&e.Data[i]) {
+			return true
+		}
+	}
+	return e.TotalCount == 0
+}
+
 // newPager returns the pager of a list operation on the path segments.
 func newPager[T any](ctx context.Context, c *Client, op string, segments []string, params ListParams, idOf func(T) int64, opts []Option) *Pager[T] {
 	opts = slices.Clone(opts) // the caller's slice may change after List returns
