@@ -135,8 +135,8 @@ func TestNonResourcesAreDecodeErrors(t *testing.T) {
 // TestHostileServerOmitsMembers protects the tolerant reader against a
 // server that drops or nulls members the contract requires (logo_uri,
 // deleted_on, metadata): the default client returns the resource with the
-// member's zero value and logs one Warn line naming the operation and the
-// member, however often it is asked; a WithStrictDecoding client gets a
+// member's zero value, with or without a logger, and logs one Warn line
+// naming the operation and the member, however often it is asked; a WithStrictDecoding client gets a
 // *DecodeError naming the member. Served over loopback by httptest.
 func TestHostileServerOmitsMembers(t *testing.T) {
 	t.Parallel()
@@ -213,6 +213,9 @@ func TestHostileServerOmitsMembers(t *testing.T) {
 				line["member"] != tt.member && line["member"] != "data."+tt.member || line["found"] != how ||
 				!strings.HasPrefix(fmt.Sprint(line["operation"]), "GET /") || !strings.Contains(fmt.Sprint(line["operation"]), "{id}") {
 				t.Errorf("%s %s: logged %q; want one Warn line naming the operation and the member", tt.member, how, logs.String())
+			}
+			if got, err := tt.call(context.Background(), c.WithOptions(scribe.WithLogger(nil))); err != nil || !tt.zero(got) {
+				t.Errorf("%s %s, no logger: got %+v, %v; want the resource", tt.member, how, got, err)
 			}
 			_, err = tt.call(context.Background(), c.WithOptions(scribe.WithStrictDecoding()))
 			var de *scribe.DecodeError
