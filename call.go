@@ -45,7 +45,7 @@ func (cl *call) attempt() (resp *http.Response, data []byte, retry bool, err err
 	ctx := cl.ctx
 	if d := cl.s.timeout; d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(cl.ctx, d, fmt.Errorf("%w after %s", transport.ErrAttemptTimeout, d))
+		ctx, cancel = context.WithTimeoutCause(cl.ctx, d, transport.AttemptTimeout(d))
 		defer cancel() // the answer has been read by then
 	}
 	cl.op.Attempt = cl.attempts + 1

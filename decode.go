@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,48 +21,154 @@ import (
 // may add some, and every RFC 3339 timestamp form is read.
 var responseJSON = apijson.Lenient()
 
-// A checker is a type a 2xx answer decodes into: a resource or a list
-// envelope. Its check method, beside its declaration, refuses what the
-// JSON library accepts and api/openapi.yaml does not: a member missing, or
-// null where the member is not nullable. So null, {} or a gateway's
-// {"error": ...} is a *DecodeError, never a zero-valued resource or an
-// empty list. TestEveryResponseTypeIsChecked walks the Client's operations
-// to hold every type they return to it.
-type checker interface {
-	check(o *apijson.Object) error
-}
-
-// decodeBody decodes data, a 2xx body, into out, and checks it.
-func decodeBody(data []byte, out any) error {
-	err := apijson.Unmarshal(data, out, responseJSON)
-	if c, ok := out.(checker); ok && err == nil {
-		err = apijson.Check(data, responseJSON, c.check)
+// decodeBody decodes data, a 2xx body, into out: a resource, or a page of
+// them (envelope). The library reads it once, a tolerant reader: a member
+// absent or null is left at its zero value, an unknown one is skipped, and
+// a member of the wrong kind is an error. What no reading accepts is
+// refused as well: a body that is not an object, a resource without what
+// identifies it, a page without data or has_more (unidentified). Where
+// someone wants to know what was absent or null (WithStrictDecoding, or a
+// logger taking Warn where a member decoded to its zero value), apijson.Gaps
+// reads the body again, member names and kinds only: strict, its first gap
+// is the error; tolerant, each is logged once (warnGap).
+// docs/design/json.md says why.
+func (cl *call) decodeBody(data []byte, out any) error {
+	if err := apijson.Unmarshal(data, out, responseJSON); err != nil {
+		return err
+	}
+	missing, want := unidentified(out, data)
+	strict := cl.s.strictDecoding
+	if missing == "" && !strict && (!cl.logging(slog.LevelWarn) || !zero(out)) {
+		return nil // nothing to refuse, and nothing absent to log (a gap decodes to zero)
+	}
+	err := apijson.Gaps(data, responseJSON, out, func(e *apijson.Error) error {
+		if strict || missing != "" && memberOf(e) == missing {
+			return e
+		}
+		cl.warnGap(e)
+		return nil
+	})
+	if err == nil && missing != "" { // there, but 0, "" or null
+		err = &apijson.Error{Pointer: missing, Want: want, Reason: "must be " + want}
 	}
 	return err
+}
+
+// A resource is a type that an answer, or a page's item, decodes into.
+// Its unidentified method, beside its declaration, names what identifies
+// it (its id; an installation's uuid too) when that is zero, and what it
+// must be; the page's (envelope) does the same for data, has_more and each
+// item. TestEveryResponseTypeIsChecked holds every type the Client's
+// operations answer with to it.
+type resource interface {
+	// unidentified is given the body out was decoded from, for what the
+	// value cannot tell (a page's has_more false, or absent).
+	unidentified(body []byte) (member, want string)
+}
+
+// unidentified returns the JSON pointer of the member out, decoded from
+// body, cannot be read without, when it is zero in out, and what it must
+// be; "" when none is.
+func unidentified(out any, body []byte) (member, want string) {
+	if r, ok := out.(resource); ok {
+		if m, w := r.unidentified(body); m != "" {
+			return "/" + m, w
+		}
+	}
+	return "", ""
+}
+
+// zero reports whether a member of out holds its zero value, as a member
+// absent or null does (apijson.Zero; a page's own, envelope.zero).
+func zero(out any) bool {
+	if p, ok := out.(interface{ zero() bool }); ok {
+		return p.zero()
+	}
+	return apijson.Zero(out)
+}
+
+// positiveID is the unidentified of a resource identified by id.
+func positiveID(id int64) (member, want string) {
+	if id <= 0 {
+		return "id", "a positive integer"
+	}
+	return "", ""
+}
+
+// memberOf returns the JSON pointer of the member e is about, missing
+// (Missing, in the object at Pointer) or null (at Pointer).
+func memberOf(e *apijson.Error) string {
+	if e.Missing != "" {
+		return e.Pointer + "/" + e.Missing
+	}
+	return e.Pointer
+}
+
+// warnGap logs, at Warn, that an answer lacked a member or had it null,
+// which was read as its zero value: once per operation and member for a
+// client (and the clients WithOptions derives from it), so that drift
+// shows without flooding the log. The member is named as a path of the
+// contract's names ("logo_uri", "data.user.first_name"), never with a
+// value.
+func (cl *call) warnGap(e *apijson.Error) {
+	var names []string
+	for n := range strings.SplitSeq(strings.TrimPrefix(memberOf(e), "/"), "/") {
+		if _, err := strconv.Atoi(n); err != nil { // not an item's index
+			names = append(names, n)
+		}
+	}
+	op, member := cl.operation(), strings.Join(names, ".")
+	if _, seen := cl.s.gapsLogged.LoadOrStore(op+" "+member, true); seen {
+		return
+	}
+	found := "null"
+	if e.Missing != "" {
+		found = "absent"
+	}
+	cl.log(slog.LevelWarn, "scribe: an answer lacked a member, read as its zero value",
+		slog.String("operation", op), slog.String("member", member), slog.String("found", found))
+}
+
+// operation names the call's operation as the contract does: "GET
+// /plugins/{id}/installations"; for Do, whose path is the caller's, with
+// each number as {id}.
+func (cl *call) operation() string {
+	if cl.op.Name != "Do" && cl.op.PathTemplate != "" {
+		return cl.op.Method + " " + cl.op.PathTemplate
+	}
+	segs := strings.Split(cl.path, "/")
+	for i, s := range segs {
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			segs[i] = "{id}"
+		}
+	}
+	return cl.method + " " + strings.Join(segs, "/")
 }
 
 // readSuccess reads a 2xx body, bounded by the response limit, and closes
 // it. A body over the limit (errBodyTooLarge) is left unread: its
 // connection is discarded, not drained. A body shorter than its declared
-// length is io.ErrUnexpectedEOF.
+// length is io.ErrUnexpectedEOF. A declared length sizes the buffer once,
+// with room for the read that finds the end.
 func (cl *call) readSuccess(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	limit := cl.s.maxResponseBytes
 	if resp.ContentLength > limit {
 		return nil, errBodyTooLarge
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if int64(len(data)) > limit {
+	buf := bytes.NewBuffer(make([]byte, 0, max(resp.ContentLength, 0)+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
+	if int64(buf.Len()) > limit {
 		return nil, errBodyTooLarge
 	}
-	return data, err
+	return buf.Bytes(), err
 }
 
 var errBodyTooLarge = errors.New("body too large")
 
 // decode decodes data, the body of the 2xx answer resp, into out.
 func (cl *call) decode(resp *http.Response, data []byte, out any) error {
-	err := decodeBody(data, out)
+	err := cl.decodeBody(data, out)
 	if err == nil {
 		return nil
 	}

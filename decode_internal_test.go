@@ -1,10 +1,16 @@
 package scribe
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"log/slog"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,54 +21,174 @@ import (
 )
 
 // TestEveryResponseTypeIsChecked finds by reflection every type the
-// Client's operations answer with (what a method returns, a Pager's items,
-// and every struct within them), so that a type added to an operation is
-// covered without a list to update. Each must be a checker, and a sample of
-// it must decode, with unknown members too, then fail naming the member
-// when any member, at any depth, is missing, or is null where its field is
-// not a pointer.
+// Client's operations answer with (what a method returns, a Pager's items
+// and their pages, and every struct within them), so that a type added to
+// an operation is covered without a list to update. A sample of each, with
+// every member given, must decode, with unknown members too. Then each
+// member, at any depth, is removed, and set to null:
+//
+//   - what identifies a resource (its id, an installation's uuid) and a
+//     page's data and has_more: refused by every client, naming the member;
+//   - any other member: the default client reads it as the zero value and
+//     logs it at Warn, once; a WithStrictDecoding client refuses it, naming
+//     it. Null passes both where the Go field is a pointer.
 func TestEveryResponseTypeIsChecked(t *testing.T) {
 	t.Parallel()
-	types := responseTypes()
+	types, items := responseTypes()
 	if len(types) < 10 {
 		t.Fatalf("found %d response types (%v); the walk of the Client's methods is broken", len(types), types)
 	}
 	for _, typ := range types {
-		if !reflect.PointerTo(typ).Implements(reflect.TypeFor[checker]()) {
-			t.Errorf("%s has no check method: its answers would be decoded unchecked (decode.go)", typ)
-			continue
-		}
 		sample := sampleOf(t, typ)
-		if err := decodeBody(sample, reflect.New(typ).Interface()); err != nil {
+		checkMembers(t, typ, sample, isResource(typ))
+		if items[typ] {
+			if pageOf[typ] == nil {
+				t.Errorf("%s is a Pager's item, and pageOf has no page of it", typ)
+				continue
+			}
+			page := append(append([]byte(`{"has_more":true,"total_count":1,"data":[`), sample...), "]}"...)
+			checkMembers(t, pageOf[typ], page, true)
+		}
+	}
+}
+
+// pageOf holds the type of a page of each Pager's item type.
+var pageOf = map[reflect.Type]reflect.Type{
+	reflect.TypeFor[Plugin]():             reflect.TypeFor[envelope[Plugin]](),
+	reflect.TypeFor[PluginInstallation](): reflect.TypeFor[envelope[PluginInstallation]](),
+	reflect.TypeFor[Transcript]():         reflect.TypeFor[envelope[Transcript]](),
+	reflect.TypeFor[Webhook]():            reflect.TypeFor[envelope[Webhook]](),
+}
+
+// isResource reports whether typ is identified (resource).
+func isResource(typ reflect.Type) bool {
+	return reflect.PointerTo(typ).Implements(reflect.TypeFor[resource]())
+}
+
+// checkMembers holds the decoding of sample, an answer of type typ, and of
+// sample short of each member, to the rules TestEveryResponseTypeIsChecked
+// states; top says whether typ is what an answer decodes into at its top
+// (a resource or a page), where identity is required.
+func checkMembers(t *testing.T, typ reflect.Type, sample []byte, top bool) {
+	t.Helper()
+	var logs bytes.Buffer
+	tolerant := &call{ctx: context.Background(), method: "GET", path: "/sample/7", s: &settings{
+		logger: slog.New(slog.NewJSONHandler(&logs, nil)), gapsLogged: new(sync.Map)}}
+	strict := &call{ctx: context.Background(), method: "GET", path: "/sample/7", s: &settings{strictDecoding: true}}
+	whole := reflect.New(typ)
+	for _, cl := range []*call{tolerant, strict} {
+		if err := cl.decodeBody(sample, whole.Interface()); err != nil {
 			t.Fatalf("%s: the sample %s: %v", typ, sample, err)
 		}
 		// A newer service may add members, objects and arrays too: skipped.
 		later := append([]byte(`{"later":{"id":null,"data":[{}]},"Data":[1],`), sample[1:]...)
-		if err := decodeBody(later, reflect.New(typ).Interface()); err != nil {
+		if err := cl.decodeBody(later, reflect.New(typ).Interface()); err != nil {
 			t.Errorf("%s with unknown members: %v", typ, err)
 		}
-		for _, path := range memberPaths(t, sample) {
-			parent, name := path[:strings.LastIndex(path, "/")], path[strings.LastIndex(path, "/")+1:]
-			err := decodeBody(edit(t, sample, path, false), reflect.New(typ).Interface())
-			var e *apijson.Error
-			if !errors.As(err, &e) || e.Missing != name || e.Pointer != parent {
-				t.Errorf("%s without %s: %v; want a missing member %q at %q", typ, path, err, name, parent)
+	}
+	if logs.Len() > 0 {
+		t.Errorf("%s: a whole sample logged %s", typ, logs.String())
+	}
+	for _, path := range memberPaths(t, sample) {
+		identity := top && identityPaths.MatchString(path)
+		for _, null := range []bool{false, true} {
+			doc, what := edit(t, sample, path, null), "without "+path
+			if null {
+				what = "with " + path + " null"
 			}
-			err = decodeBody(edit(t, sample, path, true), reflect.New(typ).Interface())
-			if field := fieldAt(typ, path); field.Kind() == reflect.Pointer {
-				if err != nil {
-					t.Errorf("%s with %s null: %v; its field is a pointer, so null is allowed", typ, path, err)
+			nullable := null && fieldAt(typ, path).Kind() == reflect.Pointer
+			got := reflect.New(typ)
+			logs.Reset()
+			err := tolerant.decodeBody(doc, got.Interface())
+			var e *apijson.Error
+			switch {
+			case identity:
+				if !errors.As(err, &e) || memberOf(e) != path {
+					t.Errorf("%s %s: %v; want it refused there, however tolerant the reader", typ, what, err)
 				}
-			} else if !errors.As(err, &e) || e.Got != "null" || e.Pointer != path {
-				t.Errorf("%s with %s null: %v; want it refused there", typ, path, err)
+				err = strict.decodeBody(doc, reflect.New(typ).Interface())
+				if !errors.As(err, &e) || memberOf(e) != path {
+					t.Errorf("%s %s, strict: %v; want it refused there", typ, what, err)
+				}
+				continue
+			case err != nil:
+				t.Errorf("%s %s: %v; want it read as the zero value", typ, what, err)
+				continue
+			}
+			want := reflect.New(typ) // whole, read again: zeroAt must not reach into whole's slices
+			if err := strict.decodeBody(sample, want.Interface()); err != nil {
+				t.Fatal(err)
+			}
+			zeroAt(want.Elem(), path)
+			if !reflect.DeepEqual(got.Elem().Interface(), want.Elem().Interface()) {
+				t.Errorf("%s %s: decoded %+v, want %+v", typ, what, got.Elem(), want.Elem())
+			}
+			if line := logs.String(); nullable && line != "" {
+				t.Errorf("%s %s: logged %s; null is allowed there", typ, what, line)
+			} else if !nullable && !warned(line, logName(path), null) {
+				t.Errorf("%s %s: logged %q; want one Warn line naming GET /sample/{id} and the member", typ, what, line)
+			}
+			logs.Reset()
+			if _ = tolerant.decodeBody(doc, reflect.New(typ).Interface()); logs.Len() > 0 {
+				t.Errorf("%s %s, a second time: logged %s; once per operation and member", typ, what, logs.String())
+			}
+			tolerant.s.gapsLogged = new(sync.Map) // the next path of the same member logs anew
+			err = strict.decodeBody(doc, reflect.New(typ).Interface())
+			if nullable {
+				if err != nil {
+					t.Errorf("%s %s, strict: %v; its field is a pointer, so null is allowed", typ, what, err)
+				}
+			} else if !errors.As(err, &e) || memberOf(e) != path || null != (e.Got == "null") {
+				t.Errorf("%s %s, strict: %v; want it refused there", typ, what, err)
 			}
 		}
 	}
 }
 
-// responseTypes returns the types the Client's operations answer with.
-func responseTypes() []reflect.Type {
-	var types []reflect.Type
+// identityPaths match the members without which a resource or a page is
+// refused by every client.
+var identityPaths = regexp.MustCompile(`^(/data/0)?/(id|uuid)$|^/(data|has_more)$`)
+
+// logName is how warnGap names the member at path.
+func logName(path string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(strings.Replace(path, "/data/0/", "/data/", 1), "/"), "/", ".")
+}
+
+// warned reports whether out is one Warn line naming the sample's
+// operation and member, found absent or null.
+func warned(out, member string, null bool) bool {
+	var line map[string]any
+	found := map[bool]string{false: "absent", true: "null"}[null]
+	return strings.Count(out, "\n") == 1 && json.Unmarshal([]byte(out), &line) == nil &&
+		line["level"] == "WARN" && line["operation"] == "GET /sample/{id}" && line["member"] == member && line["found"] == found
+}
+
+// zeroAt sets the field the member at path decodes into to its zero value.
+func zeroAt(v reflect.Value, path string) {
+	names := strings.Split(path[1:], "/")
+	for i, name := range names {
+		if v.Kind() == reflect.Slice {
+			n, _ := strconv.Atoi(name)
+			v = v.Index(n)
+			continue
+		}
+		for f := range v.Type().Fields() {
+			if n, _, _ := strings.Cut(f.Tag.Get("json"), ","); n == name {
+				if i == len(names)-1 {
+					v.FieldByIndex(f.Index).SetZero()
+					return
+				}
+				v = v.FieldByIndex(f.Index)
+				break
+			}
+		}
+	}
+}
+
+// responseTypes returns the types the Client's operations answer with, and
+// which of them are a Pager's items.
+func responseTypes() (types []reflect.Type, items map[reflect.Type]bool) {
+	items = map[reflect.Type]bool{}
 	var add func(t reflect.Type)
 	add = func(t reflect.Type) {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
@@ -86,11 +212,12 @@ func responseTypes() []reflect.Type {
 		for out := range m.Type.Outs() {
 			if all, ok := out.MethodByName("All"); ok { // a *Pager[T]: All is an iter.Seq2[T, error]
 				out = all.Type.Out(0).In(0).In(0)
+				items[out] = true
 			}
 			add(out)
 		}
 	}
-	return types
+	return types, items
 }
 
 // sampleOf returns an answer of type t with every member given, none null.
@@ -153,20 +280,28 @@ func fill(t *testing.T, v reflect.Value) {
 }
 
 // memberPaths returns the JSON pointer of every member of every object of
-// the document, but those within free-form members (metadata).
+// the document, in arrays too, but those within free-form members
+// (metadata).
 func memberPaths(t *testing.T, doc []byte) []string {
 	t.Helper()
-	var v map[string]any
+	var v any
 	if err := json.Unmarshal(doc, &v); err != nil {
 		t.Fatal(err)
 	}
 	var paths []string
-	var walk func(prefix string, m map[string]any)
-	walk = func(prefix string, m map[string]any) {
-		for name, member := range m {
-			paths = append(paths, prefix+"/"+name)
-			if sub, ok := member.(map[string]any); ok && name != "metadata" {
-				walk(prefix+"/"+name, sub)
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for name, member := range v {
+				paths = append(paths, prefix+"/"+name)
+				if name != "metadata" {
+					walk(prefix+"/"+name, member)
+				}
+			}
+		case []any:
+			for i, item := range v {
+				walk(prefix+"/"+strconv.Itoa(i), item)
 			}
 		}
 	}
@@ -178,14 +313,20 @@ func memberPaths(t *testing.T, doc []byte) []string {
 // edit returns doc with the member at path removed, or set to null.
 func edit(t *testing.T, doc []byte, path string, null bool) []byte {
 	t.Helper()
-	var v map[string]any
+	var v any
 	if err := json.Unmarshal(doc, &v); err != nil {
 		t.Fatal(err)
 	}
-	m, names := v, strings.Split(path[1:], "/")
+	at, names := v, strings.Split(path[1:], "/")
 	for _, n := range names[:len(names)-1] {
-		m = m[n].(map[string]any)
+		if a, ok := at.([]any); ok {
+			i, _ := strconv.Atoi(n)
+			at = a[i]
+		} else {
+			at = at.(map[string]any)[n]
+		}
 	}
+	m := at.(map[string]any)
 	if null {
 		m[names[len(names)-1]] = nil
 	} else {
@@ -202,8 +343,14 @@ func edit(t *testing.T, doc []byte, path string, null bool) []byte {
 // into.
 func fieldAt(typ reflect.Type, path string) reflect.Type {
 	for _, name := range strings.Split(path[1:], "/") {
-		for typ.Kind() == reflect.Pointer {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice {
 			typ = typ.Elem()
+			if _, err := strconv.Atoi(name); err == nil {
+				break
+			}
+		}
+		if _, err := strconv.Atoi(name); err == nil {
+			continue
 		}
 		for f := range typ.Fields() {
 			if n, _, _ := strings.Cut(f.Tag.Get("json"), ","); n == name {

@@ -1,9 +1,13 @@
 package scribe_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -77,38 +81,149 @@ func isNil(v any) bool {
 
 // TestNonResourcesAreDecodeErrors protects that a 2xx answer which is not
 // the operation's result (a gateway's error object, null, an array, an
-// empty object, a resource or an envelope short of a member the document
-// requires) is a *DecodeError naming what is missing, and never a
-// zero-valued resource or an empty list.
+// empty object, a resource without its id, a page without data or
+// has_more) is a *DecodeError, never a zero-valued resource or an empty
+// list, from the default client and from a WithStrictDecoding one alike;
+// and that a page without total_count, which the default client reads as
+// 0, is one from the strict client.
 func TestNonResourcesAreDecodeErrors(t *testing.T) {
 	t.Parallel()
 	for _, op := range operations {
 		bodies := map[string]string{
 			"null":          `null`,
 			"array":         `[]`,
+			"string":        `"ok"`,
 			"empty object":  `{}`,
 			"gateway error": `{"error":"upstream request timeout"}`,
 			"no id":         strings.Replace(op.answer, `"id":`, `"ID":`, 1),
+			"null id":       strings.Replace(op.answer, `"id":`, `"id":null,"ID":`, 1),
 		}
 		if op.list {
 			bodies["no data"] = `{"has_more":false,"total_count":0}`
 			bodies["no has_more"] = `{"total_count":0,"data":[]}`
-			bodies["no total_count"] = `{"has_more":false,"data":[]}`
+			bodies["null has_more"] = `{"has_more":null,"total_count":0,"data":[]}`
 			bodies["null data"] = `{"has_more":false,"total_count":0,"data":null}`
+			bodies["strict: no total_count"] = `{"has_more":false,"data":[]}`
 		}
 		for name, body := range bodies {
-			f := newFake(t, ok(body))
-			got, err := op.call(context.Background(), f.client(scribe.WithTokenSource(plainTokens{"tok"})))
+			for _, strict := range []bool{false, true} {
+				if strings.HasPrefix(name, "strict:") && !strict {
+					continue
+				}
+				f := newFake(t, ok(body))
+				c := f.client(scribe.WithTokenSource(plainTokens{"tok"}))
+				if strict {
+					var err error
+					if c, err = c.WithOptions(scribe.WithStrictDecoding()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got, err := op.call(context.Background(), c)
+				var de *scribe.DecodeError
+				if !errors.As(err, &de) {
+					t.Errorf("%s, %s, strict %v: got %+v, %v; want a *DecodeError", op.name, name, strict, got, err)
+					continue
+				}
+				if !isNil(got) {
+					t.Errorf("%s, %s: got a result %+v along with the error", op.name, name, got)
+				}
+				if n := len(f.requests()); n != 1 {
+					t.Errorf("%s, %s: %d requests; a decode error is not retried", op.name, name, n)
+				}
+			}
+		}
+	}
+}
+
+// TestHostileServerOmitsMembers protects the tolerant reader against a
+// server that drops or nulls members the contract requires (logo_uri,
+// deleted_on, metadata): the default client returns the resource with the
+// member's zero value, with or without a logger, and logs one Warn line
+// naming the operation and the member, however often it is asked; a WithStrictDecoding client gets a
+// *DecodeError naming the member. Served over loopback by httptest.
+func TestHostileServerOmitsMembers(t *testing.T) {
+	t.Parallel()
+	// edit removes member from doc (from a page's item), or sets it null.
+	edit := func(doc, member string, null bool) string {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(doc), &v); err != nil {
+			t.Fatal(err)
+		}
+		m := v
+		if data, ok := v["data"].([]any); ok {
+			m = data[0].(map[string]any)
+		}
+		if delete(m, member); null {
+			m[member] = nil
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tests := []struct {
+		member, body string
+		call         func(context.Context, *scribe.Client) (any, error)
+		zero         func(any) bool
+	}{
+		{"logo_uri", pluginJSON, func(ctx context.Context, c *scribe.Client) (any, error) { return c.GetPlugin(ctx, 100) },
+			func(v any) bool {
+				p := v.(*scribe.Plugin)
+				return p.LogoURI == "" && p.ID == 100 && p.Name == "CRM sync"
+			}},
+		{"deleted_on", page(false, 1, installationJSON), func(ctx context.Context, c *scribe.Client) (any, error) {
+			p, err := c.ListPluginInstallations(ctx, 100, nil).Next()
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		}, func(v any) bool {
+			p := v.(*scribe.Page[scribe.PluginInstallation])
+			return len(p.Data) == 1 && p.Data[0].DeletedOn == nil && p.Data[0].UUID != ""
+		}},
+		{"metadata", transcriptJSON, func(ctx context.Context, c *scribe.Client) (any, error) { return c.GetTranscript(ctx, 42) },
+			func(v any) bool {
+				tr := v.(*scribe.Transcript)
+				return tr.Metadata == nil && tr.ID == 42 && tr.Job.Lines == 3
+			}},
+	}
+	for _, tt := range tests {
+		for how, body := range map[string]string{"absent": edit(tt.body, tt.member, false), "null": edit(tt.body, tt.member, true)} {
+			if how == "null" && tt.member == "deleted_on" {
+				continue // nullable: a null deleted_on is an installed plugin, drift of nothing
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, body)
+			}))
+			t.Cleanup(srv.Close)
+			var logs bytes.Buffer // written by the calls, on this goroutine
+			c, err := scribe.NewClient(srv.URL, scribe.WithDeveloperKey(testDeveloperKey), scribe.WithMaxRetries(0),
+				scribe.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 3 {
+				got, err := tt.call(context.Background(), c)
+				if err != nil || !tt.zero(got) {
+					t.Fatalf("%s %s: got %+v, %v; want the resource, the member at its zero value", tt.member, how, got, err)
+				}
+			}
+			lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+			var line map[string]any
+			if len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &line) != nil || line["level"] != "WARN" ||
+				line["member"] != tt.member && line["member"] != "data."+tt.member || line["found"] != how ||
+				!strings.HasPrefix(fmt.Sprint(line["operation"]), "GET /") || !strings.Contains(fmt.Sprint(line["operation"]), "{id}") {
+				t.Errorf("%s %s: logged %q; want one Warn line naming the operation and the member", tt.member, how, logs.String())
+			}
+			if got, err := tt.call(context.Background(), with(t, c, scribe.WithLogger(nil))); err != nil || !tt.zero(got) {
+				t.Errorf("%s %s, no logger: got %+v, %v; want the resource", tt.member, how, got, err)
+			}
+			_, err = tt.call(context.Background(), with(t, c, scribe.WithStrictDecoding()))
 			var de *scribe.DecodeError
-			if !errors.As(err, &de) {
-				t.Errorf("%s, %s: got %+v, %v; want a *DecodeError", op.name, name, got, err)
-				continue
-			}
-			if !isNil(got) {
-				t.Errorf("%s, %s: got a result %+v along with the error", op.name, name, got)
-			}
-			if n := len(f.requests()); n != 1 {
-				t.Errorf("%s, %s: %d requests; a decode error is not retried", op.name, name, n)
+			if !errors.As(err, &de) || !strings.HasSuffix(de.Field, tt.member) && !strings.Contains(err.Error(), `"`+tt.member+`"`) {
+				t.Errorf("%s %s, strict: %v; want a *DecodeError naming the member", tt.member, how, err)
 			}
 		}
 	}
@@ -290,4 +405,14 @@ func TestNotJSONBodies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// with is c.WithOptions(opts...), failing t on its error.
+func with(t *testing.T, c *scribe.Client, opts ...scribe.Option) *scribe.Client {
+	t.Helper()
+	c, err := c.WithOptions(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -141,11 +141,16 @@ func TestDoSends(t *testing.T) {
 			t.Errorf("Do %s %s decoded %+v, want %+v", tt.method, tt.path, u, wantUser)
 		}
 	}
-	// out is decoded with the checks of its type: a user without its members is refused.
-	f := newFake(t, ok(`{"id": 8}`))
+	// out is decoded with the checks of its type: a user without its id is
+	// refused, and with WithStrictDecoding one without its other members.
 	var de *scribe.DecodeError
+	f := newFake(t, ok(`{"first_name": "Ada"}`))
 	if _, err := f.client().Do(t.Context(), "GET", "/users/me", nil, &scribe.User{}); !errors.As(err, &de) {
-		t.Errorf("Do into a *User of an incomplete user: err = %v, want the *DecodeError GetMe gives", err)
+		t.Errorf("Do into a *User of a user without its id: err = %v, want the *DecodeError GetMe gives", err)
+	}
+	f = newFake(t, ok(`{"id": 8}`))
+	if _, err := f.client(scribe.WithStrictDecoding()).Do(t.Context(), "GET", "/users/me", nil, &scribe.User{}); !errors.As(err, &de) {
+		t.Errorf("Do, strictly, into a *User of an incomplete user: err = %v, want the *DecodeError GetMe gives", err)
 	}
 }
 

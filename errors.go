@@ -315,10 +315,12 @@ func (e *ArgumentError) Error() string {
 }
 
 // DecodeError reports a 2xx answer whose body is not the operation's
-// result: malformed JSON, a member of the wrong type, a resource or list
-// without one of the members api/openapi.yaml requires (null, {} and a
-// gateway's {"error": ...} among them), or no JSON at all (a captive
-// portal's HTML page, a bare "OK", an empty body). Its message names the
+// result: malformed JSON, a member of the wrong type, a body that is not
+// an object, a resource without its identity or a page without data or
+// has_more (null, {} and a gateway's {"error": ...} among them), no JSON
+// at all (a captive portal's HTML page, a bare "OK", an empty body), or,
+// with WithStrictDecoding, any member api/openapi.yaml requires absent or
+// null where it is not nullable. Its message names the
 // member, what was expected there and the byte offset, but never a value
 // of a JSON body, which may hold secrets; for a body that is not JSON it
 // says what the body looks like (HTML, XML, text) and quotes its first

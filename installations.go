@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"time"
-
-	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // PluginInstallation is one user's installation of a plugin. The UUID is what
@@ -44,14 +42,12 @@ type PluginInstallation struct {
 	DeletedOn *time.Time `json:"deleted_on"`
 }
 
-// check holds a decoded PluginInstallation to api/openapi.yaml: every
-// member present, none null but deleted_on (decode.go).
-func (p *PluginInstallation) check(o *apijson.Object) error {
-	return o.Members(p, apijson.Members{
-		Required: []string{"id", "uuid", "plugin_id", "user_id", "first_name", "last_name", "email_address",
-			"created_on", "updated_on", "deleted_on"},
-		Nullable: []string{"deleted_on"},
-	})
+// unidentified: an installation is identified by its id and its uuid.
+func (p *PluginInstallation) unidentified([]byte) (string, string) {
+	if p.UUID == "" {
+		return "uuid", "a non-empty string"
+	}
+	return positiveID(p.ID)
 }
 
 // ListPluginInstallationsParams are the parameters of ListPluginInstallations.

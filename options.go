@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
@@ -70,6 +71,12 @@ type settings struct {
 	responseInto *Response
 	middleware   []Middleware    // WithMiddleware's, client-level first
 	hooks        []OperationHook // WithOperationHook's, client-level first
+	// strictDecoding refuses an answer with a member absent or null
+	// (WithStrictDecoding).
+	strictDecoding bool
+	// gapsLogged holds the "operation member" pairs an answer lacked that
+	// have been logged (warnGap); shared by the clients WithOptions derives.
+	gapsLogged *sync.Map
 }
 
 func defaultSettings() settings {
@@ -80,6 +87,7 @@ func defaultSettings() settings {
 		waitMin:          DefaultRetryWaitMin,
 		waitMax:          DefaultRetryWaitMax,
 		maxResponseBytes: DefaultMaxResponseBytes,
+		gapsLogged:       new(sync.Map),
 	}
 }
 
@@ -243,9 +251,12 @@ func WithUserAgentSuffix(suffix string) Option {
 // WithLogger writes the client's log lines to l: each attempt at Debug
 // (method, path, status, attempt, request id, duration), each retry and the
 // one retry after a refused token at Info (with the wait and the failure),
-// and a call that gives up after retryable failures at Warn. It never logs
-// a header value, a token or a key. The default is no logging; nil turns it
-// off. It configures a client: a call refuses it.
+// a call that gives up after retryable failures at Warn, and, at Warn once
+// per client, operation and member, an answer that lacked a member or had
+// it null (read as its zero value; docs/client.md, "Decoding answers"). It
+// never logs a header value, a token, a key or a value of an answer. The
+// default is no logging; nil turns it off. It configures a client: a call
+// refuses it.
 func WithLogger(l *slog.Logger) Option {
 	return Option{func(s *settings) error {
 		if err := s.clientOnly("WithLogger"); err != nil {
@@ -345,6 +356,19 @@ func WithResponseInto(dst *Response) Option {
 			return &ArgumentError{Func: "WithResponseInto", Arg: "dst", Reason: "is nil; pass a pointer to a Response"}
 		}
 		s.responseInto = dst
+		return nil
+	}}
+}
+
+// WithStrictDecoding refuses, as a *DecodeError naming the member, an
+// answer that lacks a member of the contract or has one null where the
+// contract does not allow null, where the default reads it as the zero
+// value and logs it (docs/client.md, "Decoding answers"). For tests and
+// conformance checks, where drift should fail loudly; the clients package
+// scribetest hands out use it. It applies to a client or to one call.
+func WithStrictDecoding() Option {
+	return Option{func(s *settings) error {
+		s.strictDecoding = true
 		return nil
 	}}
 }

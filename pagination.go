@@ -99,25 +99,38 @@ type cursor struct {
 }
 
 // envelope is a page as it decodes: the list envelope the reference server
-// encodes (wire.List), with the check of a response type (decode.go).
+// encodes (wire.List).
 type envelope[T any] wire.List[T]
 
-// check holds a decoded page to api/openapi.yaml: every member present,
-// none null, and each item whole by its own check.
-func (e *envelope[T]) check(o *apijson.Object) error {
-	return o.Members(e, apijson.Members{
-		Required: []string{"has_more", "total_count", "data"},
-		Nested: func([]byte) error {
-			return o.Array(func(i int) error {
-				if i < len(e.Data) { // always: data is what the library decoded
-					if c, ok := any(&e.Data[i]).(checker); ok {
-						return c.check(o)
-					}
-				}
-				return o.Skip()
-			})
-		},
-	})
+// unidentified: a page is read only with its data and has_more, and each
+// item with what identifies it (decode.go). A false has_more is the last
+// page only where body has it: a page without it could end a walk early.
+func (e *envelope[T]) unidentified(body []byte) (string, string) {
+	switch {
+	case !e.HasMore && !apijson.Present(body, "has_more"):
+		return "has_more", "true or false"
+	case e.Data == nil:
+		return "data", "an array"
+	}
+	for i := range e.Data {
+		if r, ok := any(&e.Data[i]).(resource); ok {
+			if m, w := r.unidentified(nil); m != "" {
+				return "data/" + strconv.Itoa(i) + "/" + m, w
+			}
+		}
+	}
+	return "", ""
+}
+
+// zero is apijson.Zero of a page (decode.go), but for has_more, which
+// unidentified has found in the body already: false on every last page.
+func (e *envelope[T]) zero() bool {
+	for i := range e.Data {
+		if apijson.Zero(&e.Data[i]) {
+			return true
+		}
+	}
+	return e.TotalCount == 0
 }
 
 // newPager returns the pager of the list operation r.

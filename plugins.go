@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/scribehq/scribe-go/auth"
-	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // Permission is the access a plugin asks for on one kind of data.
@@ -33,10 +32,6 @@ type Permissions struct {
 	// plugin's webhooks; with PermissionNone the transcript operations
 	// answer 403 (ErrForbidden).
 	Transcript Permission `json:"transcript"`
-}
-
-func (p *Permissions) check(o *apijson.Object) error {
-	return o.Members(p, apijson.Members{Required: []string{"user", "transcript"}})
 }
 
 // Plugin is an integration a developer builds and users install.
@@ -78,16 +73,7 @@ type Plugin struct {
 	UpdatedOn time.Time `json:"updated_on"`
 }
 
-// check holds a decoded Plugin to api/openapi.yaml: every member present,
-// none null but crm_integration_id, and its permissions whole (decode.go).
-func (p *Plugin) check(o *apijson.Object) error {
-	return o.Members(p, apijson.Members{
-		Required: []string{"id", "name", "description", "permissions", "published", "disabled",
-			"crm_integration_id", "logo_uri", "user_id", "created_on", "updated_on"},
-		Nullable: []string{"crm_integration_id"},
-		Nested:   func([]byte) error { return p.Permissions.check(o) },
-	})
-}
+func (p *Plugin) unidentified([]byte) (string, string) { return positiveID(p.ID) }
 
 // PluginSecretKey is a key a plugin's backend signs installation JWTs with.
 type PluginSecretKey struct {
@@ -112,11 +98,7 @@ type PluginSecretKey struct {
 	UpdatedOn time.Time `json:"updated_on"`
 }
 
-// check holds a decoded PluginSecretKey to api/openapi.yaml: every member
-// present, none null (decode.go).
-func (k *PluginSecretKey) check(o *apijson.Object) error {
-	return o.Members(k, apijson.Members{Required: []string{"id", "description", "value", "plugin_id", "created_on", "updated_on"}})
-}
+func (k *PluginSecretKey) unidentified([]byte) (string, string) { return positiveID(k.ID) }
 
 // ListPluginsParams are the parameters of ListPlugins.
 type ListPluginsParams struct {

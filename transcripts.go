@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // Transcript is text transcribed from a recorded audio file, owned by a user
@@ -26,7 +24,7 @@ type Transcript struct {
 	Type string `json:"type"`
 	// CreatedOn is when the transcript was created (created_on), in UTC.
 	CreatedOn time.Time `json:"created_on"`
-	// Metadata is free-form; it is empty, never nil, in a decoded response.
+	// Metadata is free-form (metadata); nil only when the answer lacked it.
 	Metadata map[string]json.RawMessage `json:"metadata"`
 	// User is the platform user who owns the transcript (user): for a
 	// transcript read with an installation token, always the
@@ -38,24 +36,7 @@ type Transcript struct {
 	Audio TranscriptAudio `json:"audio"`
 }
 
-// check holds a decoded Transcript to api/openapi.yaml: every member
-// present, none null, and so for its user, job and audio (decode.go).
-func (t *Transcript) check(o *apijson.Object) error {
-	return o.Members(t, apijson.Members{
-		Required: []string{"id", "headline", "text", "type", "created_on", "metadata", "user", "job", "audio"},
-		Nested: func(name []byte) error {
-			switch string(name) {
-			case "user":
-				return t.User.check(o)
-			case "job":
-				return t.Job.check(o)
-			case "audio":
-				return t.Audio.check(o)
-			}
-			return o.Skip() // metadata, free-form
-		},
-	})
-}
+func (t *Transcript) unidentified([]byte) (string, string) { return positiveID(t.ID) }
 
 // TranscriptUser is the owner of a Transcript.
 type TranscriptUser struct {
@@ -70,20 +51,12 @@ type TranscriptUser struct {
 	LastName string `json:"last_name"`
 }
 
-func (u *TranscriptUser) check(o *apijson.Object) error {
-	return o.Members(u, apijson.Members{Required: []string{"id", "first_name", "last_name"}})
-}
-
 // TranscriptJob is the transcription job that produced a Transcript.
 type TranscriptJob struct {
 	// ID identifies the transcription job (job.id).
 	ID int64 `json:"id"`
 	// Lines is the number of lines the job transcribed (job.lines).
 	Lines int `json:"lines"`
-}
-
-func (j *TranscriptJob) check(o *apijson.Object) error {
-	return o.Members(j, apijson.Members{Required: []string{"id", "lines"}})
 }
 
 // TranscriptAudio is the recording a Transcript was made from.
@@ -96,10 +69,6 @@ type TranscriptAudio struct {
 	// CreatedOn is the recording's own timestamp (audio.created_on), in
 	// UTC; it can be earlier than the transcript's CreatedOn.
 	CreatedOn time.Time `json:"created_on"`
-}
-
-func (a *TranscriptAudio) check(o *apijson.Object) error {
-	return o.Members(a, apijson.Members{Required: []string{"id", "length_in_seconds", "created_on"}})
 }
 
 // ListTranscriptsParams are the parameters of ListTranscripts.

@@ -3,8 +3,6 @@ package scribe
 import (
 	"context"
 	"net/http"
-
-	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // User is the platform user an installation belongs to, as GET /users/me
@@ -24,11 +22,7 @@ type User struct {
 	EmailAddress string `json:"email_address"`
 }
 
-// check holds a decoded User to api/openapi.yaml: every member present,
-// none null (decode.go).
-func (u *User) check(o *apijson.Object) error {
-	return o.Members(u, apijson.Members{Required: []string{"id", "first_name", "last_name", "email_address"}})
-}
+func (u *User) unidentified([]byte) (string, string) { return positiveID(u.ID) }
 
 // GetMe returns the user the installation token belongs to; it needs an
 // installation token of a plugin with user permission "read".

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
-	"github.com/scribehq/scribe-go/internal/apijson"
 )
 
 // Webhook is an endpoint that receives a plugin's events.
@@ -30,11 +29,7 @@ type Webhook struct {
 	UpdatedOn time.Time `json:"updated_on"`
 }
 
-// check holds a decoded Webhook to api/openapi.yaml: every member present,
-// none null (decode.go).
-func (w *Webhook) check(o *apijson.Object) error {
-	return o.Members(w, apijson.Members{Required: []string{"id", "plugin_id", "uri", "signing_secret", "created_on", "updated_on"}})
-}
+func (w *Webhook) unidentified([]byte) (string, string) { return positiveID(w.ID) }
 
 // ListWebhooksParams are the parameters of ListWebhooks.
 type ListWebhooksParams struct {

@@ -168,8 +168,9 @@ func client(b *testing.B) *http.Client {
 // ways:
 //
 //   - client=sdk calls the operation as a test does, through the SDK's
-//     installation client, which decodes the answer: what a test feels the
-//     reference server cost, against a server that costs nothing;
+//     installation client, which decodes the answer strictly, as the
+//     clients the server hands out do: what a test feels the reference
+//     server cost, against a server that costs nothing;
 //   - client=http sends the request with net/http and discards the body:
 //     the server's own work over HTTP. For a page that is mostly encoding
 //     100 transcripts with the JSON library.
@@ -197,7 +198,7 @@ func BenchmarkServerVsCanned(b *testing.B) {
 			canned := httptest.NewServer(bs.canned(b, op.target))
 			defer canned.Close()
 			sdk := func(base string) func() error {
-				c, err := scribe.NewInstallationClient(base, key, benchInstallation)
+				c, err := scribe.NewInstallationClient(base, key, benchInstallation, scribe.WithStrictDecoding())
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -31,7 +31,9 @@ func (s *Server) DeveloperClient(key auth.DeveloperKey, opts ...scribe.Option) (
 // milliseconds; they wait in real time and never move the server's clock.
 // A Retry-After the server sends is honoured as sent, as by any client
 // (docs/testing.md, "Injected failures cost no real time"). Pass
-// scribe.WithRetryWait among opts for other waits.
+// scribe.WithRetryWait among opts for other waits. They decode strictly
+// (scribe.WithStrictDecoding): an answer short of a member of the
+// contract fails the test instead of reading as the zero value.
 func (s *Server) InstallationClient(key auth.SecretKey, uuid string, opts ...scribe.Option) (*scribe.Client, error) {
 	ts, err := s.TokenSource(key, uuid)
 	if err != nil {
@@ -45,8 +47,9 @@ func (s *Server) client(opts []scribe.Option) (*scribe.Client, error) {
 	if u == "" {
 		return nil, errors.New("scribetest: the server is not started; call Start, or use NewServer")
 	}
-	// Back off 1 to 10 ms between retries (InstallationClient).
-	return scribe.NewClient(u, append([]scribe.Option{scribe.WithRetryWait(time.Millisecond, 10*time.Millisecond)}, opts...)...)
+	// Back off 1 to 10 ms between retries (InstallationClient), and read
+	// every answer strictly: our own server must send every member.
+	return scribe.NewClient(u, append([]scribe.Option{scribe.WithRetryWait(time.Millisecond, 10*time.Millisecond), scribe.WithStrictDecoding()}, opts...)...)
 }
 
 // Clock returns the clock the server reads (WithClock's, or the system's).

@@ -28,6 +28,7 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/api"
 	"github.com/scribehq/scribe-go/api/conformance/client"
+	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apitest"
 	"github.com/scribehq/scribe-go/scribetest"
 )
@@ -119,7 +120,51 @@ func TestConformance(t *testing.T) {
 	}
 	t.Run("refusals", func(t *testing.T) { testRefusals(t, e) })
 	t.Run("unknown path and method", func(t *testing.T) { testUnknownPathAndMethod(t, e) })
+	t.Run("the SDK reads every answer strictly", func(t *testing.T) { testSDKStrict(t, e) })
 	e.seen.checkEveryDeclaredStatus(t, doc)
+}
+
+// testSDKStrict reads the reference server's answers to every read
+// operation with the SDK, through the validating transport, decoding
+// strictly (scribe.WithStrictDecoding): an answer the document accepts
+// but that lacks a member of the SDK's types, or has one null where they
+// do not allow it, fails here rather than reading as a zero value in
+// production.
+func testSDKStrict(t *testing.T, e *env) {
+	ctx := context.Background()
+	key, err := auth.ParseDeveloperKey(e.dev)
+	must(t, err)
+	dev, err := scribe.NewClient(e.base, scribe.WithHTTPClient(e.hc), scribe.WithDeveloperKey(key), scribe.WithStrictDecoding())
+	must(t, err)
+	var uuid string // an installation still in place (the events test uninstalled the first)
+	for _, in := range e.s.Installations(e.plugin.Id) {
+		if in.DeletedOn == nil {
+			uuid = in.UUID
+		}
+	}
+	if uuid == "" {
+		t.Fatal("no installation of the plugin is left to read with")
+	}
+	inst, err := dev.WithOptions(scribe.WithTokenSource(staticToken(mint(t, e.keyVal, uuid, time.Now(), time.Hour))))
+	must(t, err)
+	_, err = dev.GetPlugin(ctx, e.plugin.Id)
+	must(t, err)
+	for _, err := range dev.ListPlugins(ctx, nil).All() {
+		must(t, err)
+	}
+	for _, err := range dev.ListWebhooks(ctx, e.plugin.Id, nil).All() {
+		must(t, err)
+	}
+	for _, err := range dev.ListPluginInstallations(ctx, e.plugin.Id, nil).All() {
+		must(t, err)
+	}
+	_, err = inst.GetMe(ctx)
+	must(t, err)
+	for tr, err := range inst.ListTranscripts(ctx, nil).All() {
+		must(t, err)
+		_, err = inst.GetTranscript(ctx, tr.ID)
+		must(t, err)
+	}
 }
 
 func loadDoc(t *testing.T) *openapi3.T {

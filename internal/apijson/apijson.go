@@ -112,8 +112,14 @@ var indented = []Options{json.Deterministic(true), jsontext.Multiline(true), jso
 
 // unmarshalTime reads a time.Time in every form RFC 3339 allows (v2's own
 // reading refuses lower-case "t"/"z" and the leap second, which the
-// contract asks clients to accept; docs/contract.md, "Timestamps").
+// contract asks clients to accept; docs/contract.md, "Timestamps"). Null
+// is the zero time, as the library reads null for every other type.
 func unmarshalTime(dec *jsontext.Decoder, t *time.Time) error {
+	if dec.PeekKind() == jsontext.KindNull {
+		_, err := dec.ReadToken()
+		*t = time.Time{}
+		return err
+	}
 	if k := dec.PeekKind(); k != jsontext.KindString {
 		return kindError(timestampWant, cmp.Or(kindNames[k], NotJSON))
 	}

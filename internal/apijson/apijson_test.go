@@ -3,6 +3,7 @@ package apijson
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -314,6 +315,94 @@ func TestStringsAsTheLibraryReadsThem(t *testing.T) {
 	for _, bad := range []string{"{\"id\":1,\"name\":\"\xff\"}", `{"id":1,"name":1}`, `{"id":1,"name":null}`} {
 		if err := decode(bad, &user{}, Strict()); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestGapsFromTheType protects Gaps: with no rules but the type's, every
+// member the fields declare is expected, at any depth (a nested object, the
+// items of an array), null passes only a pointer field, maps and unknown
+// members are not walked; each gap reaches the function in document order,
+// the walk goes on when it returns nil and stops with its error otherwise.
+func TestGapsFromTheType(t *testing.T) {
+	type page struct {
+		HasMore bool       `json:"has_more"`
+		Data    []resource `json:"data"`
+	}
+	doc := `{"has_more":true,"later":{"id":null},"data":[` + good + `,` +
+		`{"id":2,"created_on":null,"metadata":{"x":null},"user":{"id":3},"note":null}]}`
+	var p page
+	if err := Unmarshal([]byte(doc), &p, Lenient()); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err := Gaps([]byte(doc), Lenient(), &p, func(e *Error) error {
+		got = append(got, e.Pointer+" "+e.Missing+" "+e.Got)
+		return nil
+	})
+	want := []string{"/data/1/created_on  null", "/data/1/user name "}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("gaps %q, %v; want %q", got, err, want)
+	}
+	stop := errors.New("stop")
+	if err := Gaps([]byte(doc), Lenient(), &p, func(*Error) error { return stop }); err != stop {
+		t.Errorf("a gap function's error: %v, want it returned", err)
+	}
+	if err := Gaps([]byte(doc), Lenient(), &p, nil); !errors.As(err, new(*Error)) {
+		t.Errorf("no gap function: %v, want the first gap", err)
+	}
+	// What is not a member's gap is the walk's error.
+	var r resource
+	if err := Gaps([]byte(`null`), Lenient(), &r, func(*Error) error { return nil }); err == nil {
+		t.Error("a null document passed")
+	}
+	if err := Gaps([]byte(`{"has_more":true,"data":[null]}`), Lenient(), &page{Data: []resource{{}}}, func(*Error) error { return nil }); err == nil {
+		t.Error("a null item passed")
+	}
+}
+
+// TestZero protects Zero: true where a member Gaps expects decoded to its
+// zero value, at any depth (a nil pointer, a nil map, an item's member),
+// and only there.
+func TestZero(t *testing.T) {
+	type page struct {
+		HasMore bool       `json:"has_more"`
+		Data    []resource `json:"data"`
+	}
+	whole := strings.Replace(good, `"note":null`, `"note":"n"`, 1)
+	for doc, want := range map[string]bool{
+		`{"has_more":true,"data":[` + whole + `]}`:                                    false,
+		`{"has_more":true,"data":[]}`:                                                 false,
+		`{"has_more":false,"data":[` + whole + `]}`:                                   true,
+		`{"has_more":true}`:                                                           true,
+		`{"has_more":true,"data":[` + good + `]}`:                                     true, // note null
+		`{"has_more":true,"data":[` + strings.Replace(whole, `"id":2,`, ``, 1) + `]}`: true,
+		`{"has_more":true,"data":[` + strings.Replace(whole, `,"metadata":{"a":[1,{"b":null}]}`, ``, 1) + `]}`: true,
+	} {
+		var p page
+		if err := Unmarshal([]byte(doc), &p, Lenient()); err != nil {
+			t.Fatal(err)
+		}
+		if got := Zero(&p); got != want {
+			t.Errorf("%s: Zero = %v, want %v", doc, got, want)
+		}
+	}
+}
+
+// TestPresent protects Present: a member there and not null, at the top of
+// the object only.
+func TestPresent(t *testing.T) {
+	for doc, want := range map[string]bool{
+		`{"has_more":false,"data":[]}`:                  true,
+		`{"data":[{"has_more":true}],"has_more":false}`: true,
+		`{"h\u0061s_more":false}`:                       true,
+		`{"data":[{"has_more":true}]}`:                  false,
+		`{"has_more":null}`:                             false,
+		`[{"has_more":true}]`:                           false,
+		`null`:                                          false,
+	} {
+		if got := Present([]byte(doc), "has_more"); got != want {
+			t.Errorf("%s: %v, want %v", doc, got, want)
 		}
 	}
 }

@@ -22,6 +22,9 @@ type Object struct {
 	dec    *jsontext.Decoder
 	strict bool   // unknown members were refused: every member is known
 	name   []byte // the member name read last, unquoted
+	// gap, if set, is given each member missing or null (Gaps); nil
+	// goes on with the walk.
+	gap func(*Error) error
 }
 
 // Check walks data, which Unmarshal decoded with opts without error, with
@@ -76,7 +79,7 @@ func (o *Object) Members(v any, m Members) error {
 		}
 		switch k := d.PeekKind(); {
 		case k == jsontext.KindNull && (required || o.strict) && !slices.ContainsFunc(m.Nullable, o.named):
-			return o.null(field(t, string(o.name)))
+			err = o.fault(o.null(field(t, string(o.name))))
 		case (k == jsontext.KindBeginObject || k == jsontext.KindBeginArray) && (required || o.strict) && m.Nested != nil:
 			err = m.Nested(o.name)
 		default:
@@ -91,10 +94,23 @@ func (o *Object) Members(v any, m Members) error {
 	}
 	var members map[string]jsontext.Value // the object read again, to name what it lacks
 	_ = json.Unmarshal(o.data[start:d.InputOffset()], &members)
-	if i := slices.IndexFunc(m.Required, func(n string) bool { _, ok := members[n]; return !ok }); i >= 0 {
-		return &Error{Pointer: pointer(d.StackPointer()), Offset: start, Missing: m.Required[i], Reason: `missing required member "` + m.Required[i] + `"`}
+	for _, n := range m.Required {
+		if _, ok := members[n]; !ok {
+			if err := o.fault(&Error{Pointer: pointer(d.StackPointer()), Offset: start, Missing: n, Reason: `missing required member "` + n + `"`}); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// fault returns err, a member missing or null, as Members's error, or
+// hands it to the gap function of Gaps.
+func (o *Object) fault(err error) error {
+	if e, ok := err.(*Error); ok && o.gap != nil {
+		return o.gap(e)
+	}
+	return err
 }
 
 // named reports whether n is the member name read last.

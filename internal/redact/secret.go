@@ -56,8 +56,12 @@ func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalJSON sets *dst to what parse makes of the JSON string b, for the
 // UnmarshalJSON method of a type that holds a Secret; notString is its error
-// when b is not a JSON string. parse's error is returned as it is.
+// when b is not a JSON string, and null leaves *dst as it is. parse's error
+// is returned as it is.
 func UnmarshalJSON[T any](b []byte, dst *T, parse func(string) (T, error), notString error) error {
+	if string(b) == "null" {
+		return nil // as encoding/json's Unmarshalers do: null leaves the value as it is
+	}
 	s, err := jsontext.AppendUnquote(nil, b)
 	if err != nil {
 		return notString

@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestAttemptTimeoutIsATimeout protects that an attempt timeout is detected
@@ -17,7 +19,10 @@ import (
 // context.DeadlineExceeded, also once wrapped.
 func TestAttemptTimeoutIsATimeout(t *testing.T) {
 	t.Parallel()
-	err := fmt.Errorf("scribe: GET /users/me: %w", fmt.Errorf("%w after 60s", ErrAttemptTimeout))
+	err := fmt.Errorf("scribe: GET /users/me: %w", AttemptTimeout(time.Minute))
+	if !errors.Is(err, ErrAttemptTimeout) || !strings.HasSuffix(err.Error(), ": attempt timed out after 1m0s") {
+		t.Errorf("%v: want an ErrAttemptTimeout saying after how long", err)
+	}
 	var netErr net.Error
 	if !errors.As(err, &netErr) || !netErr.Timeout() {
 		t.Errorf("errors.As(err, net.Error) with Timeout() true fails for %v", err)
