@@ -79,11 +79,19 @@ func (c *checker) newScene(ctx context.Context, typ webhook.EventType) (scene, e
 	if c.server == nil {
 		return c.scene, nil
 	}
-	inst, tr, err := c.server.NewScene(ctx, typ == webhook.EventInstallationDeleted)
+	// Not cut short by ctx: a scene the server made after a signal, whose
+	// answer was never read, would be left behind, since only its answer
+	// names the user to remove.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sceneCleanup)
+	defer cancel()
+	inst, tr, err := c.server.NewScene(sctx, typ == webhook.EventInstallationDeleted)
 	if err != nil {
 		return scene{}, fmt.Errorf("making the installation and transcript of a %s event on the server: %w", typ, err)
 	}
 	c.made = append(c.made, inst.UserID)
+	if err := ctx.Err(); err != nil {
+		return scene{}, err // made, and removed with the others at the end
+	}
 	return scene{inst: inst, tr: tr}, nil
 }
 
