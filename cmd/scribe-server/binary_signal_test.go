@@ -91,3 +91,59 @@ func TestBinaryCheckReceiverInterrupted(t *testing.T) {
 		t.Errorf("plugin 100's installations after the interrupted check (-before +after):\n%s", diff)
 	}
 }
+
+// A SIGTERM, as an orchestrator stops a container, while a webhook
+// delivery is pending: with -state the delivery is kept, so the stop is no
+// failure (exit 0, saying so) and the next server on the directory has it
+// pending; without -state it is lost, so the server exits 1 naming it.
+func TestBinarySIGTERMWithPendingDelivery(t *testing.T) {
+	t.Parallel()
+	bin := binary(t)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
+	t.Cleanup(recv.Close)
+	for _, tc := range []struct {
+		name     string
+		state    bool
+		code     int
+		saysWhat string
+	}{
+		{"with -state", true, 0, "webhook deliveries not yet made: 1, kept in "},
+		{"in memory", false, 1, "1 webhook delivery undelivered"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := []string{"-admin"}
+			if tc.state {
+				args = append(args, "-state", dir)
+			}
+			p := startProcess(t, bin, args...)
+			admin := strings.TrimSuffix(p.base, "/") + "/_scribetest"
+			request(t, "POST", admin+"/webhooks", "", `{"plugin_id":100,"uri":"`+recv.URL+`"}`, nil)
+			request(t, "POST", admin+"/installations", "", `{"plugin_id":100,"user_id":9}`, nil)
+			if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			code := 0
+			if ee, ok := p.cmd.Wait().(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code != tc.code || !strings.Contains(p.stderr.String(), tc.saysWhat) {
+				t.Fatalf("after SIGTERM: exit %d, stderr:\n%s\nwant exit %d saying %q", code, p.stderr, tc.code, tc.saysWhat)
+			}
+			if !tc.state {
+				return
+			}
+			again := startProcess(t, bin, "-admin", "-state", dir)
+			var d struct {
+				Pending []struct {
+					EventType string `json:"event_type"`
+				}
+			}
+			request(t, "GET", strings.TrimSuffix(again.base, "/")+"/_scribetest/deliveries", "", "", &d)
+			if len(d.Pending) != 1 || d.Pending[0].EventType != "installation.created" {
+				t.Errorf("pending deliveries of the next server on the directory: %+v, want the installation.created one", d.Pending)
+			}
+		})
+	}
+}

@@ -24,8 +24,10 @@
 // it is. The first line on standard output is always
 // "listening on <base URL>", so a script can wait for it. SIGINT or SIGTERM
 // stops the server gracefully: it waits up to 5 s for requests and webhook
-// deliveries in flight, and exits 1 naming how many deliveries it could not
-// make, so no event is lost silently.
+// deliveries in flight. Deliveries it could not make are kept with -state,
+// for the next server on DIR, and it exits 0 saying how many; without
+// -state they are lost, and it exits 1 naming how many, so no event is
+// lost silently.
 //
 // The server is package devserver's: GET /_scribetest/healthz answers 200
 // {"status":"ok"} once it serves. -admin enables the admin API under
@@ -287,9 +289,23 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, lim l
 		return fmt.Errorf("serving: %w", err)
 	}
 	fmt.Fprintln(stderr, "scribe-server: shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	return shutdown(hs, busy, s, cfg.state, stderr)
+}
+
+// shutdown stops hs, then s, within shutdownTimeout. Deliveries left
+// pending fail it without a state directory, where they are lost; with one
+// (state), where each change of a delivery was written as it was made, the
+// next server on it resumes them, which shutdown says on stderr.
+func shutdown(hs *http.Server, busy *inFlight, s *scribetest.Server, state string, stderr io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := errors.Join(shutdownHTTP(sctx, hs, busy), s.Shutdown(sctx)); err != nil {
+	httpErr := shutdownHTTP(ctx, hs, busy)
+	deliveryErr := s.Shutdown(ctx) // s serves no listener: its error is about deliveries
+	if n := len(s.PendingDeliveries()); deliveryErr != nil && state != "" && n > 0 {
+		fmt.Fprintf(stderr, "scribe-server: webhook deliveries not yet made: %d, kept in %s; a server started again with -state %s resumes them\n", n, state, state)
+		deliveryErr = nil
+	}
+	if err := errors.Join(httpErr, deliveryErr); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil
