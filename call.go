@@ -145,7 +145,7 @@ func (cl *call) request(ctx context.Context) (*http.Request, error) {
 	return req, nil
 }
 
-// Logging levels (docs/client.md, Logging): each attempt at Debug; a retry
+// Logging levels (docs/client.md, "Options", WithLogger): each attempt at Debug; a retry
 // and the 401 recovery at Info; a give-up after retryable failures at Warn.
 
 func (cl *call) logAttempt(resp *http.Response, took time.Duration) {

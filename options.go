@@ -29,7 +29,7 @@ const (
 	// DefaultMaxResponseBytes bounds the body of a successful answer unless
 	// WithMaxResponseBytes says otherwise: 32 MiB, room for a 100-item page
 	// of transcripts averaging over 300 KiB of text each (docs/client.md,
-	// Security).
+	// "Against a hostile network").
 	DefaultMaxResponseBytes int64 = 32 << 20
 	// DefaultMaxIdleConnsPerHost is how many idle connections to the service
 	// the client's own transport keeps for reuse: enough for 100 concurrent

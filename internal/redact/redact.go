@@ -29,7 +29,7 @@ var knownPrefixes = []string{"ask_live_", "dk_live_", "whsec_"}
 // credentialPattern matches text shaped like a credential: a known prefix
 // followed by key material, or the three base64url segments of a JWT (whose
 // header always begins "eyJ", the encoding of `{"`). A secret key's material
-// is any printable, non-space ASCII (docs/contract.md, "Tokens": the service promises only
+// is any printable, non-space ASCII (docs/contract.md, "Resources": the service promises only
 // the prefix), so after "ask_live_" everything up to a space or a control
 // character is redacted, punctuation included, except a trailing run of
 // sentence punctuation (such as the comma or the closing quote after a key
