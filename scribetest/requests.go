@@ -80,7 +80,7 @@ func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, sta
 	}
 	s.requests.Push(Request{
 		Time: at, Method: truncate(r.Method, maxMethod),
-		Path: truncate(redact.Text(r.URL.Path), maxURLPart), Query: truncate(redact.Text(r.URL.RawQuery), maxURLPart),
+		Path: truncate(r.URL.Path, maxURLPart), Query: truncate(r.URL.RawQuery, maxURLPart),
 		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code, Installation: installation,
 		Credential: CredentialKind(httpapi.CredentialKind(r.Header["Authorization"])), Duration: took,
 	})
@@ -157,8 +157,15 @@ const (
 // TruncatedMarker ends a value the server kept cut short (see Request).
 const TruncatedMarker = "…[truncated]"
 
-// truncate returns a copy (not pinning the request) of s cut to n bytes, marked if cut.
+// redactWindow is how much of a value truncate reads for credentials: the
+// longest request target the server serves (8 KiB), so that a value the
+// server refused as too long costs no more to record than one it served.
+const redactWindow = 8 << 10
+
+// truncate returns a copy (not pinning the request) of s, a value a client
+// sent, with credentials redacted, cut to n bytes and marked if cut.
 func truncate(s string, n int) string {
+	s = redact.Text(s[:min(len(s), redactWindow)])
 	cut, more := redact.Cut(s, n)
 	if !more {
 		return strings.Clone(s)

@@ -357,22 +357,38 @@ func TestBasePathIsOptional(t *testing.T) {
 
 // TestRequestLogRedactsCredentialsInTheURL: a client that puts a credential
 // in the URL (a token in the query, a key in the path) does not get it into
-// the request log, which Requests, the admin API and the dashboard show.
+// the request log or the fault log, which the admin API and the dashboard
+// show: not when the request is served, and not when its URL is refused as
+// too long, with the key at the edge of what the log keeps.
 func TestRequestLogRedactsCredentialsInTheURL(t *testing.T) {
 	t.Parallel()
 	s := scribetest.NewTestServer(t)
-	const key = "ask_live_c2VjcmV0LWluLWEtcXVlcnktc3RyaW5nLTAxMjM0NTY3"
-	resp, err := http.Get(s.URL() + "/transcripts/" + key + "?token=" + key)
-	if err != nil {
+	if err := s.InjectFault(scribetest.Fault{Path: "/transcripts/{id}", Status: http.StatusServiceUnavailable}); err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	reqs := s.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("the request log holds %d requests, want 1", len(reqs))
+	const key = "ask_live_c2VjcmV0LWluLWEtcXVlcnktc3RyaW5nLTAxMjM0NTY3"
+	for _, url := range []string{
+		s.URL() + "/transcripts/" + key + "?token=" + key,
+		s.URL() + "/transcripts?after_id=" + strings.Repeat("a", 390) + key + strings.Repeat("b", 900_000),
+	} {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 	}
-	r := reqs[0]
-	if strings.Contains(r.Path+r.Query, key) || !strings.Contains(r.Query, "token=ask_live_[REDACTED]") {
+	reqs := s.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the request log holds %d requests, want 2", len(reqs))
+	}
+	if r := reqs[0]; strings.Contains(r.Path+r.Query, key) || !strings.Contains(r.Query, "token=ask_live_[REDACTED]") {
 		t.Errorf("the request log keeps path %q and query %q; want the key redacted as ask_live_[REDACTED]", r.Path, r.Query)
+	}
+	if r := reqs[1]; r.Status != http.StatusRequestURITooLong || strings.Contains(r.Query, key[:20]) || !strings.Contains(r.Query, "ask_live_[REDACTED]") {
+		t.Errorf("a 900 KB query with a key at byte 400 is logged as %d %.600q; want 414 and the key redacted as ask_live_[REDACTED]", r.Status, r.Query)
+	}
+	fired := s.FiredFaults()
+	if len(fired) != 1 || strings.Contains(fired[0].Path, key) || !strings.Contains(fired[0].Path, "ask_live_[REDACTED]") {
+		t.Errorf("the fault log holds %+v; want one fault whose path has the key redacted as ask_live_[REDACTED]", fired)
 	}
 }
