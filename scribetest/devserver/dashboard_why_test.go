@@ -2,6 +2,7 @@ package devserver_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -212,5 +213,65 @@ func adminGet(t *testing.T, e *dashEnv, path string, out any) {
 	}
 	if err := json.Unmarshal([]byte(body), out); err != nil {
 		t.Fatalf("GET %s: %v\n%s", path, err, body)
+	}
+}
+
+// check-receiver's results, POSTed to /_scribetest/checks, are kept
+// (redacted) and listed, and the overview's "Receiver checks" shows each
+// rule's verdict, newest first; a result that is not one is refused with
+// what to send.
+func TestReceiverChecks(t *testing.T) {
+	t.Parallel()
+	e := newDashEnv(t, nil)
+	post := func(body string) (int, string) {
+		resp, err := http.Post(e.base+"/_scribetest/checks", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	key := "ask_live_" + strings.Repeat("s", 30)
+	for _, body := range []string{
+		`{"receiver":"http://127.0.0.1:9/a","rule":"valid","verdict":"pass","claim":"answered 2xx","events":["transcript.created evt_A"]}`,
+		`{"receiver":"http://127.0.0.1:9/a","rule":"redelivery","verdict":"fail","detail":"processed again with ` + key + `","events":["transcript.created evt_B"]}`,
+		`{"receiver":"http://127.0.0.1:9/a","rule":"concurrent","verdict":"not_checked","detail":"no call"}`,
+	} {
+		if status, answer := post(body); status != http.StatusOK {
+			t.Fatalf("POST checks %s = %d %s", body, status, answer)
+		}
+	}
+	for _, tt := range []struct{ body, want string }{
+		{`{"rule":"valid","verdict":"ok"}`, "give one of pass, fail, not_checked"},
+		{`{"verdict":"pass"}`, "rule: give the rule's name"},
+		{`{"rule":"valid","verdict":"pass","events":[` + strings.Repeat(`"e",`, 16) + `"e"]}`, "at most 16"},
+		{`{"rule":"valid","verdict":"pass","extra":1}`, "documented members"},
+	} {
+		if status, answer := post(tt.body); status != http.StatusBadRequest || !strings.Contains(answer, tt.want) {
+			t.Errorf("POST checks %s = %d %s; want 400 saying %q", tt.body, status, answer, tt.want)
+		}
+	}
+	if err := e.s.Reset(); err != nil { // the results are the command's record, not the server's
+		t.Fatal(err)
+	}
+	var list struct {
+		Checks []struct{ Rule, Verdict, Detail string }
+	}
+	adminGet(t, e, "/_scribetest/checks", &list)
+	if len(list.Checks) != 3 || list.Checks[1].Rule != "redelivery" || list.Checks[1].Detail != "processed again with ask_live_[REDACTED]" {
+		t.Fatalf("GET checks = %+v; want the 3 results, oldest first, redacted", list.Checks)
+	}
+	body := e.page("/_scribetest/ui/")
+	section := body[strings.Index(body, "<h2>Receiver checks</h2>"):]
+	i, j, k := strings.Index(section, "concurrent"), strings.Index(section, "redelivery"), strings.Index(section, "<td>valid</td>")
+	if i < 0 || !(i < j && j < k) || strings.Contains(body, key) {
+		t.Errorf("the overview's checks are not the results, newest first, redacted:\n%s", section)
+	}
+	for _, want := range []string{`<span class="badge failed">FAIL</span>`, `<span class="badge ok">PASS</span>`,
+		`<span class="badge pending">NOT CHECKED</span>`, "<code>transcript.created evt_B</code>"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("the overview's checks lack %q:\n%s", want, section)
+		}
 	}
 }
