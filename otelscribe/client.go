@@ -84,7 +84,28 @@ type opInfo struct {
 	spanName  string
 	startOpts []trace.SpanStartOption
 	base      []attribute.KeyValue
-	sets      cache[outcomeKey, metric.MeasurementOption]
+	ends      cache[outcomeKey, *ending]
+}
+
+// ending is what is recorded of an operation or attempt that ended one way,
+// made once: the attributes its span gets, its error.type, and the
+// attribute set of its duration.
+type ending struct {
+	attrs   []attribute.KeyValue
+	errType string
+	set     metric.MeasurementOption
+}
+
+func newEnding(base []attribute.KeyValue, k outcomeKey) *ending {
+	e := &ending{errType: errorType(k)}
+	if k.status > 0 {
+		e.attrs = append(e.attrs, semconv.HTTPResponseStatusCode(k.status))
+	}
+	if e.errType != "" {
+		e.attrs = append(e.attrs, semconv.ErrorTypeKey.String(e.errType))
+	}
+	e.set = metric.WithAttributeSet(attribute.NewSet(append(base[:len(base):len(base)], e.attrs...)...))
+	return e
 }
 
 // outcomeKey is how an operation or an attempt ended: its status (0 when no
@@ -122,49 +143,21 @@ func (c *client) hook(ctx context.Context, op scribe.Operation) (context.Context
 		if resp != nil {
 			status = resp.StatusCode
 		}
-		k := outcomeKey{status, errorKind(status, err)}
+		e := info.ends.get(outcomeKey{status, errorKind(status, err)}, info.ending)
 		if span.IsRecording() {
-			endSpan(span, k)
-		} else {
-			span.End()
+			if e.errType != "" {
+				span.SetStatus(codes.Error, e.errType)
+			}
+			span.SetAttributes(e.attrs...)
 		}
+		span.End()
 		if measure {
-			c.opDur.Record(ctx, seconds(time.Since(start)), info.sets.get(k, info.set))
+			c.opDur.Record(ctx, time.Since(start).Seconds(), e.set)
 		}
 	}
 }
 
-// set returns the attribute set of an operation's duration that ended as k.
-func (info *opInfo) set(k outcomeKey) metric.MeasurementOption {
-	return metric.WithAttributeSet(attribute.NewSet(withOutcome(info.base, k)...))
-}
-
-// withOutcome returns base with the status and error.type of k.
-func withOutcome(base []attribute.KeyValue, k outcomeKey) []attribute.KeyValue {
-	attrs := append(base[:len(base):len(base)], outcomeAttrs(k)...)
-	return attrs
-}
-
-func outcomeAttrs(k outcomeKey) []attribute.KeyValue {
-	var attrs []attribute.KeyValue
-	if k.status > 0 {
-		attrs = append(attrs, semconv.HTTPResponseStatusCode(k.status))
-	}
-	if et := errorType(k); et != "" {
-		attrs = append(attrs, semconv.ErrorTypeKey.String(et))
-	}
-	return attrs
-}
-
-// endSpan sets the outcome of an operation or attempt on its span, and ends
-// it.
-func endSpan(span trace.Span, k outcomeKey) {
-	if k.kind != "" {
-		span.SetStatus(codes.Error, errorType(k))
-	}
-	span.SetAttributes(outcomeAttrs(k)...)
-	span.End()
-}
+func (info *opInfo) ending(k outcomeKey) *ending { return newEnding(info.base, k) }
 
 // errorType is the semantic conventions' error.type of an outcome: the
 // status code for an error answer, else the kind of failure.
@@ -176,6 +169,15 @@ func errorType(k outcomeKey) string {
 		return strconv.Itoa(k.status)
 	}
 	return k.kind
+}
+
+// statusKind is the kind of failure an answer's status is: errStatus for
+// 4xx and 5xx, "" otherwise.
+func statusKind(status int) string {
+	if status >= 400 {
+		return errStatus
+	}
+	return ""
 }
 
 // errorKind classifies how an operation or attempt with status and err
@@ -218,7 +220,7 @@ type attemptInfo struct {
 	// starts holds the span start options of attempts 1, 2, ...
 	// (http.request.resend_count from the second on), up to maxResends+1.
 	starts [maxResends + 1][]trace.SpanStartOption
-	sets   cache[outcomeKey, metric.MeasurementOption]
+	ends   cache[outcomeKey, *ending]
 }
 
 // maxResends is how many resends have start options made ahead; the SDK's
@@ -257,9 +259,7 @@ func (a *attemptInfo) startOpts(n int) []trace.SpanStartOption {
 		trace.WithAttributes(semconv.HTTPRequestResendCount(n - 1))}
 }
 
-func (a *attemptInfo) set(k outcomeKey) metric.MeasurementOption {
-	return metric.WithAttributeSet(attribute.NewSet(withOutcome(a.base, k)...))
-}
+func (a *attemptInfo) ending(k outcomeKey) *ending { return newEnding(a.base, k) }
 
 // middleware makes one attempt's span, sends the trace context with it, and
 // ends the span (and records the attempt's duration) when the client closes
@@ -295,9 +295,15 @@ func (c *client) middleware(req *http.Request, next func(*http.Request) (*http.R
 	}
 	t.status = resp.StatusCode
 	if span.IsRecording() {
+		// The status and the request id in one call: the SDK locks the
+		// span for each.
+		e := a.ends.get(outcomeKey{t.status, statusKind(t.status)}, a.ending)
 		if id := resp.Header.Get("Request-Id"); id != "" {
-			span.SetAttributes(keyRequestID.String(bounded(id)))
+			span.SetAttributes(append(e.attrs[:len(e.attrs):len(e.attrs)], keyRequestID.String(bounded(id)))...)
+		} else {
+			span.SetAttributes(e.attrs...)
 		}
+		t.attrsSet = true
 	}
 	t.ReadCloser = resp.Body
 	resp.Body = t
@@ -318,15 +324,16 @@ func bounded(s string) string {
 // it is closed.
 type tracked struct {
 	io.ReadCloser
-	c       *client
-	a       *attemptInfo
-	ctx     context.Context
-	span    trace.Span
-	start   time.Time
-	status  int
-	readErr bool
-	measure bool
-	done    bool
+	c        *client
+	a        *attemptInfo
+	ctx      context.Context
+	span     trace.Span
+	start    time.Time
+	status   int
+	readErr  bool
+	attrsSet bool // the span has the status's attributes
+	measure  bool
+	done     bool
 }
 
 func (t *tracked) Read(p []byte) (int, error) {
@@ -340,12 +347,9 @@ func (t *tracked) Read(p []byte) (int, error) {
 func (t *tracked) Close() error {
 	err := t.ReadCloser.Close()
 	if !t.done {
-		k := outcomeKey{t.status, ""}
-		switch {
-		case t.status >= 400:
-			k.kind = errStatus
-		case t.readErr:
-			k.kind = "interrupted"
+		k := outcomeKey{t.status, statusKind(t.status)}
+		if k.kind == "" && t.readErr {
+			k.kind, t.attrsSet = "interrupted", false
 		}
 		t.end(k)
 	}
@@ -356,13 +360,18 @@ func (t *tracked) Close() error {
 func (t *tracked) end(k outcomeKey) {
 	t.done = true
 	took := time.Since(t.start)
+	e := t.a.ends.get(k, t.a.ending)
 	if t.span.IsRecording() {
-		endSpan(t.span, k)
-	} else {
-		t.span.End()
+		if e.errType != "" {
+			t.span.SetStatus(codes.Error, e.errType)
+		}
+		if !t.attrsSet {
+			t.span.SetAttributes(e.attrs...)
+		}
 	}
+	t.span.End()
 	if t.measure {
-		t.c.attemptDur.Record(t.ctx, seconds(took), t.a.sets.get(k, t.a.set))
+		t.c.attemptDur.Record(t.ctx, took.Seconds(), e.set)
 	}
 }
 

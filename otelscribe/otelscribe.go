@@ -20,8 +20,6 @@
 package otelscribe
 
 import (
-	"time"
-
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -105,9 +103,6 @@ const (
 // durationBuckets are the semantic conventions' advised boundaries for
 // HTTP durations, in seconds.
 var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
-
-// seconds returns d in seconds, as the duration histograms take it.
-func seconds(d time.Duration) float64 { return d.Seconds() }
 
 // version is the instrumentation scope's version: the SDK's, since the two
 // are released together.
