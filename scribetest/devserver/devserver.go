@@ -87,10 +87,11 @@ func New(srv *scribetest.Server, opts ...Option) (http.Handler, error) {
 
 // devServer serves one scribetest.Server.
 type devServer struct {
-	s     *scribetest.Server
-	next  http.Handler // the service
-	admin http.Handler // nil without WithAdminAPI
-	hooks sync.Mutex   // serializes finding or making a webhook for a trigger
+	s      *scribetest.Server
+	next   http.Handler // the service
+	admin  http.Handler // nil without WithAdminAPI
+	hooks  sync.Mutex   // serializes finding or making a webhook for a trigger
+	checks checks       // check-receiver's results (checks.go)
 }
 
 func (d *devServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
