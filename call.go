@@ -183,8 +183,24 @@ func (cl *call) log(level slog.Level, msg string, attrs ...slog.Attr) {
 	if !cl.logging(level) {
 		return
 	}
-	cl.s.logger.LogAttrs(cl.ctx, level, msg, append([]slog.Attr{
-		slog.String("method", cl.method), slog.String("path", cl.path)}, attrs...)...)
+	head := []slog.Attr{slog.String("method", cl.method), slog.String("path", cl.path)}
+	if uuid := cl.installationUUID(); uuid != "" {
+		head = append(head, slog.String("installation_uuid", uuid))
+	}
+	cl.s.logger.LogAttrs(cl.ctx, level, msg, append(head, attrs...)...)
+}
+
+// installationUUID returns the installation a client acts for, when its
+// token source says (as auth.TokenSource does, for NewInstallationClient and
+// InstallationClients.For), and "" otherwise. It is no secret: it names the
+// installation in every log line of its calls.
+func (cl *call) installationUUID() string {
+	if ts, ok := cl.s.credential.(*tokenSource); ok {
+		if src, ok := ts.ts.(interface{ InstallationUUID() string }); ok {
+			return src.InstallationUUID()
+		}
+	}
+	return ""
 }
 
 // logging reports whether the client has a logger that takes lines of level.

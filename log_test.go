@@ -93,3 +93,45 @@ func TestDeveloperKeyNeverPrints(t *testing.T) {
 		}
 	}
 }
+
+// uuidTokens is a TokenSource that names its installation, as
+// auth.TokenSource does.
+type uuidTokens struct{ plainTokens }
+
+func (uuidTokens) InstallationUUID() string { return "0b6cf4b4-39b5-4b0e-8f5c-5c2a4e0d8a11" }
+
+// TestLogThrottledAndInstallation protects two things of WithLogger's lines:
+// a Retry-After wait longer than a second is logged at Info as "throttled by
+// the service for N s" before the client sleeps, so that a waiting backend
+// does not look frozen; and every line of an installation client's call
+// names the installation (installation_uuid), never its token.
+func TestLogThrottledAndInstallation(t *testing.T) {
+	t.Parallel()
+	const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0aHJvdHRsZSJ9.dGhyb3R0bGUtc2ln"
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	f := newFake(t, problem(429, scribe.CodeRateLimited, "slow down", "Retry-After", "2"), ok(userJSON))
+	c := f.client(scribe.WithLogger(logger), scribe.WithTokenSource(uuidTokens{plainTokens{jwt}}))
+	if _, err := c.GetMe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, jwt) {
+		t.Errorf("log output holds the token:\n%s", out)
+	}
+	var msgs []string
+	for l := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		if m["installation_uuid"] != "0b6cf4b4-39b5-4b0e-8f5c-5c2a4e0d8a11" {
+			t.Errorf("line without the installation's uuid: %s", l)
+		}
+		msgs = append(msgs, m["msg"].(string))
+	}
+	want := []string{"scribe: throttled by the service for 2 s", "scribe: retrying"}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("Info lines (-want +got):\n%s", diff)
+	}
+}

@@ -87,6 +87,15 @@ func WithMiddleware(m ...Middleware) Option {
 	}}
 }
 
+// Options returns one Option that applies opts in order, for a package that
+// hands out what takes several options as one (otelscribe.ClientOption is a
+// hook and a middleware). It applies wherever each of opts does: one that a
+// client or a call refuses makes the whole Option refused there.
+func Options(opts ...Option) Option {
+	opts = append([]Option(nil), opts...)
+	return Option{func(s *settings) error { return s.applyAll(opts) }}
+}
+
 // An OperationHook observes whole operations, where a Middleware sees single
 // attempts: it is called once when an operation starts, before its first
 // attempt, with the caller's context and the operation (Attempt 0). The

@@ -54,6 +54,11 @@ func (cl *call) run() (*http.Response, []byte, error) {
 					return resp, data, err
 				}
 				wait = after
+				if after > time.Second {
+					// A sleeping backend must not look frozen (go-github #3220).
+					cl.log(slog.LevelInfo, fmt.Sprintf("scribe: throttled by the service for %d s", (after+time.Second-1)/time.Second),
+						slog.Int("attempt", cl.attempts), slog.Int("status", resp.StatusCode), slog.Duration("wait", after))
+				}
 			}
 		}
 		if dl, ok := cl.ctx.Deadline(); ok && time.Until(dl) <= wait {

@@ -119,7 +119,7 @@ func (s *TokenSource) Token(ctx context.Context) (string, error) {
 		// out the current token if it is still good.
 		if s.mu.TryLock() {
 			defer s.mu.Unlock()
-			return s.mintLocked()
+			return s.mintLocked(ctx)
 		}
 		if now.Before(e.expiresAt.Add(-minRemaining)) {
 			return e.token, nil
@@ -130,13 +130,13 @@ func (s *TokenSource) Token(ctx context.Context) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.mintLocked()
+	return s.mintLocked(ctx)
 }
 
 // mintLocked mints and publishes a token unless the current one is not yet
 // due; s.mu must be held. The checks in NewTokenSource and NewCache leave
 // nothing for Mint to refuse.
-func (s *TokenSource) mintLocked() (string, error) {
+func (s *TokenSource) mintLocked(ctx context.Context) (string, error) {
 	now := s.cfg.now()
 	prev := s.cur.Load()
 	if prev != nil && now.Before(prev.refreshAt) {
@@ -149,6 +149,9 @@ func (s *TokenSource) mintLocked() (string, error) {
 	}
 	if s.cfg.onMint != nil {
 		s.cfg.onMint()
+	}
+	if hook, ok := ctx.Value(mintHookKey{}).(func(context.Context, string)); ok {
+		hook(ctx, s.uuid)
 	}
 	exp := time.Unix(iat+tokenLifetimeSeconds, 0)
 	var refreshAt time.Time
@@ -196,4 +199,28 @@ func (s *TokenSource) Format(f fmt.State, verb rune) {
 		return
 	}
 	_, _ = f.Write([]byte(s.String()))
+}
+
+// mintHookKey is the context key of ContextWithMintHook's hook.
+type mintHookKey struct{}
+
+// ContextWithMintHook returns a copy of ctx that makes a TokenSource (one of
+// a Cache too) asked for a token with it, or with a context derived from it,
+// call hook once for each token it mints then, with that context and the
+// installation's uuid, after the token is made and before Token returns it.
+// A token handed out from the cache calls nothing. It is the seam of
+// metrics that count mints (otelscribe's scribe.auth.token.mints): a
+// scribe.Client asks its token source with the operation's context, which
+// an OperationHook may derive with this. hook must be quick and must not
+// call the TokenSource; it is never given the token or the key. A hook
+// already in ctx is called too, before hook; a nil hook returns ctx.
+func ContextWithMintHook(ctx context.Context, hook func(ctx context.Context, installationUUID string)) context.Context {
+	if hook == nil {
+		return ctx
+	}
+	if prev, ok := ctx.Value(mintHookKey{}).(func(context.Context, string)); ok {
+		next := hook
+		hook = func(ctx context.Context, uuid string) { prev(ctx, uuid); next(ctx, uuid) }
+	}
+	return context.WithValue(ctx, mintHookKey{}, hook)
 }

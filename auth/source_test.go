@@ -357,3 +357,35 @@ func TestTokenSourceClockOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestContextWithMintHook protects the mint seam: a hook put in the context
+// is called once per token minted, with the installation's uuid, and not
+// for a token handed out from the cache; hooks stack, the outer first.
+func TestContextWithMintHook(t *testing.T) {
+	clock := newFakeClock()
+	ts, _ := countingSource(t, clock, auth.WithJitter(0))
+	var got []string
+	ctx := auth.ContextWithMintHook(context.Background(), func(_ context.Context, uuid string) { got = append(got, "outer "+uuid) })
+	ctx = auth.ContextWithMintHook(ctx, func(_ context.Context, uuid string) { got = append(got, "inner "+uuid) })
+	if auth.ContextWithMintHook(ctx, nil) != ctx {
+		t.Error("a nil hook changed the context")
+	}
+	for range 3 { // one mint, two cached
+		if _, err := ts.Token(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Set(goldenTime.Add(auth.TokenLifetime)) // due: the next call mints
+	if _, err := ts.Token(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"outer " + goldenUUID, "inner " + goldenUUID, "outer " + goldenUUID, "inner " + goldenUUID}
+	if len(got) != len(want) {
+		t.Fatalf("hook calls = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("hook call %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}

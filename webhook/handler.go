@@ -157,6 +157,7 @@ func NewHandler(v *Verifier, fn func(ctx context.Context, e *Event) error, opts 
 }
 
 type handler struct {
+	hooks    []DeliveryHook
 	v        *Verifier
 	fn       func(context.Context, *Event) error
 	store    DedupeStore
@@ -166,8 +167,36 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if len(h.hooks) == 0 {
+		var d Delivery
+		h.serve(w, r, &d)
+		return
+	}
+	ctx := r.Context()
+	ends := make([]func(Delivery), 0, len(h.hooks))
+	for _, hook := range h.hooks {
+		hctx, end := hook(ctx, r)
+		if hctx != nil {
+			ctx = hctx
+		}
+		if end != nil {
+			ends = append(ends, end)
+		}
+	}
+	d := &Delivery{ID: r.Header.Get(HeaderID)}
+	defer func() {
+		for i := len(ends) - 1; i >= 0; i-- {
+			ends[i](*d)
+		}
+	}()
+	h.serve(w, r.WithContext(ctx), d)
+}
+
+// serve handles one request, and tells d how it ended.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, d *Delivery) {
 	ctx := r.Context()
 	if r.Method != http.MethodPost {
+		d.refused(http.StatusMethodNotAllowed, ReasonMalformed)
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "webhook deliveries are POST requests", http.StatusMethodNotAllowed)
 		return
@@ -176,25 +205,31 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
+			d.refused(http.StatusRequestEntityTooLarge, ReasonMalformed)
 			h.refuse(w, r, http.StatusRequestEntityTooLarge, &VerificationError{Err: ErrBodyTooLarge,
 				Detail: "the body is larger than the receiver's maximum of " + strconv.FormatInt(h.v.maxBodyBytes, 10) + " bytes"})
 			return
 		}
 		h.logger().WarnContext(ctx, "webhook: reading the body failed", "webhook_id", r.Header.Get(HeaderID), "error", err)
+		d.refused(http.StatusBadRequest, ReasonMalformed)
 		http.Error(w, "reading the body failed", http.StatusBadRequest)
 		return
 	}
 	id, err := h.v.verify(r.Header, body)
 	if err != nil {
-		h.refuse(w, r, verificationStatus(err), err)
+		d.refused(verificationStatus(err), refusalReason(err))
+		h.refuse(w, r, d.Status, err)
 		return
 	}
 	event, err := ParseEvent(body)
 	if err != nil {
+		d.refused(http.StatusBadRequest, ReasonMalformed)
 		h.refuse(w, r, http.StatusBadRequest, err)
 		return
 	}
+	d.ID, d.Type, d.PluginInstallationUUID = id, event.Type, event.PluginInstallationUUID
 	if event.ID != id {
+		d.refused(http.StatusBadRequest, ReasonMalformed)
 		// Deduped on one id and handed over with the other, the event would
 		// be lost or run twice; neither id is claimed, so both events run
 		// when they are really delivered.
@@ -203,32 +238,36 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.store == nil {
-		h.run(w, r, event, nil, Claim{ID: id})
+		h.run(w, r, d, event, nil, Claim{ID: id})
 		return
 	}
 	res, claim, err := h.store.Reserve(ctx, id)
 	if err != nil {
-		h.storeFailed(w, r, "reserve", id, err)
+		h.storeFailed(w, r, d, "reserve", err)
 		return
 	}
 	switch res {
 	case Reserved:
 		claim.ID = id
-		h.run(w, r, event, h.store, claim)
+		h.run(w, r, d, event, h.store, claim)
 	case Duplicate:
+		d.Outcome, d.Status = OutcomeDuplicate, http.StatusOK
 		writeText(w, http.StatusOK, "duplicate: event already processed")
 	case InFlight:
+		d.Outcome, d.Status = OutcomeInFlight, http.StatusConflict
 		w.Header().Set("Retry-After", retryAfterInFlight)
 		http.Error(w, "another delivery of this event is being processed; retry later", http.StatusConflict)
 	default:
-		h.storeFailed(w, r, "reserve", id, fmt.Errorf("unknown Reservation %d", int(res)))
+		h.storeFailed(w, r, d, "reserve", fmt.Errorf("unknown Reservation %d", int(res)))
 	}
 }
 
 // storeFailed answers 503 with a Retry-After: a store that fails is never
 // taken for a success, and the function does not run without a claim.
-func (h *handler) storeFailed(w http.ResponseWriter, r *http.Request, op, id string, err error) {
-	h.logger().ErrorContext(r.Context(), "webhook: dedupe store failed; answering 503 so that the service retries", "op", op, "webhook_id", id, "error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
+func (h *handler) storeFailed(w http.ResponseWriter, r *http.Request, d *Delivery, op string, err error) {
+	d.Outcome, d.Reason, d.Status = OutcomeFailed, ReasonStore, http.StatusServiceUnavailable
+	h.logger().ErrorContext(r.Context(), "webhook: dedupe store failed; answering 503 so that the service retries", "op", op,
+		"webhook_id", d.ID, "installation_uuid", d.PluginInstallationUUID, "error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
 	w.Header().Set("Retry-After", retryAfterStoreFailure)
 	http.Error(w, "dedupe store unavailable; retry later", http.StatusServiceUnavailable)
 }
@@ -236,33 +275,36 @@ func (h *handler) storeFailed(w http.ResponseWriter, r *http.Request, op, id str
 // run calls fn and settles the claim, if store is not nil. A panic in fn is
 // recovered: the claim is released, the panic logged redacted with its
 // stack, and the answer is 500, so the service's retry runs fn again.
-func (h *handler) run(w http.ResponseWriter, r *http.Request, event *Event, store DedupeStore, c Claim) {
+func (h *handler) run(w http.ResponseWriter, r *http.Request, d *Delivery, event *Event, store DedupeStore, c Claim) {
 	ctx := r.Context()
 	err := h.call(ctx, event, c.ID)
 	if err != nil {
 		if store != nil {
-			h.settled(ctx, "release", c.ID, store.Release(context.WithoutCancel(ctx), c))
+			h.settled(ctx, event, "release", c.ID, store.Release(context.WithoutCancel(ctx), c))
 		}
-		h.failed(w, r, event, c.ID, err)
+		h.failed(w, r, d, event, c.ID, err)
 		return
 	}
 	if store != nil {
 		// fn has run: whatever Complete says, the answer is 200, since a
 		// 503 would make the service's retry run fn a second time.
-		h.settled(ctx, "complete", c.ID, store.Complete(context.WithoutCancel(ctx), c))
+		h.settled(ctx, event, "complete", c.ID, store.Complete(context.WithoutCancel(ctx), c))
 	}
+	d.Outcome, d.Status = OutcomeProcessed, http.StatusOK
 	writeText(w, http.StatusOK, "ok")
 }
 
 // settled logs a Complete or Release that did not go through: a lost claim
 // (the lease ran out while fn ran) at Warn, a failing store at Error.
-func (h *handler) settled(ctx context.Context, op, id string, err error) {
+func (h *handler) settled(ctx context.Context, event *Event, op, id string, err error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrClaimLost):
-		h.logger().WarnContext(ctx, "webhook: the claim's lease ran out while the event handler ran, and another delivery claimed the id; make the lease longer than the handler's longest run", "op", op, "webhook_id", id)
+		h.logger().WarnContext(ctx, "webhook: the claim's lease ran out while the event handler ran, and another delivery claimed the id; make the lease longer than the handler's longest run",
+			"op", op, "webhook_id", id, "installation_uuid", event.PluginInstallationUUID)
 	default:
-		h.logger().ErrorContext(ctx, "webhook: dedupe store failed to settle the claim; it ends with its lease", "op", op, "webhook_id", id, "error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
+		h.logger().ErrorContext(ctx, "webhook: dedupe store failed to settle the claim; it ends with its lease", "op", op, "webhook_id", id,
+			"installation_uuid", event.PluginInstallationUUID, "error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
 	}
 }
 
@@ -284,7 +326,7 @@ func (h *handler) call(ctx context.Context, event *Event, id string) (err error)
 			panic(p)
 		}
 		h.logger().ErrorContext(ctx, "webhook: the event handler panicked; the id is released and the service will retry",
-			"webhook_id", id, "event_type", string(event.Type),
+			"webhook_id", id, "event_type", string(event.Type), "installation_uuid", event.PluginInstallationUUID,
 			"panic", redact.Line(fmt.Sprint(p), maxLoggedError, h.keyTexts...),
 			"stack", redact.Excerpt(debug.Stack(), maxLoggedStack, false, h.keyTexts...))
 		err = errPanicked
@@ -293,15 +335,22 @@ func (h *handler) call(ctx context.Context, event *Event, id string) (err error)
 }
 
 // failed answers a delivery fn failed: 500, or 422 for a Permanent error.
-func (h *handler) failed(w http.ResponseWriter, r *http.Request, event *Event, id string, err error) {
+func (h *handler) failed(w http.ResponseWriter, r *http.Request, d *Delivery, event *Event, id string, err error) {
 	status, line := http.StatusInternalServerError, "the event handler failed; retry later"
 	msg := "webhook: the event handler failed; the service will retry"
+	d.Outcome, d.Reason = OutcomeFailed, ReasonHandler
+	if err == errPanicked {
+		d.Reason = ReasonPanic
+	}
 	if IsPermanent(err) {
 		status, line = StatusPermanentFailure, "the event handler failed permanently; do not retry"
 		msg = "webhook: the event handler failed permanently; the service will not retry"
+		d.Outcome = OutcomePermanent
 	}
+	d.Status = status
 	if err != errPanicked {
-		h.logger().WarnContext(r.Context(), msg, "webhook_id", id, "event_type", string(event.Type), "status", status,
+		h.logger().WarnContext(r.Context(), msg, "webhook_id", id, "event_type", string(event.Type),
+			"installation_uuid", event.PluginInstallationUUID, "status", status,
 			"error", redact.Line(err.Error(), maxLoggedError, h.keyTexts...))
 	}
 	if h.details {

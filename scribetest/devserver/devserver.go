@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/scribehq/scribe-go/internal/hostcheck"
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
@@ -95,6 +96,8 @@ type devServer struct {
 
 func (d *devServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
+	case !d.s.AllowsHost(r.Host): // DNS rebinding: docs/server.md, "Security"
+		hostcheck.Refuse(w, r)
 	case r.URL.Path == HealthPath && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		health(w)
 	case d.admin == nil || !strings.HasPrefix(r.URL.Path, PathPrefix):
