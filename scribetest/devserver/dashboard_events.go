@@ -70,7 +70,7 @@ func (d *dashboard) eventsView(installation string, n int) eventsView {
 	}
 	v := eventsView{Installation: installation, Pager: newPager(n, eventsPerPage, kept, func(n int) string { return eventsURL(installation, n) })}
 	calls := newCallIndex(d.s.Requests(), events)
-	for _, ev := range events[min(skip, len(events)):] {
+	for _, ev := range events[min(skip, len(events)):min(skip+eventsPerPage, len(events))] {
 		v.Events = append(v.Events, eventRow(ev, calls))
 	}
 	return v
