@@ -22,22 +22,25 @@ type Option struct {
 }
 
 // option is an Option that fails with err, or else sets what set sets.
-func option(err error, set func(*config)) Option {
-	return Option{func(cfg *config) error {
+func option(err error, set func(*config)) Option { return Option{checked(err, set)} }
+
+// checked is the apply of an option (an Option, a CheckOption) that fails
+// with err, or else sets what set sets.
+func checked[C any](err error, set func(*C)) func(*C) error {
+	return func(cfg *C) error {
 		if err == nil {
 			set(cfg)
 		}
 		return err
-	}}
+	}
 }
 
-// refuse returns the error of an option given a bad value, "scribetest: "
-// and format, if bad.
+// refuse returns the error of an option given a bad value, if bad.
 func refuse(bad bool, format string, args ...any) error {
 	if !bad {
 		return nil
 	}
-	return fmt.Errorf("scribetest: "+format, args...)
+	return fmt.Errorf(format, args...)
 }
 
 type config struct {
@@ -63,7 +66,7 @@ type config struct {
 // idempotency keys all follow it. NewFakeClock returns a clock a test moves by
 // hand.
 func WithClock(c auth.Clock) Option {
-	return option(refuse(c == nil, "WithClock: clock is nil"), func(cfg *config) { cfg.clock = c })
+	return option(refuse(c == nil, "scribetest: WithClock: clock is nil"), func(cfg *config) { cfg.clock = c })
 }
 
 // WithBasePath serves the operations under the path prefix p, such as "/v1",
@@ -72,7 +75,7 @@ func WithClock(c auth.Clock) Option {
 func WithBasePath(p string) Option {
 	p = strings.TrimSuffix(p, "/")
 	bad := p != "" && (!strings.HasPrefix(p, "/") || strings.ContainsAny(p, "{}?#% \t\r\n") || strings.Contains(p, "//"))
-	return option(refuse(bad, "WithBasePath: %q must be a path such as /v1, without {}, ?, #, %% or spaces", p),
+	return option(refuse(bad, "scribetest: WithBasePath: %q must be a path such as /v1, without {}, ?, #, %% or spaces", p),
 		func(cfg *config) { cfg.basePath = p })
 }
 
@@ -80,7 +83,7 @@ func WithBasePath(p string) Option {
 // instead of a free port on 127.0.0.1.
 func WithAddr(addr string) Option {
 	_, _, err := net.SplitHostPort(addr)
-	return option(refuse(err != nil, "WithAddr: %q is not host:port: %w", addr, err), func(cfg *config) { cfg.addr = addr })
+	return option(refuse(err != nil, "scribetest: WithAddr: %q is not host:port: %w", addr, err), func(cfg *config) { cfg.addr = addr })
 }
 
 // WithLogger sends the server's own diagnostics to l instead of
@@ -88,14 +91,14 @@ func WithAddr(addr string) Option {
 // (Error), webhook deliveries given up or failed permanently, and those left
 // undelivered at Close (Warn). Secrets are never logged.
 func WithLogger(l *slog.Logger) Option {
-	return option(refuse(l == nil, "WithLogger: logger is nil"), func(cfg *config) { cfg.logger = l })
+	return option(refuse(l == nil, "scribetest: WithLogger: logger is nil"), func(cfg *config) { cfg.logger = l })
 }
 
 // WithFixtures loads the fixture document read from r (docs/server.md,
 // "Fixtures") when the server is created; see LoadFixtures. Several
 // WithFixtures load in order.
 func WithFixtures(r io.Reader) Option {
-	return option(refuse(r == nil, "WithFixtures: reader is nil"), func(cfg *config) { cfg.fixtures = append(cfg.fixtures, r) })
+	return option(refuse(r == nil, "scribetest: WithFixtures: reader is nil"), func(cfg *config) { cfg.fixtures = append(cfg.fixtures, r) })
 }
 
 // WithStateDir keeps the server's state in the directory dir (created if
@@ -112,7 +115,7 @@ func WithFixtures(r io.Reader) Option {
 // NewServer fail with an error naming the file, which is left as it is; so
 // does a dir another process has open. Close lets dir go.
 func WithStateDir(dir string) Option {
-	return option(refuse(dir == "", `WithStateDir: the directory is ""; give one, such as t.TempDir()`), func(cfg *config) { cfg.stateDir = dir })
+	return option(refuse(dir == "", `scribetest: WithStateDir: the directory is ""; give one, such as t.TempDir()`), func(cfg *config) { cfg.stateDir = dir })
 }
 
 // WithRateLimit limits each credential holder (a developer key's developer, an
@@ -170,9 +173,9 @@ func newLimiter(call string, limit int, window time.Duration) (*httpapi.Limiter,
 // % jitter. Tests pass short delays, such as 0, 10ms, 20ms, 40ms.
 func WithWebhookSchedule(delays ...time.Duration) Option {
 	delays = slices.Clone(delays) // what the caller does with theirs changes nothing
-	err := refuse(len(delays) == 0, "WithWebhookSchedule: give at least one delay (0 for an immediate single attempt)")
+	err := refuse(len(delays) == 0, "scribetest: WithWebhookSchedule: give at least one delay (0 for an immediate single attempt)")
 	if i := slices.IndexFunc(delays, func(d time.Duration) bool { return d < 0 }); i >= 0 {
-		err = refuse(true, "WithWebhookSchedule: delay %d is %v; delays must be 0 or more", i, delays[i])
+		err = refuse(true, "scribetest: WithWebhookSchedule: delay %d is %v; delays must be 0 or more", i, delays[i])
 	}
 	return option(err, func(cfg *config) { cfg.schedule = delays })
 }
@@ -185,7 +188,7 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 // server hands out have short waits of their own (1 to 10 ms), and a
 // Retry-After is never scaled.
 func WithWebhookScheduleScale(f float64) Option {
-	return option(refuse(!(f > 0) || math.IsInf(f, 0), "WithWebhookScheduleScale: %v must be a positive finite factor, such as 0.001", f),
+	return option(refuse(!(f > 0) || math.IsInf(f, 0), "scribetest: WithWebhookScheduleScale: %v must be a positive finite factor, such as 0.001", f),
 		func(cfg *config) { cfg.scale = f })
 }
 
@@ -193,14 +196,14 @@ func WithWebhookScheduleScale(f float64) Option {
 // (default 8). One webhook has at most half of them (at least one), so a slow
 // receiver cannot hold every sender.
 func WithWebhookWorkers(n int) Option {
-	return option(refuse(n < 1, "WithWebhookWorkers: %d must be at least 1", n), func(cfg *config) { cfg.workers = n })
+	return option(refuse(n < 1, "scribetest: WithWebhookWorkers: %d must be at least 1", n), func(cfg *config) { cfg.workers = n })
 }
 
 // WithWebhookTimeout replaces the 15 s a receiver has to answer an attempt
 // with a 2xx; a receiver slower than d fails the attempt. Tests of slow
 // receivers pass a short one.
 func WithWebhookTimeout(d time.Duration) Option {
-	return option(refuse(d <= 0, "WithWebhookTimeout: %v must be positive", d), func(cfg *config) { cfg.timeout = d })
+	return option(refuse(d <= 0, "scribetest: WithWebhookTimeout: %v must be positive", d), func(cfg *config) { cfg.timeout = d })
 }
 
 // WithWebhookTransport sends deliveries through rt instead of a transport of
@@ -208,5 +211,5 @@ func WithWebhookTimeout(d time.Duration) Option {
 // httptest.NewTLSServer receiver. Redirects are still not followed and the
 // attempt timeout still applies; the server never closes rt's connections.
 func WithWebhookTransport(rt http.RoundTripper) Option {
-	return option(refuse(rt == nil, "WithWebhookTransport: transport is nil"), func(cfg *config) { cfg.transport = rt })
+	return option(refuse(rt == nil, "scribetest: WithWebhookTransport: transport is nil"), func(cfg *config) { cfg.transport = rt })
 }
