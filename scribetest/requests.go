@@ -181,9 +181,10 @@ const TruncatedMarker = "…[truncated]"
 const redactWindow = 8 << 10
 
 // truncate returns a copy (not pinning the request) of s, a value a client
-// sent, with credentials redacted, cut to n bytes and marked if cut.
+// sent, as valid UTF-8 with credentials redacted and control characters
+// escaped (redact.Field), cut to n bytes and marked if cut.
 func truncate(s string, n int) string {
-	s = redact.Text(s[:min(len(s), redactWindow)])
+	s = redact.Field(s[:min(len(s), redactWindow)], redactWindow)
 	cut, more := redact.Cut(s, n)
 	if !more {
 		return strings.Clone(s)
