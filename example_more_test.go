@@ -32,7 +32,7 @@ func newExampleScene() *exampleScene {
 		log.Fatal(err)
 	}
 	sc := &exampleScene{srv: s}
-	if sc.dev, err = s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada", LastName: "Byron"}); err != nil {
+	if sc.dev, err = s.CreateDeveloper(scribe.User{FirstName: "Ada", LastName: "Byron"}); err != nil {
 		log.Fatal(err)
 	}
 	sc.plugin, err = s.CreatePlugin(sc.dev.User.ID, scribetest.PluginParams{
@@ -45,7 +45,7 @@ func newExampleScene() *exampleScene {
 	if sc.key, err = s.CreateSecretKey(sc.plugin.ID, "backend"); err != nil {
 		log.Fatal(err)
 	}
-	if sc.grace, err = s.CreateUser(scribetest.UserParams{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"}); err != nil {
+	if sc.grace, err = s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"}); err != nil {
 		log.Fatal(err)
 	}
 	if sc.inst, err = s.Install(sc.plugin.ID, sc.grace.ID); err != nil {
@@ -87,7 +87,7 @@ func ExampleNewInstallationClient() {
 func ExampleNewInstallationClients() {
 	sc := newExampleScene()
 	defer sc.srv.Close()
-	alan, _ := sc.srv.CreateUser(scribetest.UserParams{FirstName: "Alan", LastName: "Turing"})
+	alan, _ := sc.srv.CreateUser(scribe.User{FirstName: "Alan", LastName: "Turing"})
 	alanInst, _ := sc.srv.Install(sc.plugin.ID, alan.ID)
 
 	cache, err := auth.NewCache(sc.key.Key)
@@ -159,7 +159,7 @@ func ExampleClient_CreatePluginSecretKey() {
 func ExampleClient_ListPluginInstallations() {
 	sc := newExampleScene()
 	defer sc.srv.Close()
-	alan, _ := sc.srv.CreateUser(scribetest.UserParams{FirstName: "Alan", LastName: "Turing"})
+	alan, _ := sc.srv.CreateUser(scribe.User{FirstName: "Alan", LastName: "Turing"})
 	alanInst, _ := sc.srv.Install(sc.plugin.ID, alan.ID)
 	if _, err := sc.srv.Uninstall(alanInst.UUID); err != nil {
 		log.Fatal(err)
@@ -185,7 +185,7 @@ func ExampleClient_ListPluginInstallations() {
 func ExampleClient_GetTranscript() {
 	sc := newExampleScene()
 	defer sc.srv.Close()
-	alan, _ := sc.srv.CreateUser(scribetest.UserParams{FirstName: "Alan"})
+	alan, _ := sc.srv.CreateUser(scribe.User{FirstName: "Alan"})
 	private, _ := sc.srv.CreateTranscript(alan.ID, scribetest.TranscriptParams{Headline: "Private"})
 
 	client, err := sc.srv.InstallationClient(sc.key.Key, sc.inst.UUID)

@@ -161,7 +161,7 @@ func reset(c net.Conn) {
 func TestIdempotencyKeyOfRecovers(t *testing.T) {
 	t.Parallel()
 	srv := scribetest.NewTestServer(t)
-	dev, err := srv.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := srv.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}

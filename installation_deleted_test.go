@@ -14,7 +14,7 @@ import (
 func TestInstallationDeletedSaysStopCallingOnce(t *testing.T) {
 	t.Parallel()
 	s := scribetest.NewTestServer(t)
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestInstallationDeletedSaysStopCallingOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	user, err := s.CreateUser(scribe.User{FirstName: "Grace"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,8 +64,8 @@ func newIntegWorld(t *testing.T, opts ...scribetest.Option) *integWorld {
 		hc: &http.Client{Transport: apitest.NewValidator(t).WithBasePath(integBasePath).Transport(nil)},
 	}
 	s := w.s
-	w.dev = integMust(s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada", LastName: "Byron", EmailAddress: "ada@example.com"}))(t)
-	w.other = integMust(s.CreateDeveloper(scribetest.UserParams{FirstName: "Charles", LastName: "Babbage", EmailAddress: "charles@example.com"}))(t)
+	w.dev = integMust(s.CreateDeveloper(scribe.User{FirstName: "Ada", LastName: "Byron", EmailAddress: "ada@example.com"}))(t)
+	w.other = integMust(s.CreateDeveloper(scribe.User{FirstName: "Charles", LastName: "Babbage", EmailAddress: "charles@example.com"}))(t)
 	crm := int64(42)
 	w.plugin = integMust(s.CreatePlugin(w.dev.User.ID, scribetest.PluginParams{
 		Name: "CRM sync", Description: "Meeting notes to the CRM", Published: true,
@@ -74,8 +74,8 @@ func newIntegWorld(t *testing.T, opts ...scribetest.Option) *integWorld {
 	}))(t)
 	w.otherPlugin = integMust(s.CreatePlugin(w.other.User.ID, scribetest.PluginParams{Name: "Engine"}))(t)
 	w.key = integMust(s.CreateSecretKey(w.plugin.ID, "ci"))(t)
-	w.grace = integMust(s.CreateUser(scribetest.UserParams{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"}))(t)
-	w.alan = integMust(s.CreateUser(scribetest.UserParams{FirstName: "Alan", LastName: "Turing", EmailAddress: "alan@example.com"}))(t)
+	w.grace = integMust(s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"}))(t)
+	w.alan = integMust(s.CreateUser(scribe.User{FirstName: "Alan", LastName: "Turing", EmailAddress: "alan@example.com"}))(t)
 	w.inst = integMust(s.Install(w.plugin.ID, w.grace.ID))(t)
 	types := []string{"meeting", "phone_call", "dictation", "voicemail"} // unknown types pass through
 	for i := range 7 {
@@ -407,7 +407,7 @@ func TestIntegrationListPluginInstallations(t *testing.T) {
 	c := w.devClient(t, w.dev)
 	ctx := t.Context()
 
-	edsger := integMust(w.s.CreateUser(scribetest.UserParams{FirstName: "Edsger", LastName: "Dijkstra", EmailAddress: "edsger@example.com"}))(t)
+	edsger := integMust(w.s.CreateUser(scribe.User{FirstName: "Edsger", LastName: "Dijkstra", EmailAddress: "edsger@example.com"}))(t)
 	gone := integMust(w.s.Install(w.plugin.ID, edsger.ID))(t)
 	gone = integMust(w.s.Uninstall(gone.UUID))(t)
 	alans := integMust(w.s.Install(w.plugin.ID, w.alan.ID))(t)
@@ -776,7 +776,7 @@ func TestIntegrationInstallationClientsForManyInstallations(t *testing.T) {
 	}
 	tenants := []tenant{{w.grace, w.inst, w.graceTr}}
 	for i := range 24 {
-		u := integMust(s.CreateUser(scribetest.UserParams{FirstName: fmt.Sprintf("User%d", i), EmailAddress: fmt.Sprintf("u%d@example.com", i)}))(t)
+		u := integMust(s.CreateUser(scribe.User{FirstName: fmt.Sprintf("User%d", i), EmailAddress: fmt.Sprintf("u%d@example.com", i)}))(t)
 		tn := tenant{user: u, inst: integMust(s.Install(w.plugin.ID, u.ID))(t)}
 		for j := range i%4 + 1 {
 			tn.trs = append(tn.trs, integMust(s.CreateTranscript(u.ID, scribetest.TranscriptParams{Headline: fmt.Sprintf("u%d t%d", i, j), Type: "meeting"}))(t))

@@ -149,7 +149,7 @@ func TestCutBodyAfterEveryAttempt(t *testing.T) {
 func TestCutSecretKeyIsNotLost(t *testing.T) {
 	t.Parallel()
 	s := scribetest.NewTestServer(t)
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,28 +143,19 @@ const MaxPluginNameLength = 100
 // CreatePluginParams are the fields of a new plugin.
 type CreatePluginParams struct {
 	// Name is required: 1 to 100 characters.
-	Name string
+	Name string `json:"name"`
 	// Description is optional free text shown with the plugin; "" leaves
 	// it empty.
-	Description string
+	Description string `json:"description"`
 	// Permissions default to none for both user and transcript: a zero
 	// Permission is sent as PermissionNone.
-	Permissions Permissions
+	Permissions Permissions `json:"permissions"`
 	// LogoURI is optional: the absolute http or https URL of the plugin's
 	// logo, or "" for none. The service refuses anything else with 400
 	// CodeValidationFailed.
-	LogoURI string
+	LogoURI string `json:"logo_uri"`
 	// CRMIntegrationID is nil for a plugin without CRM integration.
-	CRMIntegrationID *int64
-}
-
-// createPluginBody is the JSON body of POST /plugins.
-type createPluginBody struct {
-	Name             string      `json:"name"`
-	Description      string      `json:"description"`
-	Permissions      Permissions `json:"permissions"`
-	LogoURI          string      `json:"logo_uri"`
-	CRMIntegrationID *int64      `json:"crm_integration_id"`
+	CRMIntegrationID *int64 `json:"crm_integration_id"`
 }
 
 // CreatePlugin creates a plugin, unpublished and enabled, owned by the
@@ -187,12 +178,7 @@ func (c *Client) CreatePlugin(ctx context.Context, params *CreatePluginParams, o
 	case n > MaxPluginNameLength:
 		return nil, &ArgumentError{Func: "CreatePlugin", Arg: "params.Name", Reason: fmt.Sprintf("is %d characters long; at most %d are allowed", n, MaxPluginNameLength)}
 	}
-	body := createPluginBody{
-		Name:             params.Name,
-		Description:      params.Description,
-		LogoURI:          params.LogoURI,
-		CRMIntegrationID: params.CRMIntegrationID,
-	}
+	body := *params // the JSON body of POST /plugins, with the permissions checked
 	var err error
 	if body.Permissions.User, err = checkPermission("params.Permissions.User", params.Permissions.User); err != nil {
 		return nil, err

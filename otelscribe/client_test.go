@@ -94,7 +94,7 @@ func newScene(t testing.TB) *scene {
 	sc := &scene{srv: srv, parents: &traceparents{}}
 	must(t, srv.StartWith(sc.parents.wrap(srv.Handler())))
 	t.Cleanup(srv.Close)
-	dev, err := srv.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := srv.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	must(t, err)
 	plugin, err := srv.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "Tracing",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
@@ -271,7 +271,7 @@ func TestRateLimitedRetryAfter(t *testing.T) {
 func TestPostCarriesIdempotencyKey(t *testing.T) {
 	sc := newScene(t)
 	tel := newTelemetry(t)
-	dev, err := sc.srv.CreateDeveloper(scribetest.UserParams{FirstName: "Grace"})
+	dev, err := sc.srv.CreateDeveloper(scribe.User{FirstName: "Grace"})
 	must(t, err)
 	c, err := sc.srv.DeveloperClient(dev.Key, otelscribe.ClientOption(tel.options()...))
 	must(t, err)

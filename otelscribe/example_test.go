@@ -34,7 +34,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	dev, err := srv.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := srv.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 func TestCheckScenesRemovedWhenInterrupted(t *testing.T) {
 	t.Parallel()
 	s := NewTestServer(t)
-	dev, err := s.CreateDeveloper(UserParams{FirstName: "Ada"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}

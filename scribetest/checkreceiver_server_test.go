@@ -32,7 +32,7 @@ type liveScene struct {
 func newLiveScene(t *testing.T) *liveScene {
 	t.Helper()
 	s := scribetest.NewTestServer(t, scribetest.WithBasePath("/v1"))
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestCheckReceiverOnFakeClock(t *testing.T) {
 			t.Parallel()
 			clock := scribetest.NewFakeClock(time.Now().Add(-72 * time.Hour))
 			s := scribetest.NewTestServer(t, scribetest.WithClock(clock))
-			dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+			dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 			if err != nil {
 				t.Fatal(err)
 			}

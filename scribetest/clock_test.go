@@ -98,7 +98,7 @@ func TestTokenHelpersReadTheServersClock(t *testing.T) {
 	t.Parallel()
 	clock := scribetest.NewFakeClock(time.Now().Add(-72 * time.Hour).Truncate(time.Second))
 	s := scribetest.NewTestServer(t, scribetest.WithClock(clock))
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestTokenHelpersReadTheServersClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	user, err := s.CreateUser(scribe.User{FirstName: "Grace"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,9 +171,9 @@ func TestWaitForDeliveriesWhenTheClockMovesAsATimerIsSet(t *testing.T) {
 		}
 	}))
 	t.Cleanup(rc.Close)
-	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
-	user, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	user, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 	if _, err := s.CreateWebhook(plugin.ID, rc.URL+"/hook"); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ import (
 // MaxResponseExcerpt bounds DeliveryAttempt.ResponseBody.
 const MaxResponseExcerpt = 1 << 10
 
+// MaxResponseHeaders bounds DeliveryAttempt.ResponseHeaders.
+const MaxResponseHeaders = 32
+
 // MaxEventBytes is the largest event body the server delivers, the receiver's
 // default limit (webhook.DefaultMaxBodyBytes, 4 MiB): whatever the server
 // emits, a receiver built with webhook.NewHandler and its default options
@@ -55,6 +58,15 @@ type DeliveryAttempt struct {
 	// control characters but newlines and tabs replaced by spaces.
 	// webhook.NewHandler puts your function's (redacted) error there.
 	ResponseBody string
+	// RequestHeaders are the headers the attempt was sent with: webhook-id,
+	// webhook-timestamp, webhook-signature, Content-Type and User-Agent; nil
+	// when nothing was sent.
+	RequestHeaders http.Header
+	// ResponseHeaders are the headers of the receiver's answer, nil without
+	// one: at most MaxResponseHeaders names, the first in sorted order, each
+	// with its first 4 values, redacted and cut to 256 bytes ("…" added) as an error's
+	// field is (control characters escaped).
+	ResponseHeaders http.Header
 	// Error says why the attempt failed, "" when it succeeded.
 	Error string
 	// Duration is how long the attempt took, by the wall clock.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	mrand "math/rand/v2"
 	"net/http"
@@ -301,6 +302,7 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 	req.Header = webhook.SignHeaders(dl.secret, dl.id, at, dl.body)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", userAgent)
+	rec.RequestHeaders = req.Header.Clone()
 	start := time.Now()
 	resp, err := e.client.Do(req)
 	if err == nil {
@@ -309,6 +311,7 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 		more, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrained))
 		_ = resp.Body.Close()
 		rec.ResponseBody = excerpt(head[:n], more > 0, dl.secret)
+		rec.ResponseHeaders = answerHeaders(resp.Header, dl.secret)
 	}
 	rec.Duration = time.Since(start)
 	switch {
@@ -335,6 +338,17 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 // excerpt renders the start of an answer as DeliveryAttempt.ResponseBody says.
 func excerpt(b []byte, truncated bool, secret auth.WebhookSecret) string {
 	return redact.Excerpt(string(b), MaxResponseExcerpt, truncated, redact.WebhookSecretForms(secret.Reveal())...)
+}
+
+// answerHeaders keeps of h what DeliveryAttempt.ResponseHeaders says.
+func answerHeaders(h http.Header, secret auth.WebhookSecret) http.Header {
+	out := http.Header{}
+	for _, name := range slices.Sorted(maps.Keys(h))[:min(len(h), MaxResponseHeaders)] {
+		for _, v := range h[name][:min(len(h[name]), 4)] {
+			out[name] = append(out[name], redact.Field(v, 256, redact.WebhookSecretForms(secret.Reveal())...))
+		}
+	}
+	return out
 }
 
 // settleLocked records an attempt and decides what follows.

@@ -64,11 +64,11 @@ func newHookEnvWith(t *testing.T, opts ...scribetest.Option) *hookEnv {
 	e := &hookEnv{clock: scribetest.NewFakeClock(t0)}
 	e.s = scribetest.NewTestServer(t, append([]scribetest.Option{scribetest.WithClock(e.clock)}, opts...)...)
 	var err error
-	if e.dev, err = e.s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"}); err != nil {
+	if e.dev, err = e.s.CreateDeveloper(scribe.User{FirstName: "Ada"}); err != nil {
 		t.Fatal(err)
 	}
 	e.plugin = e.newPlugin(t, scribe.PermissionRead)
-	if e.user, err = e.s.CreateUser(scribetest.UserParams{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"}); err != nil {
+	if e.user, err = e.s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -326,7 +326,7 @@ func TestWebhookRouting(t *testing.T) {
 	e := newHookEnv(t)
 	pluginNone := e.newPlugin(t, scribe.PermissionNone)
 	pluginOther := e.newPlugin(t, scribe.PermissionRead) // never installed by the user
-	alan, err := e.s.CreateUser(scribetest.UserParams{FirstName: "Alan"})
+	alan, err := e.s.CreateUser(scribe.User{FirstName: "Alan"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +440,7 @@ func TestWebhookRouting(t *testing.T) {
 }
 
 // attemptOpts compare the attempts without what varies between runs.
-var attemptOpts = cmpopts.IgnoreFields(scribetest.DeliveryAttempt{}, "EventID", "Duration", "Time", "Error")
+var attemptOpts = cmpopts.IgnoreFields(scribetest.DeliveryAttempt{}, "EventID", "Duration", "Time", "Error", "RequestHeaders", "ResponseHeaders") // headers: TestAttemptHeaders
 
 // A failed attempt (a 5xx, a redirect that is not followed, a refused
 // connection) is retried with the same webhook-id, each attempt signed anew
@@ -874,9 +874,9 @@ func ExampleServer_Deliveries() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
-	user, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	user, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 
 	receiver := httptest.NewUnstartedServer(nil)
 	defer receiver.Close()
@@ -927,10 +927,10 @@ func BenchmarkEmit(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+			dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 			plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
 				Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
-			user, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+			user, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 			if _, err := s.Install(plugin.ID, user.ID); err != nil {
 				b.Fatal(err)
 			}
@@ -1401,9 +1401,9 @@ func ExampleFakeClock_webhookRetries() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
-	user, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	user, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 
 	receiver := httptest.NewUnstartedServer(nil)
 	defer receiver.Close()
@@ -1447,7 +1447,7 @@ func ExampleServer_Trigger() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
 		Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))

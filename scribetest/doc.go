@@ -8,7 +8,7 @@
 // A test starts a server, seeds it, and points a client at it:
 //
 //	s := scribetest.NewTestServer(t)
-//	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+//	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 //	client, _ := s.DeveloperClient(dev.Key)
 //
 // Seeding calls (CreateUser, CreateDeveloper, CreatePlugin, CreateSecretKey,

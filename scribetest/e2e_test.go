@@ -191,7 +191,7 @@ func TestEndToEndReceiverDownThenBack(t *testing.T) {
 			var h http.Handler // set once the webhook's secret is known
 			opts, url := tt.setup(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 			s := scribetest.NewTestServer(t, append([]scribetest.Option{e2eSchedule}, opts...)...)
-			dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+			dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +200,7 @@ func TestEndToEndReceiverDownThenBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+			user, err := s.CreateUser(scribe.User{FirstName: "Grace"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -303,7 +303,7 @@ func TestEndToEndLostAcknowledgementIsDeduped(t *testing.T) {
 	t.Parallel()
 	const events = 5
 	s := scribetest.NewTestServer(t, e2eSchedule)
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestEndToEndLostAcknowledgementIsDeduped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	user, err := s.CreateUser(scribe.User{FirstName: "Grace"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,10 +454,10 @@ func TestReceiverHandlesNewTranscripts(t *testing.T) {
 	clock := scribetest.NewFakeClock(time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC))
 	srv := scribetest.NewTestServer(t, scribetest.WithClock(clock)) // the one place the clock is given
 
-	dev, _ := srv.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, _ := srv.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	plugin, _ := srv.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
-	user, _ := srv.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	user, _ := srv.CreateUser(scribe.User{FirstName: "Grace"})
 
 	// The receiver, as in production, on a port the webhook can name.
 	receiver := httptest.NewUnstartedServer(nil)

@@ -60,13 +60,13 @@ func newEnv(t *testing.T, opts ...scribetest.Option) *env {
 			t.Fatal(err)
 		}
 	}
-	e.devA, err = e.s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada", LastName: "Byron", EmailAddress: "ada@example.com"})
+	e.devA, err = e.s.CreateDeveloper(scribe.User{FirstName: "Ada", LastName: "Byron", EmailAddress: "ada@example.com"})
 	must(err)
-	e.devB, err = e.s.CreateDeveloper(scribetest.UserParams{FirstName: "Barbara", LastName: "Liskov", EmailAddress: "barbara@example.com"})
+	e.devB, err = e.s.CreateDeveloper(scribe.User{FirstName: "Barbara", LastName: "Liskov", EmailAddress: "barbara@example.com"})
 	must(err)
-	e.user, err = e.s.CreateUser(scribetest.UserParams{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"})
+	e.user, err = e.s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"})
 	must(err)
-	e.other, err = e.s.CreateUser(scribetest.UserParams{FirstName: "Alan", LastName: "Turing", EmailAddress: "alan@example.com"})
+	e.other, err = e.s.CreateUser(scribe.User{FirstName: "Alan", LastName: "Turing", EmailAddress: "alan@example.com"})
 	must(err)
 
 	read := scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}

@@ -1,6 +1,7 @@
 package scribetest
 
 import (
+	"bytes"
 	"slices"
 	"time"
 
@@ -18,6 +19,9 @@ type EmittedEvent struct {
 	InstallationUUID string
 	// Time is the event's created_on.
 	Time time.Time
+	// Payload is the event's JSON body, as every attempt sent it; nil when
+	// the event went to no webhook (none, or larger than MaxEventBytes).
+	Payload []byte `json:"-"`
 	// Deliveries are the event's deliveries, one per webhook its plugin had
 	// when it was emitted, in the order of the webhooks; none when it had
 	// none.
@@ -68,6 +72,9 @@ func (e *engine) eventsLocked(skip, limit int) ([]EmittedEvent, int) {
 		}
 		out := ev.EmittedEvent
 		for _, dl := range ev.deliveries {
+			if out.Payload == nil {
+				out.Payload = bytes.Clone(dl.body)
+			}
 			d := EventDelivery{WebhookID: dl.hook, URI: dl.uri}
 			if _, d.Pending = e.unsettled[dl]; d.Pending && dl.timer != nil {
 				d.NextAttempt = dl.due

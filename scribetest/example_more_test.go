@@ -32,13 +32,13 @@ func ExampleFakeClock() {
 	}
 	defer s.Close()
 
-	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{
 		Name:        "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead},
 	})
 	key, _ := s.CreateSecretKey(plugin.ID, "backend")
-	grace, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	grace, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 	inst, _ := s.Install(plugin.ID, grace.ID)
 
 	// A JWT minted now, by the fake clock, and never refreshed...
@@ -144,7 +144,7 @@ func ExampleServer_FailNext() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	// The server's clients back off 1 to 10 ms between retries: the retries
 	// below take milliseconds.
 	client, err := s.DeveloperClient(dev.Key)

@@ -18,7 +18,7 @@ func Example() {
 	}
 	defer s.Close()
 
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada", LastName: "Byron"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada", LastName: "Byron"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -45,9 +45,9 @@ func Example_installation() {
 	}
 	defer s.Close()
 
-	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
-	grace, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace", LastName: "Hopper"})
-	alan, _ := s.CreateUser(scribetest.UserParams{FirstName: "Alan", LastName: "Turing"})
+	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
+	grace, _ := s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper"})
+	alan, _ := s.CreateUser(scribe.User{FirstName: "Alan", LastName: "Turing"})
 	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{
 		Name:        "Notes export",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead},

@@ -496,7 +496,7 @@ func ExampleServer_InjectFault() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	client, _ := s.DeveloperClient(dev.Key, scribe.WithRetryWait(0, 0))
 
 	if err := s.InjectFault(scribetest.Fault{Method: "POST", Path: "/plugins", Times: 2, Status: 503}); err != nil {

@@ -170,7 +170,7 @@ func TestFixtureErrorsNameTheMember(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := scribetest.NewTestServer(t)
-			if _, err := s.CreateUser(scribetest.UserParams{ID: 1}); err != nil {
+			if _, err := s.CreateUser(scribe.User{ID: 1}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := s.LoadFixtures(strings.NewReader(tt.doc))
@@ -223,7 +223,7 @@ func TestRefusedFixturesUndoEverything(t *testing.T) {
 		t.Errorf("assigned ids: user %d, transcript %d, job %d, webhook %d; want 8, 6, 10, 1",
 			fx.Users[1].ID, fx.Transcripts[1].ID, fx.Transcripts[1].Job.ID, fx.Webhooks[0].ID)
 	}
-	if u, err := s.CreateUser(scribetest.UserParams{}); err != nil || u.ID != 9 {
+	if u, err := s.CreateUser(scribe.User{}); err != nil || u.ID != 9 {
 		t.Errorf("the next user: %+v, %v; want id 9", u, err)
 	}
 }

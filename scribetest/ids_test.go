@@ -62,7 +62,7 @@ func TestAssignedIDsAfterTheLargestChosenOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := s.CreateUser(scribetest.UserParams{EmailAddress: "next@example.com"})
+	u, err := s.CreateUser(scribe.User{EmailAddress: "next@example.com"})
 	if err != nil || u.ID != maxChosenID+1 {
 		t.Fatalf("CreateUser after the largest chosen id = %d, %v; want %d", u.ID, err, int64(maxChosenID+1))
 	}
@@ -85,13 +85,13 @@ func TestAssignedIDsAfterTheLargestChosenOne(t *testing.T) {
 func TestSeedingCallsRefuseIDsNearTheTop(t *testing.T) {
 	t.Parallel()
 	s := scribetest.NewTestServer(t)
-	if _, err := s.CreateUser(scribetest.UserParams{ID: math.MaxInt64}); err == nil || !strings.Contains(err.Error(), "CreateUser: ID must be at most 9007199254740991") {
+	if _, err := s.CreateUser(scribe.User{ID: math.MaxInt64}); err == nil || !strings.Contains(err.Error(), "CreateUser: ID must be at most 9007199254740991") {
 		t.Errorf("CreateUser with id MaxInt64: %v", err)
 	}
-	if _, err := s.CreateDeveloper(scribetest.UserParams{ID: maxChosenID + 1}); err == nil || !strings.Contains(err.Error(), "CreateDeveloper: ID must be at most") {
+	if _, err := s.CreateDeveloper(scribe.User{ID: maxChosenID + 1}); err == nil || !strings.Contains(err.Error(), "CreateDeveloper: ID must be at most") {
 		t.Errorf("CreateDeveloper with id 2^53: %v", err)
 	}
-	dev, err := s.CreateDeveloper(scribetest.UserParams{ID: maxChosenID, EmailAddress: "top@example.com"})
+	dev, err := s.CreateDeveloper(scribe.User{ID: maxChosenID, EmailAddress: "top@example.com"})
 	if err != nil {
 		t.Fatalf("CreateDeveloper with id 2^53-1: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/hostcheck"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 )
 
@@ -30,6 +31,7 @@ type config struct {
 	fixtures []io.Reader
 	limiter  *httpapi.Limiter // WithRateLimit
 	stateDir string           // WithStateDir
+	hosts    []string         // WithAllowedHosts
 
 	// The WithWebhook... options; zero is the default, but for the
 	// schedule, which starts as defaultSchedule.
@@ -252,6 +254,23 @@ func WithWebhookTransport(rt http.RoundTripper) Option {
 			return errors.New("scribetest: WithWebhookTransport: transport is nil")
 		}
 		cfg.transport = rt
+		return nil
+	}}
+}
+
+// WithAllowedHosts adds names to the Host headers the server answers
+// (besides localhost, *.localhost and IP addresses, always answered), such
+// as a compose service name or, for a request from httptest.NewRequest,
+// "example.com". A request for any other host is refused with 403, so that
+// a web page whose name was made to resolve to 127.0.0.1 (DNS rebinding)
+// can neither read nor change the server. Each name is a DNS name without
+// scheme or port; several calls add up.
+func WithAllowedHosts(hosts ...string) Option {
+	return Option{func(cfg *config) error {
+		if _, err := hostcheck.New(hosts...); err != nil {
+			return fmt.Errorf("scribetest: WithAllowedHosts: %w", err)
+		}
+		cfg.hosts = append(cfg.hosts, hosts...)
 		return nil
 	}}
 }

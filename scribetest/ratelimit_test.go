@@ -208,7 +208,7 @@ func TestClientRetriesRateLimited(t *testing.T) {
 	t.Run("system clock", func(t *testing.T) {
 		t.Parallel()
 		s := scribetest.NewTestServer(t, scribetest.WithRateLimit(1, time.Second))
-		dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+		dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,25 +13,6 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// UserParams describes a user to create. A zero ID asks for a fresh one; a
-// chosen one is at most 2^53-1 (docs/server.md, "Identifiers"), and one
-// already taken is an error wrapping ErrConflict. An empty
-// EmailAddress is generated as "user<id>@example.com"; a given one must be a
-// bare e-mail address, as the document's format: email says.
-type UserParams struct {
-	// ID is the user's id; zero asks for the next free one, and an id already
-	// taken is an error wrapping ErrConflict.
-	ID int64
-	// FirstName is the user's first name; "" is allowed.
-	FirstName string
-	// LastName is the user's last name; "" is allowed.
-	LastName string
-	// EmailAddress is the address GET /users/me and installation lists show. A
-	// given one must be a bare e-mail address (such as ada@example.com); ""
-	// generates "user<id>@example.com".
-	EmailAddress string
-}
-
 // Developer is a user with a developer key, as CreateDeveloper returns it.
 type Developer struct {
 	// User is the developer as a platform user; its ID is the developerID that
@@ -126,40 +107,41 @@ func chosenID(call, field string, id int64) error {
 }
 
 // CreateUser creates a platform user (one who installs plugins and owns
-// transcripts). A chosen ID is at most 2^53-1; an EmailAddress must be a bare
-// e-mail address, and an empty one is generated from the id
+// transcripts) from u. A zero ID asks for the next free one; a chosen one is
+// at most 2^53-1 (docs/server.md, "Identifiers"), and one already taken is an
+// error wrapping ErrConflict. FirstName and LastName may be "". A given
+// EmailAddress must be a bare e-mail address (such as ada@example.com), as
+// the document's format: email says; an empty one is generated from the id
 // ("user<id>@example.com").
-func (s *Server) CreateUser(p UserParams) (scribe.User, error) {
-	return s.addUser("CreateUser", p, "")
+func (s *Server) CreateUser(u scribe.User) (scribe.User, error) {
+	return s.addUser("CreateUser", u, "")
 }
 
-// addUser checks p and adds the user, a developer when devKey is not empty.
-func (s *Server) addUser(call string, p UserParams, devKey string) (scribe.User, error) {
-	if err := chosenID(call, "ID", p.ID); err != nil {
+// addUser checks u and adds the user, a developer when devKey is not empty.
+func (s *Server) addUser(call string, u scribe.User, devKey string) (scribe.User, error) {
+	if err := chosenID(call, "ID", u.ID); err != nil {
 		return scribe.User{}, err
 	}
-	if p.EmailAddress != "" {
-		if err := state.ValidateEmail(p.EmailAddress); err != nil {
+	if u.EmailAddress != "" {
+		if err := state.ValidateEmail(u.EmailAddress); err != nil {
 			return scribe.User{}, fmt.Errorf("scribetest: %s: EmailAddress %w", call, err)
 		}
 	}
-	return change(s, call, func(tx *state.Tx) (scribe.User, error) {
-		return tx.AddUser(scribe.User{ID: p.ID, FirstName: p.FirstName, LastName: p.LastName, EmailAddress: p.EmailAddress}, devKey)
-	})
+	return change(s, call, func(tx *state.Tx) (scribe.User, error) { return tx.AddUser(u, devKey) })
 }
 
-// CreateDeveloper creates a user with a fresh developer key; p is checked as
+// CreateDeveloper creates a user with a fresh developer key; u is checked as
 // by CreateUser.
-func (s *Server) CreateDeveloper(p UserParams) (Developer, error) {
+func (s *Server) CreateDeveloper(u scribe.User) (Developer, error) {
 	key, err := keygen.DeveloperKey()
 	if err != nil {
 		return Developer{}, err
 	}
-	u, err := s.addUser("CreateDeveloper", p, key.Reveal())
+	dev, err := s.addUser("CreateDeveloper", u, key.Reveal())
 	if err != nil {
 		return Developer{}, err
 	}
-	return Developer{User: u, Key: key}, nil
+	return Developer{User: dev, Key: key}, nil
 }
 
 // DeleteUser removes user id with their installations, uninstalled or not,

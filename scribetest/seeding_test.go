@@ -65,7 +65,7 @@ func TestDeleteUser(t *testing.T) {
 	if n := len(e.s.Deliveries()); n != attempts {
 		t.Errorf("DeleteUser emitted %d events", n-attempts)
 	}
-	if u, err := e.s.CreateUser(scribetest.UserParams{}); err != nil || u.ID == in.UserID {
+	if u, err := e.s.CreateUser(scribe.User{}); err != nil || u.ID == in.UserID {
 		t.Errorf("a new user = %v, %v; want a fresh id, not %d", u.ID, err, in.UserID)
 	}
 	if err := e.s.DeleteUser(e.dev.User.ID); !errors.Is(err, scribetest.ErrConflict) {

@@ -23,8 +23,8 @@ func TestSeedingErrorsWrapTheSentinels(t *testing.T) {
 		err  func() error
 		want error
 	}{
-		{"CreateUser with an id taken", func() error { _, err := s.CreateUser(scribetest.UserParams{ID: user.ID}); return err }, scribetest.ErrConflict},
-		{"CreateDeveloper with an id taken", func() error { _, err := s.CreateDeveloper(scribetest.UserParams{ID: user.ID}); return err }, scribetest.ErrConflict},
+		{"CreateUser with an id taken", func() error { _, err := s.CreateUser(scribe.User{ID: user.ID}); return err }, scribetest.ErrConflict},
+		{"CreateDeveloper with an id taken", func() error { _, err := s.CreateDeveloper(scribe.User{ID: user.ID}); return err }, scribetest.ErrConflict},
 		{"CreatePlugin of no developer", func() error { _, err := s.CreatePlugin(nobody, scribetest.PluginParams{Name: "X"}); return err }, scribetest.ErrNotFound},
 		{"CreatePlugin of a user who is no developer", func() error { _, err := s.CreatePlugin(user.ID, scribetest.PluginParams{Name: "X"}); return err }, scribetest.ErrNotFound},
 		{"CreatePlugin with an id taken", func() error {

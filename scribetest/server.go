@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
+	"github.com/scribehq/scribe-go/internal/hostcheck"
 	"github.com/scribehq/scribe-go/internal/persist"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
@@ -36,6 +37,7 @@ type Server struct {
 	deliveries *engine
 	limiter    atomic.Pointer[httpapi.Limiter] // nil: no rate limit
 	handler    http.Handler
+	hosts      hostcheck.List   // the Host names answered
 	answers    *httpapi.Answers // to Idempotency-Keys
 	started    atomic.Bool      // by Start or Handler: the state to Reset to is the one it had then
 
@@ -74,17 +76,18 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 		}
 	}
 	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr}
+	s.hosts, _ = hostcheck.New(cfg.hosts...) // checked by WithAllowedHosts
 	s.deliveries = newEngine(&cfg)
 	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
 	s.answers = httpapi.NewAnswers()
 	s.limiter.Store(cfg.limiter)
-	s.handler = httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: s.limiter.Load, BasePath: cfg.basePath,
+	s.handler = s.hosts.Wrap(httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: s.limiter.Load, BasePath: cfg.basePath,
 		Logger: cfg.logger, Log: s.logRequest, Answers: s.answers,
 		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
 			return s.faults.take(r, s.basePath, at, requestID)
-		}})
+		}}))
 	if cfg.stateDir != "" {
 		if err := s.openState(&cfg); err != nil {
 			s.Close()
@@ -175,6 +178,12 @@ func (s *Server) Handler() http.Handler {
 	s.started.Store(true)
 	return s.handler
 }
+
+// AllowsHost reports whether the server answers a request whose Host header
+// is host: localhost, *.localhost, an IP address, or a name given with
+// WithAllowedHosts, with or without a port. Handler refuses any other with
+// 403; a handler wrapping it (such as package devserver's) asks this first.
+func (s *Server) AllowsHost(host string) bool { return s.hosts.Allows(host) }
 
 // Close stops the server at once: it stops listening, closes every connection,
 // and stops webhook delivery, aborting attempts in flight. Deliveries not yet

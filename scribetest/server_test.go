@@ -339,7 +339,7 @@ func TestRequestIDOnEveryAnswer(t *testing.T) {
 func TestBasePathIsOptional(t *testing.T) {
 	t.Parallel()
 	s := scribetest.NewTestServer(t)
-	d, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	d, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}

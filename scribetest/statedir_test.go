@@ -80,7 +80,7 @@ func changed(t *testing.T, opts ...scribetest.Option) (*scribetest.Server, scrib
 			t.Fatal(err)
 		}
 	}
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Édith", LastName: "Piaf"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Édith", LastName: "Piaf"})
 	must(err)
 	crm := int64(77)
 	p, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "Everything", Description: "all members", Published: true, CRMIntegrationID: &crm,
@@ -95,7 +95,7 @@ func changed(t *testing.T, opts ...scribetest.Option) (*scribetest.Server, scrib
 	must(s.DeleteSecretKey(k.ID))
 	_, err = s.CreateSecretKey(p.ID, "kept")
 	must(err)
-	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Nadia", LastName: "Boulanger", EmailAddress: "nadia@example.com"})
+	user, err := s.CreateUser(scribe.User{FirstName: "Nadia", LastName: "Boulanger", EmailAddress: "nadia@example.com"})
 	must(err)
 	in, err := s.Install(p.ID, user.ID)
 	must(err)
@@ -348,7 +348,7 @@ func TestReset(t *testing.T) {
 	opts := []scribetest.Option{scribetest.WithStateDir(dir), scribetest.WithFixtures(scribetest.DemoFixtures()), quiet}
 	s := scribetest.NewTestServer(t, opts...)
 	start := exported(t, s)
-	fresh, err := s.CreateUser(scribetest.UserParams{})
+	fresh, err := s.CreateUser(scribe.User{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestReset(t *testing.T) {
 		if d, p := s.Deliveries(), s.PendingDeliveries(); len(d)+len(p) != 0 {
 			t.Errorf("%s: %d attempts and %d pending deliveries left", when, len(d), len(p))
 		}
-		if u, err := s.CreateUser(scribetest.UserParams{}); err != nil || u.ID != fresh.ID {
+		if u, err := s.CreateUser(scribe.User{}); err != nil || u.ID != fresh.ID {
 			t.Errorf("%s: a new user got id %d (%v), want %d, as after the start", when, u.ID, err, fresh.ID)
 		}
 	}
@@ -424,7 +424,7 @@ func TestResetUnchanged(t *testing.T) {
 	if got := exported(t, s); !bytes.Equal(got, want) {
 		t.Errorf("after Reset:\n%s\nwant:\n%s", got, want)
 	}
-	if _, err := s.CreateUser(scribetest.UserParams{}); err != nil {
+	if _, err := s.CreateUser(scribe.User{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := errors.Join(s.Reset(), s.Reset()); err != nil {

@@ -159,7 +159,7 @@ func TestEmailAddressAgreesWithTheDocument(t *testing.T) {
 		if tt.email == "" {
 			continue // CreateUser takes "" for "generate one"
 		}
-		_, err = s.CreateUser(scribetest.UserParams{EmailAddress: tt.email})
+		_, err = s.CreateUser(scribe.User{EmailAddress: tt.email})
 		if (err == nil) != tt.ok {
 			t.Errorf("CreateUser with EmailAddress %q: error %v, want accepted %v", tt.email, err, tt.ok)
 		}
@@ -174,7 +174,7 @@ func TestEmailAddressAgreesWithTheDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := s.CreateUser(scribetest.UserParams{})
+	u, err := s.CreateUser(scribe.User{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -24,9 +25,9 @@ func ExampleParseEvent() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	dev, _ := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
-	grace, _ := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	grace, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 
 	events := make(chan *webhook.Event, 1)
 	receiver := httptest.NewUnstartedServer(nil)

@@ -55,11 +55,11 @@ var record = sync.OnceValues(func() (*recorded, error) {
 		return nil, err
 	}
 	defer s.Close()
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		return nil, err
 	}
-	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"})
+	user, err := s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"})
 	if err != nil {
 		return nil, err
 	}

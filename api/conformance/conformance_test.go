@@ -185,13 +185,13 @@ func newEnv(t *testing.T, doc *openapi3.T) *env {
 	hooks := newReceiver(t)
 	s := scribetest.NewTestServer(t, scribetest.WithBasePath(basePath),
 		scribetest.WithWebhookSchedule(0, 10*time.Millisecond, 20*time.Millisecond))
-	devA, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada", LastName: "Byron", EmailAddress: "ada@example.com"})
+	devA, err := s.CreateDeveloper(scribe.User{FirstName: "Ada", LastName: "Byron", EmailAddress: "ada@example.com"})
 	must(t, err)
-	devB, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Bob", LastName: "Other", EmailAddress: "bob@example.com"})
+	devB, err := s.CreateDeveloper(scribe.User{FirstName: "Bob", LastName: "Other", EmailAddress: "bob@example.com"})
 	must(t, err)
-	grace, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"})
+	grace, err := s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"})
 	must(t, err)
-	alan, err := s.CreateUser(scribetest.UserParams{FirstName: "Alan", LastName: "Turing", EmailAddress: "alan@example.com"})
+	alan, err := s.CreateUser(scribe.User{FirstName: "Alan", LastName: "Turing", EmailAddress: "alan@example.com"})
 	must(t, err)
 	rec := &seen{router: router, pairs: map[string]map[int]bool{}}
 	hc := &http.Client{Transport: apitest.NewValidator(t).WithBasePath(basePath).Transport(rec.transport(http.DefaultTransport))}

@@ -72,20 +72,28 @@ func checkReceiver(ctx context.Context, args []string, stdout, stderr io.Writer,
 		return usagef("%s: %w", secretEnv, err)
 	}
 	cfg := receivercheck.Config{URL: fs.Arg(0), Secret: secret, Timeout: *timeout, EventTypes: types, RequireChecked: *requireChecked}
+	var scenes *adminScenes
 	if *server != "" {
 		admin, err := adminURL(*server)
 		if err != nil {
 			return err
 		}
-		cfg.Server = &adminScenes{admin: admin, plugin: *plugin, client: &http.Client{Timeout: 30 * time.Second}}
+		scenes = &adminScenes{admin: admin, plugin: *plugin, client: &http.Client{Timeout: 30 * time.Second}}
+		cfg.Server = scenes
 	}
-	noted := false
+	noted, unposted := false, false
 	sum, err := receivercheck.Run(ctx, cfg, func(r receivercheck.Result) {
 		if !noted { // once the configuration is known to be usable
 			fmt.Fprintln(stdout, "note:", receivercheck.Note(cfg)) // never "": the command has no exact count
 			noted = true
 		}
 		fmt.Fprintln(stdout, r)
+		if scenes != nil && !unposted { // for the dashboard's "Receiver checks"; the verdict stands without it
+			if err := scenes.report(ctx, cfg.URL, r); err != nil {
+				fmt.Fprintf(stderr, "check-receiver: the results are not on the server's dashboard: %v\n", err)
+				unposted = true
+			}
+		}
 	})
 	switch {
 	case errors.Is(err, receivercheck.ErrConfig):
@@ -122,6 +130,21 @@ func (a *adminScenes) NewScene(ctx context.Context, uninstalled bool) (scribe.Pl
 // transcript, through DELETE /_scribetest/users/{id}.
 func (a *adminScenes) RemoveScene(ctx context.Context, userID int64) error {
 	return adminCall(ctx, a.client, http.MethodDelete, fmt.Sprintf("%s/users/%d", a.admin, userID), nil, new(struct{}))
+}
+
+// report posts r, a result of the check of the receiver at url, to POST
+// /_scribetest/checks, for the dashboard.
+func (a *adminScenes) report(ctx context.Context, url string, r receivercheck.Result) error {
+	verdict := "fail"
+	switch {
+	case r.Passed:
+		verdict = "pass"
+	case r.NotChecked:
+		verdict = "not_checked"
+	}
+	body, _ := apijson.Marshal(map[string]any{"receiver": url, "rule": r.Rule, "verdict": verdict, "claim": r.Claim,
+		"detail": r.Detail, "events": append([]string{}, r.Events[:min(len(r.Events), 16)]...)}) // the server keeps 16
+	return adminCall(ctx, a.client, http.MethodPost, a.admin+"/checks", body, new(struct{}))
 }
 
 func (a *adminScenes) Calls(ctx context.Context, uuid string) ([]receivercheck.Call, error) {

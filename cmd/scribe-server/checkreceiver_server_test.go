@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,6 +106,9 @@ func TestCheckReceiverWithServer(t *testing.T) {
 					t.Errorf("the output lacks %q:\n%s", want, stdout)
 				}
 			}
+			if posted := postedVerdicts(t, base, recv.URL); !maps.Equal(posted, printedVerdicts(stdout)) || len(posted) != len(checkRules) {
+				t.Errorf("the server keeps the verdicts %v; check-receiver printed %v (stderr %s)", posted, printedVerdicts(stdout), stderr)
+			}
 		})
 	}
 
@@ -190,4 +194,41 @@ func TestCheckReceiverRemovesItsScenes(t *testing.T) {
 	if diff := cmp.Diff(before, installationsOf(t, base)); diff != "" {
 		t.Errorf("plugin 100's installations after the interrupted check (-before +after):\n%s", diff)
 	}
+}
+
+// printedVerdicts reads each rule's verdict from check-receiver's output.
+func printedVerdicts(stdout string) map[string]string {
+	out := map[string]string{}
+	for line := range strings.Lines(stdout) {
+		for prefix, verdict := range map[string]string{"PASS ": "pass", "FAIL ": "fail", "NOT CHECKED ": "not_checked"} {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				rule, _, _ := strings.Cut(rest, ":")
+				out[rule] = verdict
+			}
+		}
+	}
+	return out
+}
+
+// postedVerdicts reads the verdicts of the receiver at recv that
+// check-receiver -server posted to the server at base.
+func postedVerdicts(t *testing.T, base, recv string) map[string]string {
+	t.Helper()
+	var list struct {
+		Checks []struct {
+			Receiver string `json:"receiver"`
+			Rule     string `json:"rule"`
+			Verdict  string `json:"verdict"`
+		} `json:"checks"`
+	}
+	if err := adminCall(t.Context(), http.DefaultClient, http.MethodGet, base+"/_scribetest/checks", nil, &list); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, c := range list.Checks {
+		if c.Receiver == recv {
+			out[c.Rule] = c.Verdict
+		}
+	}
+	return out
 }

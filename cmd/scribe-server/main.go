@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	scribe-server [-addr 127.0.0.1:8080] [-state DIR] [-fixtures FILE] [-base-path /v1] [-admin] [-rate-limit N/DURATION] [-webhook-schedule-scale F]
+//	scribe-server [-addr 127.0.0.1:8080] [-state DIR] [-fixtures FILE] [-base-path /v1] [-admin] [-allowed-hosts a,b] [-rate-limit N/DURATION] [-webhook-schedule-scale F]
 //	scribe-server healthcheck [-server URL]
 //	scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE
 //	scribe-server resend [-server URL] [-wait 20s] EVENT_ID
@@ -40,7 +40,10 @@
 // server recorded, in a browser. -rate-limit limits each credential to N
 // requests per DURATION (10/1s), as scribetest.WithRateLimit does.
 // -webhook-schedule-scale shortens the retry schedule (0.001 turns 5
-// minutes into 0.3 s).
+// minutes into 0.3 s). Every path answers only the Host names localhost,
+// *.localhost and IP addresses, and those -allowed-hosts a,b adds (a
+// compose service name, say); any other gets 403, so that a web page whose
+// name resolves to this machine (DNS rebinding) cannot use the server.
 //
 // healthcheck asks a running server's GET /_scribetest/healthz and exits 0
 // when it answers 200 within 2 s, 1 with the reason otherwise: a container
@@ -362,13 +365,14 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	fixtures := fs.String("fixtures", "", "fixture `file` (JSON, see docs/server.md); default: the built-in demo data set")
 	state := fs.String("state", "", "keep the state in `dir` (created if missing) across restarts; an empty one is seeded from -fixtures or the demo data")
 	basePath := fs.String("base-path", "", "path `prefix` of every operation, such as /v1")
+	hosts := fs.String("allowed-hosts", "", "also answer the Host `names` a,b (such as a compose service name) besides localhost, *.localhost and IP addresses; any other host gets 403 (DNS rebinding)")
 	admin := fs.Bool("admin", false, "enable the admin API under "+devserver.PathPrefix+" (no credentials: local use only)")
 	var limit rateLimit
 	fs.Var(&limit, "rate-limit", "limit each credential to `N/DURATION` requests, such as 10/1s (default: no limit)")
 	scale := fs.Float64("webhook-schedule-scale", 1, "multiply every webhook retry delay by `factor` (a positive finite number; 0.001 for tests; delays stop at a week)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-state dir] [-fixtures file] [-base-path /v1] [-admin] [-rate-limit N/DURATION] [-webhook-schedule-scale f]")
+		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-state dir] [-fixtures file] [-base-path /v1] [-admin] [-allowed-hosts a,b] [-rate-limit N/DURATION] [-webhook-schedule-scale f]")
 		fmt.Fprintln(fs.Output(), "       scribe-server healthcheck [-server URL]")
 		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
 		fmt.Fprintln(fs.Output(), "       scribe-server resend [-server URL] [-wait 20s] EVENT_ID")
@@ -403,6 +407,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	}
 	if *state != "" {
 		cfg.opts = append(cfg.opts, scribetest.WithStateDir(*state))
+	}
+	if *hosts != "" {
+		cfg.opts = append(cfg.opts, scribetest.WithAllowedHosts(strings.Split(*hosts, ",")...))
 	}
 	return cfg, nil
 }

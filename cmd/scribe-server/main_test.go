@@ -183,6 +183,28 @@ func TestRunRateLimitFlag(t *testing.T) {
 	}
 }
 
+// TestRunAllowedHostsFlag: the binary answers localhost and IP literals,
+// refuses any other Host with 403 (DNS rebinding), and -allowed-hosts adds
+// names, such as a compose service name.
+func TestRunAllowedHostsFlag(t *testing.T) {
+	t.Parallel()
+	base := startServer(t, defaultLimits, "-admin", "-allowed-hosts", "scribe,app.test")
+	port := base[strings.LastIndex(base, ":"):]
+	for host, want := range map[string]int{"scribe" + port: 200, "APP.test": 200, "localhost" + port: 200, "[::1]" + port: 200,
+		"evil.example" + port: 403, "scribe.evil.example": 403} {
+		r, _ := http.NewRequest(http.MethodGet, base+"/_scribetest/deliveries", nil)
+		r.Host = host
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+}
+
 // TestRunRefusesBadInput: bad flags and bad fixture files are errors, not
 // a server.
 func TestRunRefusesBadInput(t *testing.T) {
@@ -196,6 +218,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"-addr", "nonsense"}, "not host:port"},
+		{[]string{"-allowed-hosts", "scribe:8080"}, `"scribe:8080" is not a host name`},
 		{[]string{"-fixtures", filepath.Join(t.TempDir(), "missing.json")}, "no such file"},
 		{[]string{"-addr", "127.0.0.1:0", "-fixtures", bad}, "fixtures: plugins[0].user_id: no user with id 9"},
 		{[]string{"-base-path", "v1"}, "must be a path"},

@@ -166,7 +166,7 @@ var names = [extraUsers][2]string{
 
 func seed(srv *scribetest.Server, pluginID int64) error {
 	for i, name := range names {
-		u, err := srv.CreateUser(scribetest.UserParams{FirstName: name[0], LastName: name[1],
+		u, err := srv.CreateUser(scribe.User{FirstName: name[0], LastName: name[1],
 			EmailAddress: fmt.Sprintf("user%d@example.com", i)})
 		if err != nil {
 			return err

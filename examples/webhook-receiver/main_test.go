@@ -44,7 +44,7 @@ func (s *syncBuffer) String() string {
 // another secret is refused with 401 and never reaches the function.
 func TestReceiverAgainstReferenceServer(t *testing.T) {
 	s := scribetest.NewTestServer(t, scribetest.WithLogger(slog.New(slog.DiscardHandler)))
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestReceiverAgainstReferenceServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+	user, err := s.CreateUser(scribe.User{FirstName: "Grace"})
 	if err != nil {
 		t.Fatal(err)
 	}

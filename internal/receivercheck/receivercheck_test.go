@@ -108,7 +108,7 @@ func TestEventsHaveTheServicesShape(t *testing.T) {
 	}
 
 	s := scribetest.NewTestServer(t, scribetest.WithLogger(slog.New(slog.DiscardHandler)))
-	dev, err := s.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestEventsHaveTheServicesShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := s.CreateUser(scribetest.UserParams{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"})
+	user, err := s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -37,10 +38,13 @@ func (d *devServer) routes() []route {
 		{http.MethodDelete, "users/{id}", adminOp(d.deleteUser)},
 		{http.MethodPost, "webhooks", adminOp(d.createWebhook)},
 		{http.MethodGet, "deliveries", adminOp(d.deliveries)},
+		{http.MethodGet, "events", adminOp(d.listEvents)},
 		{http.MethodPost, "trigger", adminOp(d.trigger)},
 		{http.MethodPost, "events/{id}/resend", adminOp(d.resend)},
 		{http.MethodGet, "requests", adminOp(d.requests)},
 		{http.MethodPost, "scenes", adminOp(d.scene)},
+		{http.MethodPost, "checks", adminOp(d.addCheck)},
+		{http.MethodGet, "checks", adminOp(d.listChecks)},
 		{http.MethodPost, "faults", d.injectFault},
 		{http.MethodGet, "faults", adminOp(d.faults)},
 		{http.MethodDelete, "faults", adminOp(d.clearFaults)},
@@ -283,16 +287,49 @@ func (d *devServer) resend(r *http.Request, _ *struct{}) (any, error) {
 }
 
 // requests serves GET /_scribetest/requests: the request log, or with
-// installation=UUID (repeatable) the requests of those installations.
+// installation=UUID (repeatable) the requests of those installations, and
+// with status=2xx, 4xx or 5xx those answered so.
 func (d *devServer) requests(r *http.Request, _ *struct{}) (any, error) {
-	of := r.URL.Query()["installation"]
+	of, class := r.URL.Query()["installation"], r.URL.Query().Get("status")
+	if class != "" && !slices.Contains(statusClasses, class) {
+		return nil, fmt.Errorf("status %s: give one of %s", redact.Quote(class, 16), strings.Join(statusClasses, ", "))
+	}
 	out := []map[string]any{}
 	for _, req := range d.s.Requests() {
-		if len(of) == 0 || slices.Contains(of, req.Installation) && req.Installation != "" {
+		if (len(of) == 0 || slices.Contains(of, req.Installation) && req.Installation != "") && inClass(req, class) {
 			out = append(out, requestJSON(req))
 		}
 	}
 	return map[string]any{"requests": out}, nil
+}
+
+// inClass reports whether r was answered with a status of class (2xx, 4xx,
+// 5xx; "" is any).
+func inClass(r scribetest.Request, class string) bool {
+	return class == "" || strconv.Itoa(r.Status/100)+"xx" == class
+}
+
+// listEvents serves GET /_scribetest/events: the events the server keeps,
+// newest first, or with installation=UUID those about it.
+func (d *devServer) listEvents(r *http.Request, _ *struct{}) (any, error) {
+	events, _ := d.s.Events(0, maxRecords)
+	out := []map[string]any{}
+	for _, ev := range events {
+		if of := r.URL.Query().Get("installation"); of == "" || strings.EqualFold(of, ev.InstallationUUID) {
+			out = append(out, eventJSON(ev))
+		}
+	}
+	return map[string]any{"events": out}, nil
+}
+
+// addCheck serves POST /_scribetest/checks: a result of check-receiver.
+func (d *devServer) addCheck(_ *http.Request, b *checkBody) (any, error) {
+	return d.checks.add(b, d.s.Clock().Now())
+}
+
+// listChecks serves GET /_scribetest/checks: the results kept, oldest first.
+func (d *devServer) listChecks(*http.Request, *struct{}) (any, error) {
+	return map[string]any{"checks": d.checks.all()}, nil
 }
 
 type sceneBody struct {

@@ -184,7 +184,7 @@ func TestAdminRequests(t *testing.T) {
 // shows in some rounds only, so there are many.
 func TestAdminTriggerCreatesOneWebhookPerURI(t *testing.T) {
 	t.Parallel()
-	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule)
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule, scribetest.WithAllowedHosts("example.com"))
 	h, err := devserver.New(s, devserver.WithAdminAPI())
 	if err != nil {
 		t.Fatal(err)

@@ -107,20 +107,20 @@ func (d *dashboard) overview(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *dashboard) events(w http.ResponseWriter, r *http.Request) {
-	d.render(w, http.StatusOK, d.eventsPage(r.URL.RequestURI(), pageNumber(r)))
+	d.render(w, http.StatusOK, d.eventsPage(r.URL.RequestURI(), r.URL.Query().Get("installation"), pageNumber(r)))
 }
 
 func (d *dashboard) requests(w http.ResponseWriter, r *http.Request) {
 	d.render(w, http.StatusOK, page{Name: "requests", Title: "Request log", Self: r.URL.RequestURI(),
-		View: d.requestsView(r.URL.Query().Get("status"), pageNumber(r))})
+		View: d.requestsView(r.URL.Query().Get("status"), r.URL.Query().Get("installation"), pageNumber(r))})
 }
 
 func (d *dashboard) overviewPage(self string) page {
 	return page{Name: "overview", Title: "Overview", Self: self, View: d.overviewView()}
 }
 
-func (d *dashboard) eventsPage(self string, n int) page {
-	return page{Name: "events", Title: "Events and deliveries", Self: self, View: d.eventsView(n)}
+func (d *dashboard) eventsPage(self, installation string, n int) page {
+	return page{Name: "events", Title: "Events and deliveries", Self: self, View: d.eventsView(installation, n)}
 }
 
 // pageNumber reads the page parameter: 1 unless a positive number, and at

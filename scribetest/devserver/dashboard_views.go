@@ -24,6 +24,31 @@ type overviewView struct {
 	Installations []installationView
 	Webhooks      []webhookView
 	EventTypes    []webhook.EventType
+	Checks        []checkView // newest first
+}
+
+// checkView is a result of check-receiver.
+type checkView struct {
+	Time, Receiver, Rule, Verdict, Detail string
+	Class                                 string // ok, failed or pending
+	Events                                []string
+}
+
+// overviewChecks is how many results of check-receiver the overview shows.
+const overviewChecks = 50
+
+// checkRows are the newest results of check-receiver, newest first.
+func (d *dashboard) checkRows() []checkView {
+	var out []checkView
+	verdicts := map[string][2]string{"pass": {"PASS", "ok"}, "fail": {"FAIL", "failed"}, "not_checked": {"NOT CHECKED", "pending"}}
+	for _, c := range slices.Backward(d.d.checks.all()) {
+		if len(out) == overviewChecks {
+			break
+		}
+		v := verdicts[c.Verdict]
+		out = append(out, checkView{Time: clock(c.Time), Receiver: c.Receiver, Rule: c.Rule, Verdict: v[0], Class: v[1], Detail: c.Detail, Events: c.Events})
+	}
+	return out
 }
 
 // countView is one of the overview's figures.
@@ -81,7 +106,7 @@ func (d *dashboard) overviewView() overviewView {
 			v.Webhooks = append(v.Webhooks, webhookView{ID: h.ID, Plugin: plugin, URI: redact.Text(h.URI), Secret: h.SigningSecret.String()})
 		}
 	}
-	v.Counts = d.counts()
+	v.Counts, v.Checks = d.counts(), d.checkRows()
 	return v
 }
 
@@ -143,12 +168,13 @@ func (d *dashboard) counts() []countView {
 }
 
 // requestsView is the request log page: one page of the requests the
-// status filter selects, newest first.
+// status and installation filters select, newest first.
 type requestsView struct {
-	Filters []linkView
-	Rows    []requestView
-	Pager   pagerView
-	Total   int // how many requests the server answered, the log keeping the last 10,000
+	Installation string // the filter, "" for none
+	Filters      []linkView
+	Rows         []requestView
+	Pager        pagerView
+	Total        int // how many requests the server answered, the log keeping the last 10,000
 }
 
 type linkView struct {
@@ -159,27 +185,29 @@ type linkView struct {
 type requestView struct {
 	Time, Method, Path, Status, Code, Credential, RequestID, Latency string
 	Class                                                            string // ok, redirect, refused or failed
+	Installation, Events                                             string // its installation, and that one's events page
+	Log                                                              string // the request log of its installation
 }
 
 // statusClasses are the request log's filters, by status class.
 var statusClasses = []string{"2xx", "4xx", "5xx"}
 
-// requestsView reads one page of the request log.
-func (d *dashboard) requestsView(class string, n int) requestsView {
+// requestsView reads one page of the request log, of installation if not "".
+func (d *dashboard) requestsView(class, installation string, n int) requestsView {
 	if !slices.Contains(statusClasses, class) {
 		class = ""
 	}
-	v := requestsView{Total: d.s.RequestCount()}
+	v := requestsView{Total: d.s.RequestCount(), Installation: installation}
 	for _, c := range append([]string{""}, statusClasses...) {
 		label := c
 		if c == "" {
 			label = "all"
 		}
-		v.Filters = append(v.Filters, linkView{Label: label, URL: requestsURL(c, 1), Current: c == class})
+		v.Filters = append(v.Filters, linkView{Label: label, URL: requestsURL(c, installation, 1), Current: c == class})
 	}
 	matched, first := 0, (n-1)*requestsPerPage
 	for _, r := range slices.Backward(d.s.Requests()) {
-		if class != "" && strconv.Itoa(r.Status/100)+"xx" != class {
+		if !inClass(r, class) || installation != "" && !strings.EqualFold(r.Installation, installation) {
 			continue
 		}
 		if matched >= first && matched < first+requestsPerPage {
@@ -187,14 +215,17 @@ func (d *dashboard) requestsView(class string, n int) requestsView {
 		}
 		matched++
 	}
-	v.Pager = newPager(n, requestsPerPage, matched, func(n int) string { return requestsURL(class, n) })
+	v.Pager = newPager(n, requestsPerPage, matched, func(n int) string { return requestsURL(class, installation, n) })
 	return v
 }
 
-func requestsURL(class string, n int) string {
+func requestsURL(class, installation string, n int) string {
 	q := url.Values{}
 	if class != "" {
 		q.Set("status", class)
+	}
+	if installation != "" {
+		q.Set("installation", installation)
 	}
 	if n > 1 {
 		q.Set("page", strconv.Itoa(n))
@@ -212,7 +243,10 @@ var credentialNames = map[scribetest.CredentialKind]string{
 
 func requestRow(r scribetest.Request) requestView {
 	v := requestView{Time: clock(r.Time), Method: r.Method, Path: r.Path, Code: r.Code,
-		Credential: credentialNames[r.Credential], RequestID: r.RequestID, Latency: millisText(r.Duration)}
+		Credential: credentialNames[r.Credential], RequestID: r.RequestID, Latency: millisText(r.Duration), Installation: r.Installation}
+	if r.Installation != "" {
+		v.Events, v.Log = eventsURL(r.Installation, 1), requestsURL("", r.Installation, 1)
+	}
 	if r.Query != "" {
 		v.Path += "?" + r.Query // both redacted by the request log
 	}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/scribehq/scribe-go/internal/hostcheck"
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
@@ -86,14 +87,17 @@ func New(srv *scribetest.Server, opts ...Option) (http.Handler, error) {
 
 // devServer serves one scribetest.Server.
 type devServer struct {
-	s     *scribetest.Server
-	next  http.Handler // the service
-	admin http.Handler // nil without WithAdminAPI
-	hooks sync.Mutex   // serializes finding or making a webhook for a trigger
+	s      *scribetest.Server
+	next   http.Handler // the service
+	admin  http.Handler // nil without WithAdminAPI
+	hooks  sync.Mutex   // serializes finding or making a webhook for a trigger
+	checks checks       // check-receiver's results (checks.go)
 }
 
 func (d *devServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
+	case !d.s.AllowsHost(r.Host): // DNS rebinding: docs/server.md, "Security"
+		hostcheck.Refuse(w, r)
 	case r.URL.Path == HealthPath && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		health(w)
 	case d.admin == nil || !strings.HasPrefix(r.URL.Path, PathPrefix):

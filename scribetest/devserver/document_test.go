@@ -42,7 +42,10 @@ var samples = []struct{ id, path, body string }{
 	{"resend", "/_scribetest/events/{id}/resend", ""}, // the trigger's event
 	{"createScene", "/_scribetest/scenes", `{"plugin_id":100,"uninstalled":true}`},
 	{"listDeliveries", "/_scribetest/deliveries", ""},
-	{"listRequests", "/_scribetest/requests?installation=0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90", ""},
+	{"listRequests", "/_scribetest/requests?installation=0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90&status=2xx", ""},
+	{"listEvents", "/_scribetest/events", ""},
+	{"addCheck", "/_scribetest/checks", `{"receiver":"http://127.0.0.1:9/c","rule":"redelivery","verdict":"fail","claim":"a redelivered event is processed once","detail":"processed twice","events":["transcript.created evt_1"]}`},
+	{"listChecks", "/_scribetest/checks", ""},
 	{"injectFault", "/_scribetest/faults", `{"path":"/users/me","times":2,"status":503,"retry_after_ms":1000}`},
 	{"listFaults", "/_scribetest/faults", ""},
 	{"clearFaults", "/_scribetest/faults", ""},

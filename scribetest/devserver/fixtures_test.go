@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"testing"
 
+	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/scribetest"
 )
 
@@ -16,7 +17,7 @@ func TestAdminFixturesAndReset(t *testing.T) {
 	t.Parallel()
 	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
 	start := exported(t, s)
-	if _, err := s.CreateUser(scribetest.UserParams{FirstName: "Added"}); err != nil {
+	if _, err := s.CreateUser(scribe.User{FirstName: "Added"}); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.Get(s.URL() + "/_scribetest/fixtures")

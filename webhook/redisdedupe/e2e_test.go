@@ -30,7 +30,7 @@ func TestReplicasBehindOneURL(t *testing.T) {
 	srv := scribetest.NewTestServer(t, scribetest.WithWebhookTimeout(timeout),
 		scribetest.WithWebhookSchedule(0, 100*time.Millisecond, 400*time.Millisecond, 800*time.Millisecond, 1600*time.Millisecond, 3200*time.Millisecond),
 		scribetest.WithLogger(slog.New(slog.DiscardHandler)))
-	dev, err := srv.CreateDeveloper(scribetest.UserParams{FirstName: "Ada"})
+	dev, err := srv.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	must(t, err)
 	plugin, err := srv.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
@@ -77,7 +77,7 @@ func TestReplicasBehindOneURL(t *testing.T) {
 	}
 
 	for i := range 4 {
-		user, err := srv.CreateUser(scribetest.UserParams{FirstName: "Grace"})
+		user, err := srv.CreateUser(scribe.User{FirstName: "Grace"})
 		must(t, err)
 		_, err = srv.Install(plugin.ID, user.ID)
 		must(t, err)

@@ -47,22 +47,16 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
 	return body, nil
 }
 
-// A requestBody is the type a request body decodes into; its check refuses what
-// the JSON library accepts and the operation does not (a member missing, a
-// null).
-type requestBody interface {
-	check(o *apijson.Object) error
-}
-
-// decodeBody decodes a body (empty: {}) into v strictly and checks it, or
-// answers 400 naming the member.
-func decodeBody(data []byte, v requestBody) *problem {
+// decodeBody decodes a body (empty: {}) into v strictly and checks it with
+// check, which refuses what the JSON library accepts and the operation does
+// not (a member missing, a null), or answers 400 naming the member.
+func decodeBody(data []byte, v any, check func(o *apijson.Object) error) *problem {
 	if len(data) == 0 {
 		data = []byte("{}")
 	}
 	err := apijson.Unmarshal(data, v, requestJSON)
 	if err == nil {
-		err = apijson.Check(data, requestJSON, v.check)
+		err = apijson.Check(data, requestJSON, check)
 	}
 	var e *apijson.Error
 	if !errors.As(err, &e) {

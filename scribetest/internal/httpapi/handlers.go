@@ -108,40 +108,18 @@ func (a *API) getPlugin(c *call) (reply, *problem) {
 	return encode(pl)
 }
 
-// createPluginBody is the body of POST /plugins. It differs from
-// scribe.CreatePluginParams in its JSON tags and in that name is required;
-// a permission level omitted stays "none" (decodeBody starts from it), one
-// given as "" is refused, and only crm_integration_id may be null.
-type createPluginBody struct {
-	Name             string             `json:"name"`
-	Description      string             `json:"description"`
-	Permissions      scribe.Permissions `json:"permissions"`
-	LogoURI          string             `json:"logo_uri"`
-	CRMIntegrationID *int64             `json:"crm_integration_id"` // null: no CRM integration
-}
-
-// check refuses what the JSON library accepts and POST /plugins does not:
-// no name, or a null but crm_integration_id (decodeBody).
-func (b *createPluginBody) check(o *apijson.Object) error {
-	return o.Members(b, apijson.Members{
-		Required: []string{"name"},
-		Nullable: []string{"crm_integration_id"},
-		Nested:   func([]byte) error { return o.Members(&b.Permissions, apijson.Members{}) },
-	})
-}
-
-type createSecretKeyBody struct {
-	Description string `json:"description"`
-}
-
-func (b *createSecretKeyBody) check(o *apijson.Object) error { return o.Members(b, apijson.Members{}) }
-
 // requestJSON decodes request bodies strictly (decodeBody).
 var requestJSON = apijson.Strict()
 
 func (a *API) createPlugin(c *call) (reply, *problem) {
-	b := createPluginBody{Permissions: scribe.Permissions{User: scribe.PermissionNone, Transcript: scribe.PermissionNone}}
-	if p := decodeBody(c.body, &b); p != nil {
+	// A permission level omitted stays "none"; one given as "" is refused
+	// (ValidatePlugin). Unlike the JSON library, POST /plugins requires a
+	// name, and lets only crm_integration_id be null.
+	b := scribe.CreatePluginParams{Permissions: scribe.Permissions{User: scribe.PermissionNone, Transcript: scribe.PermissionNone}}
+	if p := decodeBody(c.body, &b, func(o *apijson.Object) error {
+		return o.Members(&b, apijson.Members{Required: []string{"name"}, Nullable: []string{"crm_integration_id"},
+			Nested: func([]byte) error { return o.Members(&b.Permissions, apijson.Members{}) }})
+	}); p != nil {
 		return nil, p
 	}
 	pl := scribe.Plugin{
@@ -163,8 +141,8 @@ func (a *API) createSecretKey(c *call) (reply, *problem) {
 	if p != nil {
 		return nil, p
 	}
-	var b createSecretKeyBody
-	if p := decodeBody(c.body, &b); p != nil {
+	var b scribe.CreatePluginSecretKeyParams
+	if p := decodeBody(c.body, &b, func(o *apijson.Object) error { return o.Members(&b, apijson.Members{}) }); p != nil {
 		return nil, p
 	}
 	if n := utf8.RuneCountInString(b.Description); n > state.MaxDescription {

@@ -24,6 +24,11 @@
       const doc = new DOMParser().parseFromString(await res.text(), "text/html");
       for (const part of document.querySelectorAll("[data-live]")) {
         const fresh = doc.getElementById(part.id);
+        // What the reader opened stays open.
+        for (const open of part.querySelectorAll("details[id][open]")) {
+          const same = fresh && fresh.querySelector("#" + CSS.escape(open.id));
+          if (same) same.open = true;
+        }
         if (fresh && fresh.innerHTML !== part.innerHTML) {
           part.replaceWith(document.adoptNode(fresh));
         }
