@@ -61,3 +61,30 @@ func TestAttemptHeadersAndPayload(t *testing.T) {
 		t.Errorf("Events' payload is not the body the receiver got")
 	}
 }
+
+// However many large headers a receiver answers with, an attempt keeps at
+// most 2 KiB of them, the first whole: 10,000 attempts stay small.
+func TestAttemptHeadersAreBounded(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		for i := range 30 {
+			w.Header().Set(fmt.Sprintf("B-%02d", i), strings.Repeat("v", 250))
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	e.hook(t, e.plugin.ID, rc.url())
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+	h, size := e.s.Deliveries()[0].ResponseHeaders, 0
+	for name, vs := range h {
+		for _, v := range vs {
+			size += len(name) + len(v)
+		}
+	}
+	if size > 2<<10 || len(h) < 7 || len(h.Get("B-00")) != 250 {
+		t.Errorf("kept %d names, %d bytes (B-00 %d bytes); want 2 KiB at most, the first headers whole", len(h), size, len(h.Get("B-00")))
+	}
+}

@@ -65,7 +65,7 @@ type DeliveryAttempt struct {
 	// ResponseHeaders are the headers of the receiver's answer, nil without
 	// one: at most MaxResponseHeaders names, the first in sorted order, each
 	// with its first 4 values, redacted and cut to 256 bytes ("…" added) as an error's
-	// field is (control characters escaped).
+	// field is (control characters escaped), and 2 KiB of names and values in all.
 	ResponseHeaders http.Header
 	// Error says why the attempt failed, "" when it succeeded.
 	Error string

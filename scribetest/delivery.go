@@ -345,10 +345,14 @@ func excerpt(b []byte, truncated bool, secret auth.WebhookSecret) string {
 
 // answerHeaders keeps of h what DeliveryAttempt.ResponseHeaders says.
 func answerHeaders(h http.Header, secret auth.WebhookSecret) http.Header {
-	out := http.Header{}
+	out, size := http.Header{}, 0
 	for _, name := range slices.Sorted(maps.Keys(h))[:min(len(h), MaxResponseHeaders)] {
 		for _, v := range h[name][:min(len(h[name]), 4)] {
-			out[name] = append(out[name], redact.Field(v, 256, redact.WebhookSecretForms(secret.Reveal())...))
+			v = redact.Field(v, 256, redact.WebhookSecretForms(secret.Reveal())...)
+			if size += len(name) + len(v); size > 2*MaxResponseExcerpt { // 10,000 attempts keep 20 MB at most
+				return out
+			}
+			out[name] = append(out[name], v)
 		}
 	}
 	return out

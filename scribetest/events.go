@@ -1,7 +1,6 @@
 package scribetest
 
 import (
-	"bytes"
 	"slices"
 	"time"
 
@@ -19,8 +18,9 @@ type EmittedEvent struct {
 	InstallationUUID string
 	// Time is the event's created_on.
 	Time time.Time
-	// Payload is the event's JSON body, as every attempt sent it; nil when
-	// the event went to no webhook (none, or larger than MaxEventBytes).
+	// Payload is the event's JSON body, as every attempt sent it, shared
+	// with the server (do not modify it); nil when the event went to no
+	// webhook (none, or larger than MaxEventBytes).
 	Payload []byte `json:"-"`
 	// Deliveries are the event's deliveries, one per webhook its plugin had
 	// when it was emitted, in the order of the webhooks; none when it had
@@ -72,9 +72,7 @@ func (e *engine) eventsLocked(skip, limit int) ([]EmittedEvent, int) {
 		}
 		out := ev.EmittedEvent
 		for _, dl := range ev.deliveries {
-			if out.Payload == nil {
-				out.Payload = bytes.Clone(dl.body)
-			}
+			out.Payload = dl.body
 			d := EventDelivery{WebhookID: dl.hook, URI: dl.uri}
 			if _, d.Pending = e.unsettled[dl]; d.Pending && dl.timer != nil {
 				d.NextAttempt = dl.due

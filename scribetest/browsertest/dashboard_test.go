@@ -133,7 +133,7 @@ func TestDashboard(t *testing.T) {
 	)
 	b.submit("triggering transcript.created", "form.trigger button")
 	id := heldEvent(t, s)
-	rows := `document.querySelectorAll("#` + id + ` tbody tr")`
+	rows := `document.querySelectorAll("#` + id + ` table.attempts > tbody > tr:not(.more)")` // an attempt's row, not its details
 	b.do("finding the event", chromedp.WaitVisible(chromedp.ID(id)))
 	b.eval("marking the page", `window.sameDocument = true`)
 	if n := b.eval("counting attempts", rows+`.length`); n != float64(0) {

@@ -313,9 +313,9 @@ func inClass(r scribetest.Request, class string) bool {
 // newest first, or with installation=UUID those about it.
 func (d *devServer) listEvents(r *http.Request, _ *struct{}) (any, error) {
 	events, _ := d.s.Events(0, maxRecords)
-	out := []map[string]any{}
+	of, out := r.URL.Query().Get("installation"), []map[string]any{}
 	for _, ev := range events {
-		if of := r.URL.Query().Get("installation"); of == "" || strings.EqualFold(of, ev.InstallationUUID) {
+		if of == "" || strings.EqualFold(of, ev.InstallationUUID) {
 			out = append(out, eventJSON(ev))
 		}
 	}

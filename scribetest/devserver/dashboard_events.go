@@ -70,7 +70,7 @@ func (d *dashboard) eventsView(installation string, n int) eventsView {
 	}
 	v := eventsView{Installation: installation, Pager: newPager(n, eventsPerPage, kept, func(n int) string { return eventsURL(installation, n) })}
 	calls := newCallIndex(d.s.Requests(), events)
-	for _, ev := range events[min(skip, len(events)):] {
+	for _, ev := range events[min(skip, len(events)):min(skip+eventsPerPage, len(events))] {
 		v.Events = append(v.Events, eventRow(ev, calls))
 	}
 	return v
@@ -146,7 +146,7 @@ func (c callIndex) caused(ev scribetest.EmittedEvent, a scribetest.DeliveryAttem
 func eventRow(ev scribetest.EmittedEvent, calls callIndex) eventView {
 	v := eventView{ID: ev.ID, Type: string(ev.Type), Installation: ev.InstallationUUID, Time: clock(ev.Time)}
 	if ev.Payload != nil {
-		v.Payload = string(redactedJSON(ev.Payload, true))
+		v.Payload = prettyJSON(ev.Payload)
 	}
 	for _, dl := range ev.Deliveries {
 		dv := deliveryView{WebhookID: dl.WebhookID, URI: redact.Text(dl.URI), NextRetry: clock(dl.NextAttempt)}

@@ -275,3 +275,27 @@ func TestReceiverChecks(t *testing.T) {
 		}
 	}
 }
+
+// One installation's events come 20 a page too, and the pages' links keep
+// the filter.
+func TestDashboardInstallationPages(t *testing.T) {
+	t.Parallel()
+	e := newDashEnv(t, nil)
+	for range 25 {
+		if _, err := e.s.CreateTranscript(8, scribetest.TranscriptParams{Headline: "standup"}); err != nil { // Grace's installation
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.s.Install(demoPlugin, 9); err != nil { // an event of another installation
+		t.Fatal(err)
+	}
+	e.wait()
+	first := e.page("/_scribetest/ui/events?installation=" + demoInstalled)
+	second := e.page("/_scribetest/ui/events?installation=" + demoInstalled + "&page=2")
+	if n, m := strings.Count(first, `<article class="event`), strings.Count(second, `<article class="event`); n != 20 || m != 5 {
+		t.Errorf("the installation's pages show %d and %d events, want 20 and 5", n, m)
+	}
+	if !strings.Contains(first, `href="/_scribetest/ui/events?installation=`+demoInstalled+`&amp;page=2" rel="next"`) {
+		t.Errorf("the first page's link to the next does not keep the filter:\n%s", first[strings.Index(first, `<nav class="pager"`):])
+	}
+}

@@ -77,7 +77,7 @@ const maxHeaderValue = 256
 func eventJSON(ev scribetest.EmittedEvent) map[string]any {
 	var payload any // null: delivered to no webhook
 	if ev.Payload != nil {
-		payload = jsontext.Value(redactedJSON(ev.Payload, false))
+		payload = jsontext.Value(redactedJSON(ev.Payload))
 	}
 	deliveries := []map[string]any{}
 	for _, dl := range ev.Deliveries {
@@ -88,13 +88,13 @@ func eventJSON(ev scribetest.EmittedEvent) map[string]any {
 		"payload": payload, "deliveries": deliveries}
 }
 
-// redactedJSON re-encodes a JSON value with every string (member names
-// too) through redact.Text, indented or compact; a value that does not
-// parse, which the server never emits, becomes null.
-func redactedJSON(v []byte, indent bool) []byte {
+// redactedJSON re-encodes a JSON value compact, with every string (member
+// names too) through redact.Text: still valid JSON, for the admin API. A
+// value that does not parse, which the server never emits, becomes null.
+func redactedJSON(v []byte) []byte {
 	dec := jsontext.NewDecoder(bytes.NewReader(v))
 	var out bytes.Buffer
-	enc := jsontext.NewEncoder(&out, jsontext.Multiline(indent), jsontext.WithIndent("  "))
+	enc := jsontext.NewEncoder(&out)
 	for {
 		tok, err := dec.ReadToken()
 		if err == io.EOF {
@@ -109,4 +109,15 @@ func redactedJSON(v []byte, indent bool) []byte {
 			return []byte("null")
 		}
 	}
+}
+
+// prettyJSON is a JSON value indented, redacted as text (redact.Text): for
+// the dashboard, where each member on a line of its own keeps a secret's
+// redaction within its line.
+func prettyJSON(v []byte) string {
+	pretty := jsontext.Value(bytes.Clone(v))
+	if err := pretty.Indent(jsontext.WithIndent("  ")); err != nil {
+		return redact.Text(string(v))
+	}
+	return redact.Text(string(pretty))
 }
