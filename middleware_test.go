@@ -403,3 +403,27 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// TestOptionsBundle protects scribe.Options: the options it holds apply in
+// order, where a client or a call takes them, and one that the place
+// refuses makes the bundle refused there, with that option's error.
+func TestOptionsBundle(t *testing.T) {
+	t.Parallel()
+	tr := &trace{}
+	f := newFake(t, ok(userJSON), ok(userJSON))
+	c := f.client(scribe.Options(scribe.WithMiddleware(tr.named("A")), scribe.Options(scribe.WithMiddleware(tr.named("B")))))
+	if _, err := c.GetMe(t.Context(), scribe.Options(scribe.WithMiddleware(tr.named("C")))); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"A in", "B in", "C in", "C out", "B out", "A out"}
+	if diff := cmp.Diff(want, tr.get()); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	var ae *scribe.ArgumentError
+	if _, err := c.WithOptions(scribe.Options(scribe.WithMaxRetries(1), scribe.WithIdempotencyKey("k"))); !errors.As(err, &ae) || ae.Func != "WithIdempotencyKey" {
+		t.Errorf("a client took a bundle holding a per-call option: %v", err)
+	}
+	if _, err := c.GetMe(t.Context(), scribe.Options(scribe.WithLogger(nil))); !errors.As(err, &ae) || ae.Func != "WithLogger" {
+		t.Errorf("a call took a bundle holding a client option: %v", err)
+	}
+}

@@ -16,12 +16,14 @@ func TestVersionIsTheSameEverywhere(t *testing.T) {
 	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(Version) {
 		t.Fatalf("Version = %q, want MAJOR.MINOR.PATCH", Version)
 	}
-	gomod, err := os.ReadFile("webhook/redisdedupe/go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "github.com/scribehq/scribe-go v" + Version + "\n"; !strings.Contains(string(gomod), want) {
-		t.Errorf("webhook/redisdedupe/go.mod does not require %q", strings.TrimSpace(want))
+	for _, nested := range []string{"webhook/redisdedupe/go.mod", "otelscribe/go.mod"} {
+		gomod, err := os.ReadFile(nested)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "github.com/scribehq/scribe-go v" + Version + "\n"; !strings.Contains(string(gomod), want) {
+			t.Errorf("%s does not require %q", nested, strings.TrimSpace(want))
+		}
 	}
 	changelog, err := os.ReadFile("CHANGELOG.md")
 	if err != nil {

@@ -157,16 +157,16 @@ func TestRetriedGetTranscript(t *testing.T) {
 		rc, ok := a["http.request.resend_count"]
 		switch {
 		case i == 0 && ok:
-			t.Errorf("first attempt has http.request.resend_count %v", rc.Emit())
+			t.Errorf("first attempt has http.request.resend_count %v", rc.String())
 		case i > 0 && rc.AsInt64() != int64(i):
-			t.Errorf("attempt %d: http.request.resend_count %v, want %d", i+1, rc.Emit(), i)
+			t.Errorf("attempt %d: http.request.resend_count %v, want %d", i+1, rc.String(), i)
 		}
 		wantStatus := []int64{503, 503, 200}[i]
 		if got := a["http.response.status_code"].AsInt64(); got != wantStatus {
 			t.Errorf("attempt %d: status %d, want %d", i+1, got, wantStatus)
 		}
 		if et, ok := a["error.type"]; (wantStatus == 503) != ok || (ok && et.AsString() != "503") {
-			t.Errorf("attempt %d: error.type %q (present %v)", i+1, et.Emit(), ok)
+			t.Errorf("attempt %d: error.type %q (present %v)", i+1, et.String(), ok)
 		}
 		if a["url.template"].AsString() != "/transcripts/{id}" || a["http.request.method"].AsString() != "GET" ||
 			a["server.address"].AsString() != "127.0.0.1" || a["server.port"].AsInt64() == 0 || a["scribe.request_id"].AsString() == "" {

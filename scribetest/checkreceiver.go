@@ -2,7 +2,6 @@ package scribetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -39,13 +38,7 @@ func WithReceiverTimeout(d time.Duration) CheckOption {
 // once a delivery has been answered, so it suits a receiver that processes
 // an event before it answers, such as one built on webhook.NewHandler.
 func WithProcessedCount(count func(eventID string) int) CheckOption {
-	return CheckOption{func(cfg *checkConfig) error {
-		if count == nil {
-			return errors.New("WithProcessedCount: count is nil")
-		}
-		cfg.Processed = count
-		return nil
-	}}
+	return CheckOption{checked(refuse(count == nil, "WithProcessedCount: count is nil"), func(cfg *checkConfig) { cfg.Processed = count })}
 }
 
 // WithServer makes CheckReceiver's events name resources of s, as
@@ -65,13 +58,9 @@ func WithProcessedCount(count func(eventID string) int) CheckOption {
 // clock (s.Clock()), so a receiver that verifies with s.WebhookVerifier on a
 // FakeClock sees them fresh.
 func WithServer(s *Server, pluginID int64) CheckOption {
-	return CheckOption{func(cfg *checkConfig) error {
-		if s == nil {
-			return errors.New("WithServer: the server is nil")
-		}
+	return CheckOption{checked(refuse(s == nil, "WithServer: the server is nil"), func(cfg *checkConfig) {
 		cfg.Server, cfg.Now = checkScenes{s, pluginID}, s.clock.Now
-		return nil
-	}}
+	})}
 }
 
 // WithEventTypes chooses the event types the redelivery and concurrent

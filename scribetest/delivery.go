@@ -22,6 +22,7 @@ import (
 	"github.com/scribehq/scribe-go/internal/apijson"
 	"github.com/scribehq/scribe-go/internal/persist"
 	"github.com/scribehq/scribe-go/internal/redact"
+	"github.com/scribehq/scribe-go/internal/transport"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 	"github.com/scribehq/scribe-go/webhook"
 )
@@ -314,23 +315,25 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 		rec.ResponseHeaders = answerHeaders(resp.Header, dl.secret)
 	}
 	rec.Duration = time.Since(start)
+	forms := redact.WebhookSecretForms(dl.secret.Reveal())
+	status := func() string { return redact.Field(resp.Status, maxURLPart, forms...) } // a peer's text, as bodies are
 	switch {
 	case err != nil && e.ctx.Err() != nil:
 		rec.Error = "abandoned: the server was closed during the attempt"
 	case err != nil && errors.Is(err, context.DeadlineExceeded):
-		rec.Error = fmt.Sprintf("no answer within %v", e.timeout)
+		rec.Error = fmt.Sprintf("the receiver did not answer in time (%v)", e.timeout)
 	case err != nil:
-		rec.Error = redact.Known(err.Error(), redact.WebhookSecretForms(dl.secret.Reveal())...)
+		rec.Error = "the receiver " + transport.NoAnswer(err, false, forms...)
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
 		rec.StatusCode, rec.Delivered = resp.StatusCode, true
 	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
 		rec.StatusCode = resp.StatusCode
-		rec.Error = fmt.Sprintf("answered %s (redirect to %s not followed)", resp.Status, redact.Text(resp.Header.Get("Location")))
+		rec.Error = fmt.Sprintf("answered %s (redirect to %s not followed)", status(), redact.Field(resp.Header.Get("Location"), maxURLPart, forms...))
 	case resp.StatusCode == webhook.StatusPermanentFailure:
 		rec.StatusCode, rec.Permanent = resp.StatusCode, true
-		rec.Error = "answered " + resp.Status + ": the receiver refused the event permanently; not retried"
+		rec.Error = "answered " + status() + ": the receiver refused the event permanently; not retried"
 	default:
-		rec.StatusCode, rec.Error = resp.StatusCode, "answered "+resp.Status
+		rec.StatusCode, rec.Error = resp.StatusCode, "answered "+status()
 	}
 	return rec
 }

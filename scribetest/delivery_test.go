@@ -649,8 +649,8 @@ func TestWebhookTimeout(t *testing.T) {
 	}
 	e.settle(t)
 	a := e.s.Deliveries()
-	if len(a) != 1 || a[0].StatusCode != 0 || a[0].Delivered || a[0].Error != "no answer within 50ms" {
-		t.Errorf("attempts = %+v; want one, failed with %q", a, "no answer within 50ms")
+	if len(a) != 1 || a[0].StatusCode != 0 || a[0].Delivered || a[0].Error != "the receiver did not answer in time (50ms)" {
+		t.Errorf("attempts = %+v; want one, failed with %q", a, "the receiver did not answer in time (50ms)")
 	}
 }
 

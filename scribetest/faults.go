@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -111,10 +112,10 @@ func (s *Server) PendingFaults() []Fault {
 
 // pendingFault is an injected fault, parsed, with what is left of its Times.
 type pendingFault struct {
-	f       Fault
-	method  string
-	pattern []string // path segments; nil matches every path
-	left    int      // < 0: unlimited
+	f      Fault
+	method string
+	path   *regexp.Regexp // the Path's segments, wildcards and all; nil matches every path
+	left   int            // < 0: unlimited
 }
 
 // faults holds the injected faults in order and the record of those that
@@ -189,41 +190,29 @@ func parse(f Fault, basePath string) (*pendingFault, error) {
 	case basePath != "" && (f.Path == basePath || strings.HasPrefix(f.Path, basePath+"/")):
 		return bad("Path", "%q includes the base path %s; write it relative to the base path, as %q", f.Path, basePath, strings.TrimPrefix(f.Path, basePath))
 	}
-	p.pattern = strings.Split(f.Path[1:], "/")
-	for i, seg := range p.pattern {
-		if !strings.ContainsAny(seg, "{}") {
-			continue
-		}
+	segs := strings.Split(f.Path[1:], "/")
+	re := "(?s)^" // . matches a decoded newline too
+	for i, seg := range segs {
 		name := strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}")
-		if len(name) != len(seg)-2 || strings.TrimSuffix(name, "...") == "" || strings.ContainsAny(name, "{}") ||
-			(strings.HasSuffix(name, "...") && i != len(p.pattern)-1) {
+		switch {
+		case !strings.ContainsAny(seg, "{}"):
+			re += "/" + regexp.QuoteMeta(seg)
+		case len(name) != len(seg)-2 || strings.TrimSuffix(name, "...") == "" || strings.ContainsAny(name, "{}") ||
+			(strings.HasSuffix(name, "...") && i != len(segs)-1):
 			return bad("Path", "%q: segment %q must be a whole {name} wildcard, or {name...} as the last segment", f.Path, seg)
+		case strings.HasSuffix(name, "..."):
+			re += "/.*" // the rest of the path, even empty
+		default:
+			re += "/[^/]+"
 		}
 	}
+	p.path = regexp.MustCompile(re + "$")
 	return p, nil
 }
 
 // matches reports whether p applies to method and path (base path removed).
 func (p *pendingFault) matches(method, path string) bool {
-	if p.method != "" && p.method != method {
-		return false
-	}
-	rest, ok := strings.CutPrefix(path, "/")
-	if p.pattern == nil || !ok {
-		return p.pattern == nil
-	}
-	segs := strings.Split(rest, "/")
-	for i, want := range p.pattern {
-		switch wild := strings.HasPrefix(want, "{"); {
-		case i >= len(segs):
-			return false
-		case wild && strings.HasSuffix(want, "...}"):
-			return true // the rest of the path, even empty
-		case wild && segs[i] == "", !wild && segs[i] != want:
-			return false
-		}
-	}
-	return len(segs) == len(p.pattern)
+	return (p.method == "" || p.method == method) && (p.path == nil || p.path.MatchString(path))
 }
 
 // clear removes every fault not yet used up.

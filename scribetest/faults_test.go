@@ -184,6 +184,11 @@ func TestFaultMatching(t *testing.T) {
 		{"wildcard in the middle", scribetest.Fault{Path: "/plugins/{id}/secret_keys"}, "POST", "/plugins/1/secret_keys", true},
 		{"rest wildcard", scribetest.Fault{Path: "/plugins/{rest...}"}, "GET", "/plugins/1/webhooks", true},
 		{"rest wildcard, other root", scribetest.Fault{Path: "/plugins/{rest...}"}, "GET", "/transcripts", false},
+		{"rest wildcard, the root alone", scribetest.Fault{Path: "/plugins/{rest...}"}, "GET", "/plugins", false},
+		{"rest wildcard, empty rest", scribetest.Fault{Path: "/plugins/{rest...}"}, "GET", "/plugins/", true},
+		{"rest wildcard, a newline in the rest", scribetest.Fault{Path: "/plugins/{rest...}"}, "GET", "/plugins/a%0Ab", true},
+		{"wildcard, empty segment", scribetest.Fault{Path: "/plugins/{id}"}, "GET", "/plugins/", false},
+		{"exact path, a dot is a dot", scribetest.Fault{Path: "/plugins/1.0"}, "GET", "/plugins/100", false},
 		{"method and path", scribetest.Fault{Method: "GET", Path: "/users/me"}, "GET", "/users/me", true},
 		{"unknown path", scribetest.Fault{Path: "/nowhere"}, "GET", "/nowhere", true},
 	}

@@ -1,7 +1,6 @@
 package scribetest
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +20,28 @@ import (
 // NewUnstartedServer, NewTestServer). The zero Option does nothing.
 type Option struct {
 	apply func(*config) error
+}
+
+// option is an Option that fails with err, or else sets what set sets.
+func option(err error, set func(*config)) Option { return Option{checked(err, set)} }
+
+// checked is the apply of an option (an Option, a CheckOption) that fails
+// with err, or else sets what set sets.
+func checked[C any](err error, set func(*C)) func(*C) error {
+	return func(cfg *C) error {
+		if err == nil {
+			set(cfg)
+		}
+		return err
+	}
+}
+
+// refuse returns the error of an option given a bad value, if bad.
+func refuse(bad bool, format string, args ...any) error {
+	if !bad {
+		return nil
+	}
+	return fmt.Errorf(format, args...)
 }
 
 type config struct {
@@ -47,39 +68,24 @@ type config struct {
 // idempotency keys all follow it. NewFakeClock returns a clock a test moves by
 // hand.
 func WithClock(c auth.Clock) Option {
-	return Option{func(cfg *config) error {
-		if c == nil {
-			return errors.New("scribetest: WithClock: clock is nil")
-		}
-		cfg.clock = c
-		return nil
-	}}
+	return option(refuse(c == nil, "scribetest: WithClock: clock is nil"), func(cfg *config) { cfg.clock = c })
 }
 
 // WithBasePath serves the operations under the path prefix p, such as "/v1",
 // so that a client given a base URL with a prefix is exercised. URL includes
 // the prefix. p must begin with "/"; a trailing "/" is ignored.
 func WithBasePath(p string) Option {
-	return Option{func(cfg *config) error {
-		p = strings.TrimSuffix(p, "/")
-		if p != "" && (!strings.HasPrefix(p, "/") || strings.ContainsAny(p, "{}?#% \t\r\n") || strings.Contains(p, "//")) {
-			return fmt.Errorf("scribetest: WithBasePath: %q must be a path such as /v1, without {}, ?, #, %% or spaces", p)
-		}
-		cfg.basePath = p
-		return nil
-	}}
+	p = strings.TrimSuffix(p, "/")
+	bad := p != "" && (!strings.HasPrefix(p, "/") || strings.ContainsAny(p, "{}?#% \t\r\n") || strings.Contains(p, "//"))
+	return option(refuse(bad, "scribetest: WithBasePath: %q must be a path such as /v1, without {}, ?, #, %% or spaces", p),
+		func(cfg *config) { cfg.basePath = p })
 }
 
 // WithAddr makes NewServer listen on addr (host:port; port 0 picks a free one)
 // instead of a free port on 127.0.0.1.
 func WithAddr(addr string) Option {
-	return Option{func(cfg *config) error {
-		if _, _, err := net.SplitHostPort(addr); err != nil {
-			return fmt.Errorf("scribetest: WithAddr: %q is not host:port: %w", addr, err)
-		}
-		cfg.addr = addr
-		return nil
-	}}
+	_, _, err := net.SplitHostPort(addr)
+	return option(refuse(err != nil, "scribetest: WithAddr: %q is not host:port: %w", addr, err), func(cfg *config) { cfg.addr = addr })
 }
 
 // WithLogger sends the server's own diagnostics to l instead of
@@ -87,26 +93,14 @@ func WithAddr(addr string) Option {
 // (Error), webhook deliveries given up or failed permanently, and those left
 // undelivered at Close (Warn). Secrets are never logged.
 func WithLogger(l *slog.Logger) Option {
-	return Option{func(cfg *config) error {
-		if l == nil {
-			return errors.New("scribetest: WithLogger: logger is nil")
-		}
-		cfg.logger = l
-		return nil
-	}}
+	return option(refuse(l == nil, "scribetest: WithLogger: logger is nil"), func(cfg *config) { cfg.logger = l })
 }
 
 // WithFixtures loads the fixture document read from r (docs/server.md,
 // "Fixtures") when the server is created; see LoadFixtures. Several
 // WithFixtures load in order.
 func WithFixtures(r io.Reader) Option {
-	return Option{func(cfg *config) error {
-		if r == nil {
-			return errors.New("scribetest: WithFixtures: reader is nil")
-		}
-		cfg.fixtures = append(cfg.fixtures, r)
-		return nil
-	}}
+	return option(refuse(r == nil, "scribetest: WithFixtures: reader is nil"), func(cfg *config) { cfg.fixtures = append(cfg.fixtures, r) })
 }
 
 // WithStateDir keeps the server's state in the directory dir (created if
@@ -123,13 +117,7 @@ func WithFixtures(r io.Reader) Option {
 // NewServer fail with an error naming the file, which is left as it is; so
 // does a dir another process has open. Close lets dir go.
 func WithStateDir(dir string) Option {
-	return Option{func(cfg *config) error {
-		if dir == "" {
-			return errors.New("scribetest: WithStateDir: the directory is \"\"; give one, such as t.TempDir()")
-		}
-		cfg.stateDir = dir
-		return nil
-	}}
+	return option(refuse(dir == "", `scribetest: WithStateDir: the directory is ""; give one, such as t.TempDir()`), func(cfg *config) { cfg.stateDir = dir })
 }
 
 // WithRateLimit limits each credential holder (a developer key's developer, an
@@ -148,10 +136,9 @@ func WithStateDir(dir string) Option {
 // limit must be at least 1 and window at least one second. SetRateLimit
 // changes the limit of a running server.
 func WithRateLimit(limit int, window time.Duration) Option {
-	return Option{func(cfg *config) (err error) {
-		cfg.limiter, err = newLimiter("WithRateLimit", limit, window)
-		return err
-	}}
+	_, err := newLimiter("WithRateLimit", limit, window)
+	// A limiter per server: one Option given to two servers counts apart.
+	return option(err, func(cfg *config) { cfg.limiter, _ = newLimiter("WithRateLimit", limit, window) })
 }
 
 // SetRateLimit replaces the server's rate limit, as WithRateLimit sets it,
@@ -187,18 +174,12 @@ func newLimiter(call string, limit int, window time.Duration) (*httpapi.Limiter,
 // webhooks"): 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. Every wait gets ±20
 // % jitter. Tests pass short delays, such as 0, 10ms, 20ms, 40ms.
 func WithWebhookSchedule(delays ...time.Duration) Option {
-	return Option{func(cfg *config) error {
-		if len(delays) == 0 {
-			return errors.New("scribetest: WithWebhookSchedule: give at least one delay (0 for an immediate single attempt)")
-		}
-		for i, d := range delays {
-			if d < 0 {
-				return fmt.Errorf("scribetest: WithWebhookSchedule: delay %d is %v; delays must be 0 or more", i, d)
-			}
-		}
-		cfg.schedule = slices.Clone(delays)
-		return nil
-	}}
+	delays = slices.Clone(delays) // what the caller does with theirs changes nothing
+	err := refuse(len(delays) == 0, "scribetest: WithWebhookSchedule: give at least one delay (0 for an immediate single attempt)")
+	if i := slices.IndexFunc(delays, func(d time.Duration) bool { return d < 0 }); i >= 0 {
+		err = refuse(true, "scribetest: WithWebhookSchedule: delay %d is %v; delays must be 0 or more", i, delays[i])
+	}
+	return option(err, func(cfg *config) { cfg.schedule = delays })
 }
 
 // WithWebhookScheduleScale multiplies every delay of the delivery schedule
@@ -209,39 +190,22 @@ func WithWebhookSchedule(delays ...time.Duration) Option {
 // server hands out have short waits of their own (1 to 10 ms), and a
 // Retry-After is never scaled.
 func WithWebhookScheduleScale(f float64) Option {
-	return Option{func(cfg *config) error {
-		if !(f > 0) || math.IsInf(f, 0) {
-			return fmt.Errorf("scribetest: WithWebhookScheduleScale: %v must be a positive finite factor, such as 0.001", f)
-		}
-		cfg.scale = f
-		return nil
-	}}
+	return option(refuse(!(f > 0) || math.IsInf(f, 0), "scribetest: WithWebhookScheduleScale: %v must be a positive finite factor, such as 0.001", f),
+		func(cfg *config) { cfg.scale = f })
 }
 
 // WithWebhookWorkers bounds how many delivery attempts are in flight at once
 // (default 8). One webhook has at most half of them (at least one), so a slow
 // receiver cannot hold every sender.
 func WithWebhookWorkers(n int) Option {
-	return Option{func(cfg *config) error {
-		if n < 1 {
-			return fmt.Errorf("scribetest: WithWebhookWorkers: %d must be at least 1", n)
-		}
-		cfg.workers = n
-		return nil
-	}}
+	return option(refuse(n < 1, "scribetest: WithWebhookWorkers: %d must be at least 1", n), func(cfg *config) { cfg.workers = n })
 }
 
 // WithWebhookTimeout replaces the 15 s a receiver has to answer an attempt
 // with a 2xx; a receiver slower than d fails the attempt. Tests of slow
 // receivers pass a short one.
 func WithWebhookTimeout(d time.Duration) Option {
-	return Option{func(cfg *config) error {
-		if d <= 0 {
-			return fmt.Errorf("scribetest: WithWebhookTimeout: %v must be positive", d)
-		}
-		cfg.timeout = d
-		return nil
-	}}
+	return option(refuse(d <= 0, "scribetest: WithWebhookTimeout: %v must be positive", d), func(cfg *config) { cfg.timeout = d })
 }
 
 // WithWebhookTransport sends deliveries through rt instead of a transport of
@@ -249,13 +213,7 @@ func WithWebhookTimeout(d time.Duration) Option {
 // httptest.NewTLSServer receiver. Redirects are still not followed and the
 // attempt timeout still applies; the server never closes rt's connections.
 func WithWebhookTransport(rt http.RoundTripper) Option {
-	return Option{func(cfg *config) error {
-		if rt == nil {
-			return errors.New("scribetest: WithWebhookTransport: transport is nil")
-		}
-		cfg.transport = rt
-		return nil
-	}}
+	return option(refuse(rt == nil, "scribetest: WithWebhookTransport: transport is nil"), func(cfg *config) { cfg.transport = rt })
 }
 
 // WithAllowedHosts adds names to the Host headers the server answers

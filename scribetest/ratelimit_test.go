@@ -311,3 +311,28 @@ func TestSetRateLimit(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRateLimitOptionCountsPerServer: one WithRateLimit option given to two
+// servers gives each its own quota: what a holder spends on one is not
+// spent on the other.
+func TestRateLimitOptionCountsPerServer(t *testing.T) {
+	t.Parallel()
+	opt, clock := scribetest.WithRateLimit(1, time.Hour), scribetest.WithClock(scribetest.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+	for i := range 2 {
+		s := scribetest.NewTestServer(t, opt, clock)
+		dev, err := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", s.URL()+"/plugins", nil)
+		req.Header.Set("Authorization", "Bearer "+dev.Key.Reveal())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("server %d: the first request of its quota answered %d, want 200", i+1, resp.StatusCode)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/internal/redact"
-	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
@@ -57,12 +56,31 @@ type CredentialKind string
 // The kinds of credential of Request.Credential.
 const (
 	// CredentialNone: no Authorization header, or one without a bearer token.
-	CredentialNone CredentialKind = httpapi.CredentialNone
+	CredentialNone CredentialKind = "none"
 	// CredentialDeveloperKey: a bearer token not shaped like a JWT.
-	CredentialDeveloperKey CredentialKind = httpapi.CredentialDeveloperKey
+	CredentialDeveloperKey CredentialKind = "developer_key"
 	// CredentialInstallationJWT: a bearer token shaped like a JWT.
-	CredentialInstallationJWT CredentialKind = httpapi.CredentialInstallationJWT
+	CredentialInstallationJWT CredentialKind = "installation_jwt"
 )
+
+// credentialKind says which kind of credential the Authorization header
+// values present, by their shape, as the server's authentication reads
+// them, whether or not the credential is accepted: none without a bearer
+// token, an installation JWT when the token looks like one, else a
+// developer key.
+func credentialKind(values []string) CredentialKind {
+	if len(values) == 0 {
+		return CredentialNone
+	}
+	scheme, token, _ := strings.Cut(values[0], " ")
+	switch token = strings.TrimLeft(token, " "); {
+	case !strings.EqualFold(scheme, "Bearer") || token == "":
+		return CredentialNone
+	case state.LooksLikeJWT(token):
+		return CredentialInstallationJWT
+	}
+	return CredentialDeveloperKey
+}
 
 // Requests returns the requests the server has answered, oldest first (the
 // last 10,000 of them).
@@ -82,7 +100,7 @@ func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, sta
 		Time: at, Method: truncate(r.Method, maxMethod),
 		Path: truncate(r.URL.Path, maxURLPart), Query: truncate(r.URL.RawQuery, maxURLPart),
 		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code, Installation: installation,
-		Credential: CredentialKind(httpapi.CredentialKind(r.Header["Authorization"])), Duration: took,
+		Credential: credentialKind(r.Header["Authorization"]), Duration: took,
 	})
 }
 
@@ -163,9 +181,10 @@ const TruncatedMarker = "…[truncated]"
 const redactWindow = 8 << 10
 
 // truncate returns a copy (not pinning the request) of s, a value a client
-// sent, with credentials redacted, cut to n bytes and marked if cut.
+// sent, as valid UTF-8 with credentials redacted and control characters
+// escaped (redact.Field), cut to n bytes and marked if cut.
 func truncate(s string, n int) string {
-	s = redact.Text(s[:min(len(s), redactWindow)])
+	s = redact.Field(s[:min(len(s), redactWindow)], redactWindow)
 	cut, more := redact.Cut(s, n)
 	if !more {
 		return strings.Clone(s)

@@ -58,9 +58,11 @@ type Delivery struct {
 	// (unverified, maybe empty) when the delivery was refused before the
 	// event was decoded.
 	ID string
-	// Type and PluginInstallationUUID are the event's, once it was
-	// verified and decoded; empty before.
-	Type                   EventType
+	// Type is the event's type, once the event was verified and decoded;
+	// "" before.
+	Type EventType
+	// PluginInstallationUUID is the installation the event concerns, once
+	// the event was verified and decoded; "" before.
 	PluginInstallationUUID string
 	// Outcome is how the delivery ended.
 	Outcome Outcome

@@ -229,3 +229,21 @@ func TestTrigger(t *testing.T) {
 		t.Errorf("a plugin without transcript permission: exit %d:\n%s", code, out)
 	}
 }
+
+// TestPrintAttemptSanitizes: trigger and resend print what a receiver
+// controls (its status line, in the attempt's error) without credentials
+// and without terminal escapes, whichever server sent the record (issue 49).
+func TestPrintAttemptSanitizes(t *testing.T) {
+	var b strings.Builder
+	printAttempt(&b, triggerAttempt{EventType: "installation.created", EventID: "evt_1\x1b[2J", WebhookID: 1, URI: "http://x/\x07",
+		Attempt: 1, StatusCode: 503, Error: "answered 503 Nope ask_live_abc dk_live_def whsec_ab%2Bcd eyJa.eyJb.c \x1b]0;owned\x07\x1b[2J"})
+	out := b.String()
+	for _, bad := range []string{"\x1b", "\x07", "abc", "def", "%2Bcd", "eyJa"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("printAttempt printed %q: %q", bad, out)
+		}
+	}
+	if !strings.Contains(out, `answered 503 Nope ask_live_[REDACTED] dk_live_[REDACTED] whsec_[REDACTED] [REDACTED] \x1b]0;owned\a\x1b[2J`) {
+		t.Errorf("printAttempt = %q, want the status line with the secrets redacted and the escapes visible", out)
+	}
+}

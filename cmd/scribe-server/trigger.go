@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/scribehq/scribe-go/internal/apijson"
+	"github.com/scribehq/scribe-go/internal/redact"
 	"github.com/scribehq/scribe-go/scribetest/devserver"
 )
 
@@ -215,13 +216,18 @@ func (t *triggerCall) report(stdout io.Writer, ids map[string]bool, attempts []t
 	return nil
 }
 
-// printAttempt prints a delivery attempt and the receiver's answer.
+// printAttempt prints a delivery attempt and the receiver's answer. What
+// a receiver controls (its status line, in the error) is printed as
+// redact.Field makes it: credentials redacted, control characters and
+// terminal escapes written as \x1b, so nothing reaches a CI log or
+// rewrites the terminal, whichever server answered.
 func printAttempt(w io.Writer, a triggerAttempt) {
 	outcome := fmt.Sprintf("%d", a.StatusCode)
 	if a.Error != "" {
-		outcome = a.Error
+		outcome = redact.Field(a.Error, 1024)
 	}
-	fmt.Fprintf(w, "  %s %s -> webhook %d %s: attempt %d: %s (%.0f ms)\n", a.EventType, a.EventID, a.WebhookID, a.URI, a.Attempt, outcome, a.DurationMS)
+	fmt.Fprintf(w, "  %s %s -> webhook %d %s: attempt %d: %s (%.0f ms)\n", redact.Field(a.EventType, 64), redact.Field(a.EventID, 64), a.WebhookID,
+		redact.Field(a.URI, 1024), a.Attempt, outcome, a.DurationMS)
 	if a.ResponseBody != "" {
 		fmt.Fprintf(w, "    answer: %q\n", a.ResponseBody)
 	}

@@ -63,10 +63,10 @@ func TestNoAnswerIsNamed(t *testing.T) {
 			says: "no answer: the receiver reset the connection",
 			why:  "No HTTP answer to a valid delivery: the receiver failed while handling the event"},
 		{name: "not HTTP", answer: func(c *net.TCPConn) { _, _ = io.WriteString(c, "SSH-2.0-OpenSSH_9.6\r\n") },
-			says: `no answer: the receiver answered something that is not HTTP: malformed HTTP response "SSH-2.0-OpenSSH_9.6"`,
+			says: `no answer: the receiver answered a malformed HTTP response: malformed HTTP response "SSH-2.0-OpenSSH_9.6"`,
 			why:  "No HTTP answer to a valid delivery: the receiver failed while handling the event"},
 		{name: "says nothing", answer: func(*net.TCPConn) { time.Sleep(time.Second) }, ctx: 100 * time.Millisecond,
-			says: "no answer: nothing within",
+			says: "no answer: the receiver did not answer in time: nothing within",
 			why:  "The receiver did not answer a valid delivery in time"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

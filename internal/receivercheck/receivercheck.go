@@ -27,7 +27,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -400,7 +399,7 @@ func (c *checker) send(ctx context.Context, d delivery) answer {
 	if err != nil {
 		a := c.noAnswer(err, answered.Load())
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			a.timedOut, a.err = true, fmt.Sprintf("nothing within %v", wait)
+			a.timedOut, a.err = true, fmt.Sprintf("the receiver did not answer in time: nothing within %v", wait)
 		}
 		a.elapsed = time.Since(start)
 		return a
@@ -424,27 +423,7 @@ func (c *checker) noAnswer(err error, answered bool) answer {
 	if errors.As(err, &oe) && oe.Op == "dial" {
 		return answer{unreachable: true, err: c.scrub(oe.Error())}
 	}
-	eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-	switch {
-	case errors.Is(err, syscall.ECONNRESET) && answered:
-		return answer{err: "the receiver reset the connection in the middle of its answer"}
-	case errors.Is(err, syscall.ECONNRESET):
-		return answer{err: "the receiver reset the connection without answering"}
-	case eof && answered:
-		return answer{err: "the receiver closed the connection in the middle of its answer"}
-	case eof:
-		return answer{err: "the receiver closed the connection without answering"}
-	case answered: // the transport could not read what came as an HTTP answer
-		for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
-			err = u // the innermost error: what was wrong with the answer
-		}
-		return answer{err: "the receiver answered something that is not HTTP: " + c.scrub(err.Error())}
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err // without the URL, which the user knows
-	}
-	return answer{err: c.scrub(err.Error())}
+	return answer{err: "the receiver " + transport.NoAnswer(err, answered, c.secrets...)}
 }
 
 // scrub makes text from the receiver fit to print: the secrets and anything

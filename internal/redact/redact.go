@@ -11,8 +11,10 @@
 package redact
 
 import (
+	"encoding/base64"
 	"fmt"
 	"iter"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -35,14 +37,43 @@ var knownPrefixes = []string{"ask_live_", "dk_live_", "whsec_"}
 // sentence punctuation (such as the comma or the closing quote after a key
 // quoted in a message), which Text gives back: it reveals at most those few
 // characters of a key that happens to end with them.
-var credentialPattern = regexp.MustCompile(`ask_live_[!-~]+|(?:` + prefixAlternatives() + `)[A-Za-z0-9_\-+/=]+|eyJ[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*`)
+//
+// Its other spellings are redacted whole too, so that no part of the secret
+// is left under a label that looks redacted: percent-encoded (a key in a
+// URL's query, "whsec_ab%2Bcd%3D", its underscores as %5F even), and a
+// base64 run holding the encoding of a known prefix at any of the three
+// alignments (a key inside HTTP Basic credentials or a base64 blob).
+var credentialPattern = regexp.MustCompile(`ask` + underscore + `live` + underscore + `[!-~]+|(?:` + prefixAlternatives() + `)(?:[A-Za-z0-9_\-+/=]|%[0-9A-Fa-f]{2})+|eyJ[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]*|` +
+	`[A-Za-z0-9+/_\-]*(?:` + strings.Join(base64Fragments(), "|") + `)[A-Za-z0-9+/_\-]*(?:%3[Dd]|=)*`)
+
+// underscore matches "_" and its percent-encoding.
+const underscore = `(?:_|%5[Ff])`
 
 func prefixAlternatives() string {
 	quoted := make([]string, len(knownPrefixes))
 	for i, p := range knownPrefixes {
-		quoted[i] = regexp.QuoteMeta(p)
+		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), "_", underscore)
 	}
 	return strings.Join(quoted, "|")
+}
+
+// base64Fragments returns, for each known prefix and each of the three
+// byte offsets it may start at in encoded data, the base64 characters
+// (standard and URL alphabets) that encode bytes of the prefix alone.
+func base64Fragments() []string {
+	var out []string
+	for _, p := range knownPrefixes {
+		for k := range 3 {
+			enc := base64.StdEncoding.EncodeToString(append(make([]byte, k), p...))
+			first, end := (8*k+5)/6, 8*(k+len(p))/6 // characters wholly inside the prefix's bits
+			frag := enc[first:end]
+			out = append(out, regexp.QuoteMeta(frag))
+			if url := strings.NewReplacer("+", "-", "/", "_").Replace(frag); url != frag {
+				out = append(out, regexp.QuoteMeta(url))
+			}
+		}
+	}
+	return out
 }
 
 // Text returns s with everything shaped like a credential replaced by its
@@ -113,10 +144,17 @@ func Known(s string, secrets ...string) string {
 
 // WebhookSecretForms returns the texts a webhook signing secret may be
 // quoted as: the secret itself ("whsec_" + base64 of the key), the key's
-// base64 without the prefix, and that base64 without its padding.
+// base64 without the prefix, and that base64 without its padding, each
+// also percent-encoded (as a URL's query carries it).
 func WebhookSecretForms(secret string) []string {
 	bare := strings.TrimPrefix(secret, "whsec_")
-	return []string{secret, bare, strings.TrimRight(bare, "=")}
+	forms := []string{secret, bare, strings.TrimRight(bare, "=")}
+	for _, f := range forms[:2] {
+		if q := url.QueryEscape(f); q != f {
+			forms = append(forms, q)
+		}
+	}
+	return forms
 }
 
 // Cut returns s cut to at most limit bytes at a UTF-8 character boundary,

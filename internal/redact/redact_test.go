@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"encoding/base64"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -246,5 +248,35 @@ func TestQuote(t *testing.T) {
 		if got := Quote(in, 10); got != want {
 			t.Errorf("Quote(%q, 10) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestTextRedactsOtherSpellings protects issue 49's finding: a credential
+// percent-encoded (as a URL's query carries it, "%2B" for "+", even its
+// underscore as "%5F") or base64-encoded (HTTP Basic credentials, a blob)
+// at any alignment is redacted whole: no character of its material is left.
+func TestTextRedactsOtherSpellings(t *testing.T) {
+	const material = "ab+cd/efGHijklMNopqrSTuvwxYZ0123456789AB="
+	for _, key := range []string{"whsec_" + material, "dk_live_c2NyaWJlLWRlbW8", "ask_live_4eC39HqLyjWDarjtT1zdp7dc"} {
+		forms := []string{url.QueryEscape(key), strings.ReplaceAll(url.QueryEscape(key), "_", "%5F"), url.PathEscape(key)}
+		for pad := range 3 {
+			blob := strings.Repeat("u", pad) + ":" + key
+			forms = append(forms, base64.StdEncoding.EncodeToString([]byte(blob)), base64.RawURLEncoding.EncodeToString([]byte(blob)))
+		}
+		for _, form := range forms {
+			got := Text("secret=" + form + " end")
+			if strings.Count(got, Marker) != 1 || !strings.HasPrefix(got, "secret=") || !strings.HasSuffix(got, Marker+" end") {
+				t.Errorf("Text(%q) = %q, want secret=<prefix>%s end", form, got, Marker)
+			}
+			rest := strings.TrimSuffix(strings.TrimPrefix(got, "secret="), Marker+" end") // the prefix kept, if any
+			for i := len(rest) + 3; i+6 <= len(form); i++ {
+				if strings.Contains(got, form[i:i+6]) {
+					t.Errorf("Text(%q) = %q: %q of it is left", form, got, form[i:i+6])
+				}
+			}
+		}
+	}
+	if got := Text("a plain base64 blob aGVsbG8gd29ybGQ= stays"); got != "a plain base64 blob aGVsbG8gd29ybGQ= stays" {
+		t.Errorf("Text of a base64 blob holding no credential = %q, want it unchanged", got)
 	}
 }

@@ -152,28 +152,3 @@ func checkKind(p *principal, want kind) *problem {
 	return newProblem(http.StatusForbidden, scribe.CodeWrongTokenKind,
 		fmt.Sprintf("this operation takes %s, and the request sent %s", want, p.Kind))
 }
-
-// The kinds of credential CredentialKind tells apart.
-const (
-	CredentialNone            = "none"
-	CredentialDeveloperKey    = "developer_key"
-	CredentialInstallationJWT = "installation_jwt"
-)
-
-// CredentialKind says which kind of credential the Authorization header
-// values present, by their shape, as authenticate reads them, whether or not
-// the credential is accepted: none without a bearer token, an installation
-// JWT when the token looks like one, else a developer key.
-func CredentialKind(values []string) string {
-	if len(values) == 0 {
-		return CredentialNone
-	}
-	scheme, token, _ := strings.Cut(values[0], " ")
-	switch token = strings.TrimLeft(token, " "); {
-	case !strings.EqualFold(scheme, "Bearer") || token == "":
-		return CredentialNone
-	case state.LooksLikeJWT(token):
-		return CredentialInstallationJWT
-	}
-	return CredentialDeveloperKey
-}

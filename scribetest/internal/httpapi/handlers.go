@@ -49,16 +49,10 @@ func permissionDenied(field string) *problem {
 // ---- installation JWT operations
 
 func (a *API) listTranscripts(c *call) (reply, *problem) {
-	if c.caller.Plugin.Permissions.Transcript != scribe.PermissionRead {
-		return nil, permissionDenied("transcript")
-	}
 	return list(c, apijson.Marshal, c.caller.Installation.UserID, a.cfg.State.TranscriptPage)
 }
 
 func (a *API) getTranscript(c *call) (reply, *problem) {
-	if c.caller.Plugin.Permissions.Transcript != scribe.PermissionRead {
-		return nil, permissionDenied("transcript")
-	}
 	id, p := pathID(c)
 	if p != nil {
 		return nil, p
@@ -71,9 +65,6 @@ func (a *API) getTranscript(c *call) (reply, *problem) {
 }
 
 func (a *API) getMe(c *call) (reply, *problem) {
-	if c.caller.Plugin.Permissions.User != scribe.PermissionRead {
-		return nil, permissionDenied("user")
-	}
 	u, ok := a.cfg.State.User(c.caller.Installation.UserID)
 	if !ok { // a user is deleted with their installations, whose JWTs fail first; kept for safety
 		return nil, notFound("the installation's user no longer exists")
@@ -83,30 +74,27 @@ func (a *API) getMe(c *call) (reply, *problem) {
 
 // ---- developer key operations
 
-// ownPlugin returns the caller's plugin the path names; another's is a 404.
-func (a *API) ownPlugin(c *call) (scribe.Plugin, *problem) {
-	id, p := pathID(c)
-	if p != nil {
-		return scribe.Plugin{}, p
+// ofPlugin runs handle with the caller's plugin the path names; another's
+// is a 404.
+func (a *API) ofPlugin(handle func(c *call, pl scribe.Plugin) (reply, *problem)) func(c *call) (reply, *problem) {
+	return func(c *call) (reply, *problem) {
+		id, p := pathID(c)
+		if p != nil {
+			return nil, p
+		}
+		pl, ok := a.cfg.State.Plugin(id)
+		if !ok || pl.UserID != c.caller.Developer.ID {
+			return nil, notFound(fmt.Sprintf("there is no plugin %d", id))
+		}
+		return handle(c, pl)
 	}
-	pl, ok := a.cfg.State.Plugin(id)
-	if !ok || pl.UserID != c.caller.Developer.ID {
-		return scribe.Plugin{}, notFound(fmt.Sprintf("there is no plugin %d", id))
-	}
-	return pl, nil
 }
 
 func (a *API) listPlugins(c *call) (reply, *problem) {
 	return list(c, apijson.Marshal, c.caller.Developer.ID, a.cfg.State.PagePlugins)
 }
 
-func (a *API) getPlugin(c *call) (reply, *problem) {
-	pl, p := a.ownPlugin(c)
-	if p != nil {
-		return nil, p
-	}
-	return encode(pl)
-}
+func (a *API) getPlugin(_ *call, pl scribe.Plugin) (reply, *problem) { return encode(pl) }
 
 // requestJSON decodes request bodies strictly (decodeBody).
 var requestJSON = apijson.Strict()
@@ -136,11 +124,7 @@ func (a *API) createPlugin(c *call) (reply, *problem) {
 	return encode(created)
 }
 
-func (a *API) createSecretKey(c *call) (reply, *problem) {
-	pl, p := a.ownPlugin(c)
-	if p != nil {
-		return nil, p
-	}
+func (a *API) createSecretKey(c *call, pl scribe.Plugin) (reply, *problem) {
 	var b scribe.CreatePluginSecretKeyParams
 	if p := decodeBody(c.body, &b, func(o *apijson.Object) error { return o.Members(&b, apijson.Members{}) }); p != nil {
 		return nil, p
@@ -166,18 +150,10 @@ func NewSecretKey(st *state.Store, plugin int64, description string) (scribe.Plu
 	})
 }
 
-func (a *API) listInstallations(c *call) (reply, *problem) {
-	pl, p := a.ownPlugin(c)
-	if p != nil {
-		return nil, p
-	}
+func (a *API) listInstallations(c *call, pl scribe.Plugin) (reply, *problem) {
 	return list(c, apijson.Marshal, pl.ID, a.cfg.State.PageInstallations)
 }
 
-func (a *API) listWebhooks(c *call) (reply, *problem) {
-	pl, p := a.ownPlugin(c)
-	if p != nil {
-		return nil, p
-	}
+func (a *API) listWebhooks(c *call, pl scribe.Plugin) (reply, *problem) {
 	return list(c, apijson.MarshalRevealed, pl.ID, a.cfg.State.PageWebhooks)
 }

@@ -62,6 +62,7 @@ type operation struct {
 	path   string   // relative to the base path, with {id} wildcards
 	kind   kind     // the credential it takes
 	query  []string // the query parameters it accepts
+	reads  string   // the permission it needs of an installation's plugin: "user" or "transcript" (read)
 	handle func(c *call) (body reply, p *problem)
 }
 
@@ -77,15 +78,15 @@ var pageQuery = []string{"limit", "after_id"}
 
 func (a *API) operations() []operation {
 	return []operation{
-		{http.MethodGet, "/transcripts", installationJWT, pageQuery, a.listTranscripts},
-		{http.MethodGet, "/transcripts/{id}", installationJWT, nil, a.getTranscript},
-		{http.MethodGet, "/users/me", installationJWT, nil, a.getMe},
-		{http.MethodGet, "/plugins", developerKey, pageQuery, a.listPlugins},
-		{http.MethodPost, "/plugins", developerKey, nil, a.createPlugin},
-		{http.MethodGet, "/plugins/{id}", developerKey, nil, a.getPlugin},
-		{http.MethodPost, "/plugins/{id}/secret_keys", developerKey, nil, a.createSecretKey},
-		{http.MethodGet, "/plugins/{id}/installations", developerKey, pageQuery, a.listInstallations},
-		{http.MethodGet, "/plugins/{id}/webhooks", developerKey, pageQuery, a.listWebhooks},
+		{http.MethodGet, "/transcripts", installationJWT, pageQuery, "transcript", a.listTranscripts},
+		{http.MethodGet, "/transcripts/{id}", installationJWT, nil, "transcript", a.getTranscript},
+		{http.MethodGet, "/users/me", installationJWT, nil, "user", a.getMe},
+		{http.MethodGet, "/plugins", developerKey, pageQuery, "", a.listPlugins},
+		{http.MethodPost, "/plugins", developerKey, nil, "", a.createPlugin},
+		{http.MethodGet, "/plugins/{id}", developerKey, nil, "", a.ofPlugin(a.getPlugin)},
+		{http.MethodPost, "/plugins/{id}/secret_keys", developerKey, nil, "", a.ofPlugin(a.createSecretKey)},
+		{http.MethodGet, "/plugins/{id}/installations", developerKey, pageQuery, "", a.ofPlugin(a.listInstallations)},
+		{http.MethodGet, "/plugins/{id}/webhooks", developerKey, pageQuery, "", a.ofPlugin(a.listWebhooks)},
 	}
 }
 
@@ -140,6 +141,14 @@ func (a *API) serve(op *operation, w http.ResponseWriter, r *http.Request) {
 	}
 	if p := checkQuery(r, op.query); p != nil {
 		writeProblem(w, p)
+		return
+	}
+	level := caller.Plugin.Permissions.User
+	if op.reads == "transcript" {
+		level = caller.Plugin.Permissions.Transcript
+	}
+	if op.reads != "" && level != scribe.PermissionRead {
+		writeProblem(w, permissionDenied(op.reads))
 		return
 	}
 	c := &call{r: r, info: info, caller: caller}

@@ -61,7 +61,7 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	if cur, ok := tx.ActiveInstallation(in.PluginID, in.UserID); ok && in.DeletedOn == nil {
 		return scribe.PluginInstallation{}, fmt.Errorf("user %d already has plugin %d installed (installation %s): %w", in.UserID, in.PluginID, cur.UUID, ErrConflict)
 	}
-	if in.ID == 0 {
+	if in.ID == 0 { // the event's data carries it
 		in.ID = st.installs.NextID()
 	}
 	in.FirstName, in.LastName, in.EmailAddress = u.FirstName, u.LastName, u.EmailAddress
@@ -70,12 +70,10 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	if err != nil {
 		return scribe.PluginInstallation{}, err
 	}
-	st.installs.Add(in.PluginID, in)
+	insert(tx, st.installs, "installations", in.PluginID, &in, &in.ID)
 	st.installsBy[in.UserID] = append(st.installsBy[in.UserID], in.ID)
 	st.uuids[in.UUID] = in.ID
-	tx.touch("installations", in.ID, in)
 	tx.onUndo(func() {
-		st.installs.Remove(in.ID)
 		st.installsBy[in.UserID] = slices.DeleteFunc(st.installsBy[in.UserID], func(id int64) bool { return id == in.ID })
 		delete(st.uuids, in.UUID)
 	})

@@ -24,16 +24,11 @@ func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
 	if u.EmailAddress == "" {
 		u.EmailAddress = fmt.Sprintf("user%d@example.com", u.ID)
 	}
-	st.users.Add(0, u)
-	tx.touch("users", u.ID, u)
+	insert(tx, st.users, "users", 0, &u, &u.ID)
 	if devKey != "" {
 		st.devKeys[h], st.developers[u.ID] = u.ID, devKey
+		tx.onUndo(func() { delete(st.devKeys, h); delete(st.developers, u.ID) })
 	}
-	tx.onUndo(func() {
-		st.users.Remove(u.ID)
-		delete(st.devKeys, h) // without a key: no entry to delete
-		delete(st.developers, u.ID)
-	})
 	return u, nil
 }
 
@@ -99,13 +94,8 @@ func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
 	if err := ValidatePlugin(p); err != nil {
 		return scribe.Plugin{}, err
 	}
-	if p.ID == 0 {
-		p.ID = st.plugins.NextID()
-	}
 	stamp(&p.CreatedOn, &p.UpdatedOn, st.now())
-	st.plugins.Add(p.UserID, p)
-	tx.touch("plugins", p.ID, p)
-	tx.onUndo(func() { st.plugins.Remove(p.ID) })
+	insert(tx, st.plugins, "plugins", p.UserID, &p, &p.ID)
 	return p, nil
 }
 
@@ -158,13 +148,8 @@ func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, er
 	if err := checkNewID(st.secretKeys, "secret key", k.ID); err != nil {
 		return scribe.PluginSecretKey{}, err
 	}
-	if k.ID == 0 {
-		k.ID = st.secretKeys.NextID()
-	}
 	stamp(&k.CreatedOn, &k.UpdatedOn, st.now())
-	st.secretKeys.Add(k.PluginID, k)
-	tx.touch("secret_keys", k.ID, k)
-	tx.onUndo(func() { st.secretKeys.Remove(k.ID) })
+	insert(tx, st.secretKeys, "secret_keys", k.PluginID, &k, &k.ID)
 	return k, nil
 }
 
@@ -195,13 +180,8 @@ func (tx *Tx) AddWebhook(w scribe.Webhook) (scribe.Webhook, error) {
 	if err := checkNewID(st.webhooks, "webhook", w.ID); err != nil {
 		return scribe.Webhook{}, err
 	}
-	if w.ID == 0 {
-		w.ID = st.webhooks.NextID()
-	}
 	stamp(&w.CreatedOn, &w.UpdatedOn, st.now())
-	st.webhooks.Add(w.PluginID, w)
-	tx.touch("webhooks", w.ID, w)
-	tx.onUndo(func() { st.webhooks.Remove(w.ID) })
+	insert(tx, st.webhooks, "webhooks", w.PluginID, &w, &w.ID)
 	return w, nil
 }
 

@@ -213,6 +213,19 @@ func encode[T any](tx *Tx, what string, v T) ([]byte, error) {
 	return b, nil
 }
 
+// insert stores *row as owner's in c, after giving it a fresh id if its id
+// field, *id, is 0, records the change for Save as a row of section, and has
+// an Update that fails remove it.
+func insert[T any](tx *Tx, c *Collection[T], section string, owner int64, row *T, id *int64) {
+	if *id == 0 {
+		*id = c.NextID()
+	}
+	c.Add(owner, *row)
+	tx.touch(section, *id, *row)
+	rowID := *id
+	tx.onUndo(func() { c.Remove(rowID) })
+}
+
 // checkNewID checks an id chosen for a new row of c (0: one is assigned).
 func checkNewID[T any](c *Collection[T], kind string, id int64) error {
 	if err := CheckChosenID(id); err != nil {

@@ -43,11 +43,8 @@ func (tx *Tx) AddTranscript(t scribe.Transcript) (scribe.Transcript, error) {
 	if err != nil {
 		return scribe.Transcript{}, err
 	}
-	st.transcripts.Add(u.ID, t)
-	tx.touch("transcripts", t.ID, t)
+	insert(tx, st.transcripts, "transcripts", u.ID, &t, &t.ID) // its undo holds the id, not the transcript
 	st.lastJob, st.lastAudio = max(st.lastJob, t.Job.ID), max(st.lastAudio, t.Audio.ID)
-	id := t.ID // the closure holds the id, not the transcript
-	tx.onUndo(func() { st.transcripts.Remove(id) })
 	tx.emitTranscript(webhook.EventTranscriptCreated, t, data, t.CreatedOn)
 	return t, nil
 }
