@@ -349,7 +349,7 @@ func demoSecretKey(t *testing.T) auth.SecretKey {
 }
 
 // credentialShapes matches a credential that is not redacted.
-var credentialShapes = regexp.MustCompile(`whsec_[A-Za-z0-9+/=]{8,}|ask_live_[^\[]|dk_live_[^\[]|eyJ[A-Za-z0-9_-]{8,}`)
+var credentialShapes = regexp.MustCompile(`whsec_[A-Za-z0-9+/=]{8,}|ask_live_[^\[]|dk_live_[^\[]|eyJ[A-Za-z0-9_-]{8,}\.`) // a JWT: its header and a dot (a signature in base64 may hold "eyJ")
 
 // checkNoSecret fails t if html shows a secret of the server, or anything
 // shaped like a credential that is not redacted.

@@ -501,7 +501,7 @@ func TestDashboardRefusesCrossOriginPosts(t *testing.T) {
 }
 
 // credentialShapes matches a credential that is not redacted.
-var credentialShapes = regexp.MustCompile(`whsec_[A-Za-z0-9+/=]{8,}|ask_live_[^\[]|dk_live_[^\[]|eyJ[A-Za-z0-9_-]{8,}`)
+var credentialShapes = regexp.MustCompile(`whsec_[A-Za-z0-9+/=]{8,}|ask_live_[^\[]|dk_live_[^\[]|eyJ[A-Za-z0-9_-]{8,}\.`) // a JWT: its header and a dot (a signature in base64 may hold "eyJ")
 
 // No page, attribute or file the dashboard serves shows a secret, even where
 // a client or a receiver sent one: secrets read as the SDK prints them. And

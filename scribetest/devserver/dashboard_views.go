@@ -29,9 +29,9 @@ type overviewView struct {
 
 // checkView is a result of check-receiver.
 type checkView struct {
-	Time, Receiver, Rule, Verdict, Detail string
-	Class                                 string // ok, failed or pending
-	Events                                []string
+	Time, Receiver, Rule, Claim, Verdict, Detail string
+	Class                                        string // ok, failed or pending
+	Events                                       []string
 }
 
 // overviewChecks is how many results of check-receiver the overview shows.
@@ -46,7 +46,7 @@ func (d *dashboard) checkRows() []checkView {
 			break
 		}
 		v := verdicts[c.Verdict]
-		out = append(out, checkView{Time: clock(c.Time), Receiver: c.Receiver, Rule: c.Rule, Verdict: v[0], Class: v[1], Detail: c.Detail, Events: c.Events})
+		out = append(out, checkView{Time: clock(c.Time), Receiver: c.Receiver, Rule: c.Rule, Claim: c.Claim, Verdict: v[0], Class: v[1], Detail: c.Detail, Events: c.Events})
 	}
 	return out
 }
