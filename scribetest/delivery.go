@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -108,6 +107,10 @@ type engine struct {
 	closed    bool
 	wg        sync.WaitGroup
 
+	budget   int64 // bytes of bodies and excerpts kept (budget.go)
+	kept     int64 // bytes of the bodies of the events in events
+	excerpts int64 // bytes of the ResponseBody of the attempts in record
+
 	db       *persist.DB // the state directory, if any (deliveries_state.go)
 	eventKey uint64      // the key of the last event published
 }
@@ -118,7 +121,7 @@ type engine struct {
 func newEngine(cfg *config) *engine {
 	e := &engine{clock: cfg.clock, timers: realClock{}, logger: cfg.logger,
 		schedule: slices.Clone(cfg.schedule), workers: cmp.Or(cfg.workers, defaultWorkers), timeout: cmp.Or(cfg.timeout, defaultTimeout),
-		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}}
+		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}, budget: cmp.Or(cfg.budget, DefaultBodyBudget)}
 	if tc, ok := cfg.clock.(timerClock); ok {
 		e.timers = tc
 	}
@@ -154,6 +157,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 		if dropped, full := e.events.Push(*sent); full {
 			gone = &dropped
 		}
+		e.keepLocked(sent, gone)
 		e.saveLocked(recs, sent, gone)
 	}()
 	if len(hooks) == 0 {
@@ -209,6 +213,9 @@ func (e *engine) resend(id string) error {
 		return fmt.Errorf("no event %s was emitted (an id from elsewhere, or more than %d events ago): %w", state.Excerpt(id), maxRecords, ErrNotFound)
 	case len(ev.deliveries) == 0:
 		return fmt.Errorf("event %s (%s) was delivered to no webhook: its plugin had none when it was emitted, or it is larger than MaxEventBytes: %w", ev.ID, ev.Type, ErrConflict)
+	case ev.deliveries[0].body == nil:
+		return fmt.Errorf("event %s (%s): its body is no longer kept: the server keeps the newest event bodies within its body budget (%d bytes; WithBodyBudget, scribe-server -body-budget) and drops the oldest first: %w",
+			ev.ID, ev.Type, e.budget, ErrConflict)
 	}
 	defer e.notifyLocked()
 	defer e.saveLocked(nil, &ev)
@@ -304,23 +311,21 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 	req.Header.Set("User-Agent", userAgent)
 	start := time.Now()
 	resp, err := e.client.Do(req)
+	forms := redact.WebhookSecretForms(dl.secret.Reveal())
 	if err == nil {
 		head := make([]byte, MaxResponseExcerpt+utf8.UTFMax)
 		n, _ := io.ReadFull(resp.Body, head)
 		more, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrained))
 		_ = resp.Body.Close()
-		rec.ResponseBody = excerpt(head[:n], more > 0, dl.secret)
+		rec.ResponseBody = redact.Excerpt(head[:n], MaxResponseExcerpt, more > 0, forms...) // as DeliveryAttempt.ResponseBody says
 	}
 	rec.Duration = time.Since(start)
-	forms := redact.WebhookSecretForms(dl.secret.Reveal())
 	status := func() string { return redact.Field(resp.Status, maxURLPart, forms...) } // a peer's text, as bodies are
 	switch {
 	case err != nil && e.ctx.Err() != nil:
 		rec.Error = "abandoned: the server was closed during the attempt"
-	case err != nil && errors.Is(err, context.DeadlineExceeded):
-		rec.Error = fmt.Sprintf("the receiver did not answer in time (%v)", e.timeout)
 	case err != nil:
-		rec.Error = "the receiver " + transport.NoAnswer(err, false, forms...)
+		rec.Error = "the receiver " + transport.NoAnswer(err, false, e.timeout, forms...)
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
 		rec.StatusCode, rec.Delivered = resp.StatusCode, true
 	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
@@ -335,11 +340,6 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 	return rec
 }
 
-// excerpt renders the start of an answer as DeliveryAttempt.ResponseBody says.
-func excerpt(b []byte, truncated bool, secret auth.WebhookSecret) string {
-	return redact.Excerpt(string(b), MaxResponseExcerpt, truncated, redact.WebhookSecretForms(secret.Reveal())...)
-}
-
 // settleLocked records an attempt and decides what follows.
 func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	if _, ok := e.unsettled[dl]; !ok { // forgotten by Reset while in flight
@@ -351,7 +351,10 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	dl.once = false
 	giveUp := !rec.Delivered && !e.closed && !once && dl.attempts >= len(e.schedule)
 	rec.Final = rec.Delivered || giveUp || rec.Permanent || once
-	e.record.Push(rec)
+	if old, full := e.record.Push(rec); full {
+		e.excerpts -= int64(len(old.ResponseBody))
+	}
+	e.excerpts += int64(len(rec.ResponseBody))
 	switch {
 	case rec.Permanent:
 		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",
@@ -367,4 +370,5 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 		e.waitLocked(dl, jitter(e.schedule[dl.attempts]))
 	}
 	e.saveLocked([]DeliveryAttempt{rec}, dl.event)
+	e.trimLocked()
 }
