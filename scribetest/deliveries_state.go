@@ -115,6 +115,7 @@ func (e *engine) restore() error {
 			}
 		}
 		e.events.Push(*ev)
+		e.keepLocked(ev, nil)
 		return nil
 	})
 	return errors.Join(err, e.db.Each(attemptsBucket, func(k, v []byte) error {
@@ -124,6 +125,7 @@ func (e *engine) restore() error {
 		}
 		row.DeliveryAttempt.Duration = time.Duration(row.Duration)
 		e.record.Push(row.DeliveryAttempt)
+		e.excerpts += int64(len(row.ResponseBody))
 		return nil
 	}))
 }
@@ -138,6 +140,7 @@ func (e *engine) reset() {
 	e.ready = nil
 	e.events.reset()
 	e.record.reset()
+	e.kept, e.excerpts = 0, 0
 	e.notifyLocked()
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -109,6 +108,10 @@ type engine struct {
 	closed    bool
 	wg        sync.WaitGroup
 
+	budget   int64 // bytes of bodies and excerpts kept (budget.go)
+	kept     int64 // bytes of the bodies of the events in events
+	excerpts int64 // bytes of the ResponseBody of the attempts in record
+
 	db       *persist.DB // the state directory, if any (deliveries_state.go)
 	eventKey uint64      // the key of the last event published
 }
@@ -119,7 +122,7 @@ type engine struct {
 func newEngine(cfg *config) *engine {
 	e := &engine{clock: cfg.clock, timers: realClock{}, logger: cfg.logger,
 		schedule: slices.Clone(cfg.schedule), workers: cmp.Or(cfg.workers, defaultWorkers), timeout: cmp.Or(cfg.timeout, defaultTimeout),
-		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}}
+		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}, budget: cmp.Or(cfg.budget, DefaultBodyBudget)}
 	if tc, ok := cfg.clock.(timerClock); ok {
 		e.timers = tc
 	}
@@ -155,6 +158,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 		if dropped, full := e.events.Push(*sent); full {
 			gone = &dropped
 		}
+		e.keepLocked(sent, gone)
 		e.saveLocked(recs, sent, gone)
 	}()
 	if len(hooks) == 0 {
@@ -210,6 +214,9 @@ func (e *engine) resend(id string) error {
 		return fmt.Errorf("no event %s was emitted (an id from elsewhere, or more than %d events ago): %w", state.Excerpt(id), maxRecords, ErrNotFound)
 	case len(ev.deliveries) == 0:
 		return fmt.Errorf("event %s (%s) was delivered to no webhook: its plugin had none when it was emitted, or it is larger than MaxEventBytes: %w", ev.ID, ev.Type, ErrConflict)
+	case ev.deliveries[0].body == nil:
+		return fmt.Errorf("event %s (%s): its body is no longer kept: the server keeps the newest event bodies within its body budget (%d bytes; WithBodyBudget, scribe-server -body-budget) and drops the oldest first: %w",
+			ev.ID, ev.Type, e.budget, ErrConflict)
 	}
 	defer e.notifyLocked()
 	defer e.saveLocked(nil, &ev)
@@ -306,24 +313,22 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 	rec.RequestHeaders = req.Header.Clone()
 	start := time.Now()
 	resp, err := e.client.Do(req)
+	forms := redact.WebhookSecretForms(dl.secret.Reveal())
 	if err == nil {
 		head := make([]byte, MaxResponseExcerpt+utf8.UTFMax)
 		n, _ := io.ReadFull(resp.Body, head)
 		more, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrained))
 		_ = resp.Body.Close()
-		rec.ResponseBody = excerpt(head[:n], more > 0, dl.secret)
-		rec.ResponseHeaders = answerHeaders(resp.Header, dl.secret)
+		rec.ResponseBody = redact.Excerpt(head[:n], MaxResponseExcerpt, more > 0, forms...) // as DeliveryAttempt.ResponseBody says
+		rec.ResponseHeaders = answerHeaders(resp.Header, forms)
 	}
 	rec.Duration = time.Since(start)
-	forms := redact.WebhookSecretForms(dl.secret.Reveal())
 	status := func() string { return redact.Field(resp.Status, maxURLPart, forms...) } // a peer's text, as bodies are
 	switch {
 	case err != nil && e.ctx.Err() != nil:
 		rec.Error = "abandoned: the server was closed during the attempt"
-	case err != nil && errors.Is(err, context.DeadlineExceeded):
-		rec.Error = fmt.Sprintf("the receiver did not answer in time (%v)", e.timeout)
 	case err != nil:
-		rec.Error = "the receiver " + transport.NoAnswer(err, false, forms...)
+		rec.Error = "the receiver " + transport.NoAnswer(err, false, e.timeout, forms...)
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
 		rec.StatusCode, rec.Delivered = resp.StatusCode, true
 	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
@@ -338,17 +343,12 @@ func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 	return rec
 }
 
-// excerpt renders the start of an answer as DeliveryAttempt.ResponseBody says.
-func excerpt(b []byte, truncated bool, secret auth.WebhookSecret) string {
-	return redact.Excerpt(string(b), MaxResponseExcerpt, truncated, redact.WebhookSecretForms(secret.Reveal())...)
-}
-
 // answerHeaders keeps of h what DeliveryAttempt.ResponseHeaders says.
-func answerHeaders(h http.Header, secret auth.WebhookSecret) http.Header {
+func answerHeaders(h http.Header, forms []string) http.Header {
 	out, size := http.Header{}, 0
 	for _, name := range slices.Sorted(maps.Keys(h))[:min(len(h), MaxResponseHeaders)] {
 		for _, v := range h[name][:min(len(h[name]), 4)] {
-			v = redact.Field(v, 256, redact.WebhookSecretForms(secret.Reveal())...)
+			v = redact.Field(v, 256, forms...)
 			if size += len(name) + len(v); size > 2*MaxResponseExcerpt { // 10,000 attempts keep 20 MB at most
 				return out
 			}
@@ -369,7 +369,10 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	dl.once = false
 	giveUp := !rec.Delivered && !e.closed && !once && dl.attempts >= len(e.schedule)
 	rec.Final = rec.Delivered || giveUp || rec.Permanent || once
-	e.record.Push(rec)
+	if old, full := e.record.Push(rec); full {
+		e.excerpts -= int64(len(old.ResponseBody))
+	}
+	e.excerpts += int64(len(rec.ResponseBody))
 	switch {
 	case rec.Permanent:
 		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",
@@ -385,4 +388,5 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 		e.waitLocked(dl, jitter(e.schedule[dl.attempts]))
 	}
 	e.saveLocked([]DeliveryAttempt{rec}, dl.event)
+	e.trimLocked()
 }

@@ -16,3 +16,11 @@ func (c MovedClock) afterFunc(d time.Duration, f func()) timer {
 	c.Advance(time.Second)
 	return c.FakeClock.afterFunc(d, f)
 }
+
+// KeptBodyBytes is what the engine counts against the body budget: the
+// event bodies it keeps and the answer excerpts.
+func (s *Server) KeptBodyBytes() int64 {
+	s.deliveries.mu.Lock()
+	defer s.deliveries.mu.Unlock()
+	return s.deliveries.kept + s.deliveries.excerpts
+}

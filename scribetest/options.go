@@ -52,7 +52,8 @@ type config struct {
 	fixtures []io.Reader
 	limiter  *httpapi.Limiter // WithRateLimit
 	stateDir string           // WithStateDir
-	hosts    []string         // WithAllowedHosts
+	hosts    hostcheck.List   // WithAllowedHosts
+	budget   int64            // WithBodyBudget; 0: DefaultBodyBudget
 
 	// The WithWebhook... options; zero is the default, but for the
 	// schedule, which starts as defaultSchedule.
@@ -224,11 +225,8 @@ func WithWebhookTransport(rt http.RoundTripper) Option {
 // can neither read nor change the server. Each name is a DNS name without
 // scheme or port; several calls add up.
 func WithAllowedHosts(hosts ...string) Option {
-	return Option{func(cfg *config) error {
-		if _, err := hostcheck.New(hosts...); err != nil {
-			return fmt.Errorf("scribetest: WithAllowedHosts: %w", err)
-		}
-		cfg.hosts = append(cfg.hosts, hosts...)
-		return nil
+	return Option{func(cfg *config) (err error) {
+		cfg.hosts, err = cfg.hosts.With("scribetest: WithAllowedHosts: ", hosts...)
+		return err
 	}}
 }

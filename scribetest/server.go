@@ -75,8 +75,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr}
-	s.hosts, _ = hostcheck.New(cfg.hosts...) // checked by WithAllowedHosts
+	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr, hosts: cfg.hosts}
 	s.deliveries = newEngine(&cfg)
 	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))

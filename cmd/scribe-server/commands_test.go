@@ -247,3 +247,13 @@ func TestPrintAttemptSanitizes(t *testing.T) {
 		t.Errorf("printAttempt = %q, want the status line with the secrets redacted and the escapes visible", out)
 	}
 }
+
+// TestByteSize: -body-budget reads bytes, KiB, MiB and GiB.
+func TestByteSize(t *testing.T) {
+	for in, want := range map[string]int64{"1": 1, "64KiB": 64 << 10, "256MiB": 256 << 20, "2GiB": 2 << 30} {
+		var b byteSize
+		if err := b.Set(in); err != nil || int64(b) != want {
+			t.Errorf("Set(%q) = %v, %d; want %d", in, err, b, want)
+		}
+	}
+}

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	scribe-server [-addr 127.0.0.1:8080] [-state DIR] [-fixtures FILE] [-base-path /v1] [-admin] [-allowed-hosts a,b] [-rate-limit N/DURATION] [-webhook-schedule-scale F]
+//	scribe-server [-addr 127.0.0.1:8080] [-state DIR] [-fixtures FILE] [-base-path /v1] [-admin] [-allowed-hosts a,b] [-body-budget 256MiB] [-rate-limit N/DURATION] [-webhook-schedule-scale F]
 //	scribe-server healthcheck [-server URL]
 //	scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE
 //	scribe-server resend [-server URL] [-wait 20s] EVENT_ID
@@ -44,6 +44,9 @@
 // *.localhost and IP addresses, and those -allowed-hosts a,b adds (a
 // compose service name, say); any other gets 403, so that a web page whose
 // name resolves to this machine (DNS rebinding) cannot use the server.
+// -body-budget bounds the event bodies kept for resend and the receivers'
+// answers (default 256MiB; the oldest bodies go first), as
+// scribetest.WithBodyBudget does.
 //
 // healthcheck asks a running server's GET /_scribetest/healthz and exits 0
 // when it answers 200 within 2 s, 1 with the reason otherwise: a container
@@ -368,11 +371,13 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	hosts := fs.String("allowed-hosts", "", "also answer the Host `names` a,b (such as a compose service name) besides localhost, *.localhost and IP addresses; any other host gets 403 (DNS rebinding)")
 	admin := fs.Bool("admin", false, "enable the admin API under "+devserver.PathPrefix+" (no credentials: local use only)")
 	var limit rateLimit
+	budget := byteSize(scribetest.DefaultBodyBudget)
+	fs.Var(&budget, "body-budget", "keep at most `size` (such as 256MiB) of event bodies, for resend, and receivers' answers; past it the oldest bodies go")
 	fs.Var(&limit, "rate-limit", "limit each credential to `N/DURATION` requests, such as 10/1s (default: no limit)")
 	scale := fs.Float64("webhook-schedule-scale", 1, "multiply every webhook retry delay by `factor` (a positive finite number; 0.001 for tests; delays stop at a week)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-state dir] [-fixtures file] [-base-path /v1] [-admin] [-allowed-hosts a,b] [-rate-limit N/DURATION] [-webhook-schedule-scale f]")
+		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-state dir] [-fixtures file] [-base-path /v1] [-admin] [-allowed-hosts a,b] [-body-budget size] [-rate-limit N/DURATION] [-webhook-schedule-scale f]")
 		fmt.Fprintln(fs.Output(), "       scribe-server healthcheck [-server URL]")
 		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
 		fmt.Fprintln(fs.Output(), "       scribe-server resend [-server URL] [-wait 20s] EVENT_ID")
@@ -401,6 +406,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 		scribetest.WithBasePath(*basePath),
 		scribetest.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),
 		scribetest.WithWebhookScheduleScale(*scale),
+		scribetest.WithBodyBudget(int64(budget)),
 	}}
 	if limit.n > 0 {
 		cfg.opts = append(cfg.opts, scribetest.WithRateLimit(limit.n, limit.window))
@@ -440,6 +446,28 @@ func (l *rateLimit) Set(v string) error {
 		return fmt.Errorf("%d/%v: N must be at least 1 and DURATION at least 1s", n, window)
 	}
 	l.n, l.window = n, window
+	return nil
+}
+
+// byteSize is the value of -body-budget: bytes, with an optional binary
+// suffix (KiB, MiB, GiB).
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+// Set reads a positive size such as 256MiB, 1GiB or 1048576.
+func (b *byteSize) Set(v string) error {
+	num, unit := v, int64(1)
+	for suffix, u := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if n, ok := strings.CutSuffix(v, suffix); ok {
+			num, unit = n, u
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 1 || n > math.MaxInt64/unit {
+		return errors.New("give a positive size in bytes, or with KiB, MiB or GiB, such as 256MiB")
+	}
+	*b = byteSize(n * unit)
 	return nil
 }
 

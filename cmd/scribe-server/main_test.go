@@ -219,6 +219,9 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}{
 		{[]string{"-addr", "nonsense"}, "not host:port"},
 		{[]string{"-allowed-hosts", "scribe:8080"}, `"scribe:8080" is not a host name`},
+		{[]string{"-body-budget", "0"}, "give a positive size"},
+		{[]string{"-body-budget", "12XB"}, "give a positive size"},
+		{[]string{"-body-budget", "9999999999GiB"}, "give a positive size"},
 		{[]string{"-fixtures", filepath.Join(t.TempDir(), "missing.json")}, "no such file"},
 		{[]string{"-addr", "127.0.0.1:0", "-fixtures", bad}, "fixtures: plugins[0].user_id: no user with id 9"},
 		{[]string{"-base-path", "v1"}, "must be a path"},

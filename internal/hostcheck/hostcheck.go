@@ -35,16 +35,24 @@ type List struct{ names map[string]bool }
 // New returns the List that allows the defaults and names, each a DNS name
 // without port or scheme (case does not matter). A name that is not one is
 // an error saying what was wrong.
-func New(names ...string) (List, error) {
-	l := List{names: make(map[string]bool, len(names))}
+func New(names ...string) (List, error) { return List{}.With("", names...) }
+
+// With returns l with names allowed too; a name that is not a DNS name is
+// an error saying what was wrong, after the prefix call (such as
+// "scribetest: WithAllowedHosts: ").
+func (l List) With(call string, names ...string) (List, error) {
+	out := List{names: make(map[string]bool, len(l.names)+len(names))}
+	for n := range l.names {
+		out.names[n] = true
+	}
 	for _, n := range names {
 		n = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(n)), ".")
 		if n == "" || strings.ContainsAny(n, ":/@?#[] \t\r\n") || strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789-._") != "" {
-			return List{}, fmt.Errorf("%s is not a host name: give a name without scheme, port or path, such as scribe or app.test", redact.Quote(n, 64))
+			return l, fmt.Errorf("%s%s is not a host name: give a name without scheme, port or path, such as scribe or app.test", call, redact.Quote(n, 64))
 		}
-		l.names[n] = true
+		out.names[n] = true
 	}
-	return l, nil
+	return out, nil
 }
 
 // Allows reports whether a request with the Host header host is answered:

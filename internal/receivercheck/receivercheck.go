@@ -423,7 +423,7 @@ func (c *checker) noAnswer(err error, answered bool) answer {
 	if errors.As(err, &oe) && oe.Op == "dial" {
 		return answer{unreachable: true, err: c.scrub(oe.Error())}
 	}
-	return answer{err: "the receiver " + transport.NoAnswer(err, answered, c.secrets...)}
+	return answer{err: "the receiver " + transport.NoAnswer(err, answered, c.timeout+Grace, c.secrets...)}
 }
 
 // scrub makes text from the receiver fit to print: the secrets and anything

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/scribehq/scribe-go/internal/redact"
 )
@@ -19,16 +20,16 @@ import (
 // the middle of its answer", when answered says a byte of it came),
 // "answered a malformed HTTP response: ...", "could not be reached: ...",
 // else "did not answer: " and the error.
-// Only a timeout is "did not answer in time". The webhook engine and the
+// Only a timeout is "did not answer in time (timeout)". The webhook engine and the
 // receiver check both say it. Text from the peer in it is sanitized
 // (redact.Field) with secrets redacted.
-func NoAnswer(err error, answered bool, secrets ...string) string {
+func NoAnswer(err error, answered bool, timeout time.Duration, secrets ...string) string {
 	middle := map[bool]string{false: " without answering", true: " in the middle of its answer"}[answered]
 	var oe *net.OpError
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return "did not answer in time"
+		return "did not answer in time (" + timeout.String() + ")"
 	case errors.As(err, &oe) && oe.Op == "dial":
 		return "could not be reached: " + redact.Field(oe.Err.Error(), 256, secrets...)
 	case errors.Is(err, syscall.ECONNRESET):

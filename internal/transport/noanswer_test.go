@@ -26,7 +26,7 @@ func TestNoAnswerSaysWhatHappened(t *testing.T) {
 		{"reset", func(c *net.TCPConn) { _ = c.SetLinger(0) }, "reset the connection without answering"},
 		{"malformed", func(c *net.TCPConn) { _, _ = io.WriteString(c, "SSH-2.0 \x1b[2J whsec_abc+def=\r\n") },
 			"answered a malformed HTTP response: malformed HTTP status code"},
-		{"slow", func(c *net.TCPConn) { time.Sleep(300 * time.Millisecond) }, "did not answer in time"},
+		{"slow", func(c *net.TCPConn) { time.Sleep(300 * time.Millisecond) }, "did not answer in time (100ms)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -52,7 +52,7 @@ func TestNoAnswerSaysWhatHappened(t *testing.T) {
 			if err == nil {
 				t.Fatal("the request got an answer")
 			}
-			if got := transport.NoAnswer(err, false); !strings.HasPrefix(got, tc.want) || strings.ContainsAny(got, "\x1b\r\n") {
+			if got := transport.NoAnswer(err, false, 100*time.Millisecond); !strings.HasPrefix(got, tc.want) || strings.ContainsAny(got, "\x1b\r\n") {
 				t.Errorf("NoAnswer(%v) = %q, want %q, on one line without escape characters", err, got, tc.want)
 			}
 		})

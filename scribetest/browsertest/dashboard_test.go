@@ -49,10 +49,10 @@ func chromium(t *testing.T) string {
 }
 
 // browser starts a headless chromium with a fresh profile, with the flags
-// a machine without a network needs, and returns a tab's context.
-func browser(t *testing.T) context.Context {
+// a machine without a network needs and extra, and returns a tab's context.
+func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+	opts := append(append(chromedp.DefaultExecAllocatorOptions[:], extra...),
 		chromedp.ExecPath(chromium(t)),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
