@@ -152,6 +152,7 @@ func TestFixtureErrorsNameTheMember(t *testing.T) {
 		{"installation plugin dangling", `{"users": [{"id": 8}], "installations": [{"plugin_id": 5, "user_id": 8}]}`, "fixtures: installations[0].plugin_id: no plugin with id 5"},
 		{"installation user dangling", `{"users": [` + dev + `], "plugins": [` + plugin + `], "installations": [{"plugin_id": 100, "user_id": 5}]}`, "fixtures: installations[0].user_id: no user with id 5"},
 		{"installation uuid malformed", `{"users": [` + dev + `], "plugins": [` + plugin + `], "installations": [{"uuid": "0B6D", "plugin_id": 100, "user_id": 7}]}`, "fixtures: installations[0].uuid:"},
+		{"installation uuid twice", `{"users": [` + dev + `, {"id": 8}], "plugins": [` + plugin + `], "installations": [{"uuid": "0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90", "plugin_id": 100, "user_id": 7}, {"uuid": "0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90", "plugin_id": 100, "user_id": 8}]}`, "fixtures: installations[1].uuid: uuid 0b6d3f9e-2c4a-4e8b-9a1d-5f7c3e2b1a90 appears twice"},
 		{"installed twice", `{"users": [` + dev + `], "plugins": [` + plugin + `], "installations": [{"plugin_id": 100, "user_id": 7}, {"plugin_id": 100, "user_id": 7}]}`, "fixtures: installations[1]: user 7 already has plugin 100 installed"},
 		{"transcript user dangling", `{"transcripts": [{"user_id": 3}]}`, "fixtures: transcripts[0].user_id: no user with id 3"},
 		{"transcript negative lines", `{"users": [{"id": 3}], "transcripts": [{"user_id": 3, "job": {"lines": -1}}]}`, "fixtures: transcripts[0].job.lines: must be 0 or more"},

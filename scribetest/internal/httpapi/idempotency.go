@@ -45,7 +45,7 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, 
 		return
 	case replay:
 		w.Header()["Idempotent-Replayed"] = []string{"true"}
-		write(w, claim.answer.body, claim.answer.problem)
+		write(w, claim.Body, claim.problem())
 		return
 	}
 	done := false
@@ -56,7 +56,7 @@ func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, 
 	}()
 	body, p := do(c)
 	if done = p == nil || p.status < 500; done {
-		a.idem.finish(claim, keptAnswer{body: body, problem: p}) // kept before it is written
+		a.idem.finish(claim, body, p) // kept before it is written
 	}
 	write(w, body, p)
 }
@@ -89,12 +89,6 @@ func fingerprintOf(method, path string, body []byte) fingerprint {
 	return fingerprint(h.Sum(nil))
 }
 
-// keptAnswer is an answer as kept and replayed: a body, or a problem.
-type keptAnswer struct {
-	body    reply
-	problem *problem
-}
-
 // verdict is what begin decided.
 type verdict int
 
@@ -110,11 +104,17 @@ const (
 // claim itself, not its key, is what finish and abandon name, so that a
 // claim abandoned and then made anew is not finished by the first request.
 type claim struct {
-	key     idemKey
-	fp      fingerprint
-	created time.Time
-	done    bool
-	answer  keptAnswer
+	key idemKey
+	keptRecord
+	done bool
+}
+
+// problem is the problem the claim's answer is, or nil for a body.
+func (c *claim) problem() *problem {
+	if c.Status == 0 {
+		return nil
+	}
+	return newProblem(c.Status, c.Code, c.Detail)
 }
 
 // Answers remembers the first answer to each Idempotency-Key, scoped to its
@@ -137,12 +137,13 @@ func NewAnswers() *Answers {
 	return &Answers{claims: map[idemKey]*claim{}}
 }
 
-// keptRecord is a kept answer as Keep is given it, in JSON; a problem's
-// extra headers are not kept: the operations' own problems have none.
+// keptRecord is a kept answer, as replayed and as Keep is given it in
+// JSON: a body, or a problem's status, code and detail (the operations'
+// own problems have no extra headers).
 type keptRecord struct {
 	Fingerprint fingerprint `json:"fingerprint"`
 	Created     time.Time   `json:"created"`
-	Body        []byte      `json:"body,omitempty"`
+	Body        reply       `json:"body,omitempty"`
 	Status      int         `json:"status,omitempty"`
 	Code        string      `json:"code,omitempty"`
 	Detail      string      `json:"detail,omitempty"`
@@ -150,17 +151,14 @@ type keptRecord struct {
 
 // Restore adds an answer Keep was given.
 func (s *Answers) Restore(key, answer []byte) error {
-	var r keptRecord
-	if err := apijson.Unmarshal(answer, &r, apijson.Lenient()); err != nil || len(key) != len(idemKey{}) {
+	c := &claim{done: true}
+	if err := apijson.Unmarshal(answer, &c.keptRecord, apijson.Lenient()); err != nil || len(key) != len(idemKey{}) {
 		return fmt.Errorf("a kept answer (of a key of %d bytes) cannot be read: %v", len(key), err)
 	}
-	c := &claim{key: idemKey(key), fp: r.Fingerprint, created: r.Created, done: true, answer: keptAnswer{body: r.Body}}
-	if r.Status != 0 {
-		c.answer.problem = newProblem(r.Status, r.Code, r.Detail)
-	}
+	c.key = idemKey(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(s.order, c.created, func(o *claim, t time.Time) int { return o.created.Compare(t) })
+	i, _ := slices.BinarySearchFunc(s.order, c.Created, func(o *claim, t time.Time) int { return o.Created.Compare(t) })
 	s.order, s.claims[c.key] = slices.Insert(s.order, i, c), c
 	return nil
 }
@@ -179,12 +177,12 @@ func (s *Answers) begin(k idemKey, fp fingerprint, now time.Time) (*claim, verdi
 	s.expire(now)
 	c, ok := s.claims[k]
 	switch {
-	case !ok || now.Sub(c.created) >= keyTTL: // none, or the clock went back
-		c = &claim{key: k, fp: fp, created: now}
+	case !ok || now.Sub(c.Created) >= keyTTL: // none, or the clock went back
+		c = &claim{key: k, keptRecord: keptRecord{Fingerprint: fp, Created: now}}
 		s.claims[k] = c
 		s.order = append(s.order, c)
 		return c, proceed
-	case c.fp != fp:
+	case c.Fingerprint != fp:
 		return c, reused
 	case !c.done:
 		return c, inUse
@@ -196,7 +194,7 @@ func (s *Answers) begin(k idemKey, fp fingerprint, now time.Time) (*claim, verdi
 func (s *Answers) expire(now time.Time) {
 	n := 0
 	for _, c := range s.order {
-		if now.Sub(c.created) < keyTTL {
+		if now.Sub(c.Created) < keyTTL {
 			break
 		}
 		if s.claims[c.key] == c {
@@ -210,18 +208,17 @@ func (s *Answers) expire(now time.Time) {
 	s.order = s.order[n:]
 }
 
-// finish keeps a as the answer of claim c; one abandoned or expired since is
-// no longer looked up, and keeps it in vain.
-func (s *Answers) finish(c *claim, a keptAnswer) {
+// finish keeps body, or p if not nil, as the answer of claim c; one
+// abandoned or expired since is no longer looked up, and keeps it in vain.
+func (s *Answers) finish(c *claim, body reply, p *problem) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c.done, c.answer = true, a
+	c.done, c.Body = true, body
+	if p != nil {
+		c.Status, c.Code, c.Detail = p.status, p.code, p.detail
+	}
 	if s.Keep != nil && s.claims[c.key] == c {
-		r := keptRecord{Fingerprint: c.fp, Created: c.created, Body: a.body}
-		if a.problem != nil {
-			r.Status, r.Code, r.Detail = a.problem.status, a.problem.code, a.problem.detail
-		}
-		b, _ := apijson.Marshal(r) // cannot fail: bytes, a time of the clock, strings
+		b, _ := apijson.Marshal(c.keptRecord) // cannot fail: bytes, a time of the clock, strings
 		s.Keep(c.key[:], b, s.gone)
 		s.gone = nil
 	}

@@ -26,17 +26,17 @@ func TestExpiryKeepsReclaimedKey(t *testing.T) {
 	if v != proceed {
 		t.Fatalf("claim after abandon: %v", v)
 	}
-	s.finish(first, keptAnswer{body: reply("stale\n")}) // the abandoned claim's: ignored
+	s.finish(first, reply("stale\n"), nil) // the abandoned claim's: ignored
 	if _, v := s.begin(k, fp, idemT0.Add(time.Hour)); v != inUse {
 		t.Fatalf("after the abandoned claim's finish: %v, want the second claim still in use", v)
 	}
-	s.finish(second, keptAnswer{body: reply("{}\n")})
+	s.finish(second, reply("{}\n"), nil)
 	other := newIdemKey("developer:1", "other")
 	if _, v := s.begin(other, fp, idemT0.Add(keyTTL)); v != proceed { // expires the first claim
 		t.Fatalf("other key: %v", v)
 	}
 	kept, v := s.begin(k, fp, idemT0.Add(keyTTL))
-	if v != replay || string(kept.answer.body) != "{}\n" {
+	if v != replay || string(kept.Body) != "{}\n" {
 		t.Fatalf("23 hours after the second claim: %v %+v; want the kept answer", v, kept)
 	}
 	if _, v := s.begin(k, fp, idemT0.Add(time.Hour+keyTTL)); v != proceed {
@@ -52,7 +52,7 @@ func TestVerdicts(t *testing.T) {
 	a, b := newIdemKey("developer:1", "k"), newIdemKey("developer:2", "k")
 	fp1, fp2 := fingerprintOf("POST", "/plugins", []byte(`{"name":"a"}`)), fingerprintOf("POST", "/plugins", []byte(`{"name":"b"}`))
 	c, _ := s.begin(a, fp1, idemT0)
-	s.finish(c, keptAnswer{body: reply("a")})
+	s.finish(c, reply("a"), nil)
 	if _, v := s.begin(a, fp2, idemT0); v != reused {
 		t.Errorf("another body with the key: %v, want Reused", v)
 	}
@@ -71,12 +71,12 @@ func TestManyKeysExpire(t *testing.T) {
 	for i := range n {
 		k := newIdemKey("developer:1", strconv.Itoa(i))
 		c, _ := s.begin(k, fp, idemT0.Add(time.Duration(i)*time.Second))
-		s.finish(c, keptAnswer{body: reply(strconv.Itoa(i))})
+		s.finish(c, reply(strconv.Itoa(i)), nil)
 	}
 	for i := range n {
 		c, v := s.begin(newIdemKey("developer:1", strconv.Itoa(i)), fp, idemT0.Add(n*time.Second))
-		if v != replay || string(c.answer.body) != strconv.Itoa(i) {
-			t.Fatalf("key %d: %v %q", i, v, c.answer.body)
+		if v != replay || string(c.Body) != strconv.Itoa(i) {
+			t.Fatalf("key %d: %v %q", i, v, c.Body)
 		}
 	}
 	s.begin(newIdemKey("developer:1", "late"), fp, idemT0.Add(keyTTL+n*time.Second))

@@ -40,11 +40,11 @@ func cloneInstallation(in scribe.PluginInstallation) scribe.PluginInstallation {
 func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, error) {
 	st := tx.st
 	if !st.plugins.Taken(in.PluginID) {
-		return scribe.PluginInstallation{}, fmt.Errorf("plugin %d: %w", in.PluginID, ErrNotFound)
+		return scribe.PluginInstallation{}, missing("plugin_id", "plugin", in.PluginID)
 	}
 	u, ok := st.users.Get(in.UserID)
 	if !ok {
-		return scribe.PluginInstallation{}, fmt.Errorf("user %d: %w", in.UserID, ErrNotFound)
+		return scribe.PluginInstallation{}, missing("user_id", "user", in.UserID)
 	}
 	err := checkNewID(st.installs, "installation", in.ID)
 	if err != nil {
@@ -54,12 +54,13 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	case in.UUID == "":
 		in.UUID = NewUUID()
 	case !ValidUUID(in.UUID):
-		return scribe.PluginInstallation{}, fmt.Errorf("installation uuid %s is not in the lower-case RFC 4122 text form", Excerpt(in.UUID))
+		return scribe.PluginInstallation{}, &FieldError{"uuid", Excerpt(in.UUID) + " is not a lower-case RFC 4122 uuid (8-4-4-4-12 hex digits)", nil}
 	case dup:
-		return scribe.PluginInstallation{}, fmt.Errorf("installation uuid %s is already taken: %w", in.UUID, ErrConflict)
+		return scribe.PluginInstallation{}, &FieldError{"uuid", "uuid " + in.UUID + " appears twice", fmt.Errorf("installation uuid %s is already taken: %w", in.UUID, ErrConflict)}
 	}
-	if cur, ok := tx.ActiveInstallation(in.PluginID, in.UserID); ok && in.DeletedOn == nil {
-		return scribe.PluginInstallation{}, fmt.Errorf("user %d already has plugin %d installed (installation %s): %w", in.UserID, in.PluginID, cur.UUID, ErrConflict)
+	if cur, ok := tx.ActiveInstallation(in.PluginID, in.UserID); ok && in.DeletedOn == nil { // to the loader: the installation as a whole
+		return scribe.PluginInstallation{}, &FieldError{"", fmt.Sprintf("user %d already has plugin %d installed; set deleted_on on all but one", in.UserID, in.PluginID),
+			fmt.Errorf("user %d already has plugin %d installed (installation %s): %w", in.UserID, in.PluginID, cur.UUID, ErrConflict)}
 	}
 	if in.ID == 0 { // the event's data carries it
 		in.ID = st.installs.NextID()

@@ -24,20 +24,5 @@ func (tx *Tx) IDs(section string) IDs {
 		"installations": st.installs, "transcripts": st.transcripts, "webhooks": st.webhooks}[section]
 }
 
-// IsDeveloper reports whether user id exists and is a developer.
-func (tx *Tx) IsDeveloper(id int64) bool { return tx.st.developers[id] != "" }
-
 // DeveloperKey returns user id's developer key, "" for a user who is not a developer.
 func (tx *Tx) DeveloperKey(id int64) string { return tx.st.developers[id] }
-
-// DeveloperKeyTaken reports whether a developer already has key.
-func (tx *Tx) DeveloperKeyTaken(key string) bool {
-	_, ok := tx.st.devKeys[KeyHash(key)]
-	return ok
-}
-
-// UUIDTaken reports whether an installation has uuid.
-func (tx *Tx) UUIDTaken(uuid string) bool {
-	_, ok := tx.st.uuids[uuid]
-	return ok
-}

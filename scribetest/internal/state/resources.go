@@ -16,7 +16,7 @@ func (tx *Tx) AddUser(u scribe.User, devKey string) (scribe.User, error) {
 	}
 	h := KeyHash(devKey)
 	if _, dup := st.devKeys[h]; devKey != "" && dup {
-		return scribe.User{}, fmt.Errorf("that developer key already belongs to another user: %w", ErrConflict)
+		return scribe.User{}, &FieldError{"developer_key", "this key already belongs to another developer", fmt.Errorf("that developer key already belongs to another user: %w", ErrConflict)}
 	}
 	if u.ID == 0 {
 		u.ID = st.users.NextID()
@@ -84,9 +84,10 @@ func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
 	st := tx.st
 	switch {
 	case !st.users.Taken(p.UserID):
-		return scribe.Plugin{}, fmt.Errorf("developer %d: %w", p.UserID, ErrNotFound)
+		return scribe.Plugin{}, &FieldError{"user_id", fmt.Sprintf("no user with id %d", p.UserID), fmt.Errorf("developer %d: %w", p.UserID, ErrNotFound)}
 	case st.developers[p.UserID] == "":
-		return scribe.Plugin{}, fmt.Errorf("user %d is not a developer (has no developer key): %w", p.UserID, ErrNotFound)
+		return scribe.Plugin{}, &FieldError{"user_id", fmt.Sprintf("user %d is not a developer: give them a developer_key", p.UserID),
+			fmt.Errorf("user %d is not a developer (has no developer key): %w", p.UserID, ErrNotFound)}
 	}
 	if err := checkNewID(st.plugins, "plugin", p.ID); err != nil {
 		return scribe.Plugin{}, err
@@ -143,7 +144,7 @@ func (st *Store) Plugins() []scribe.Plugin {
 func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
 	st := tx.st
 	if !st.plugins.Taken(k.PluginID) {
-		return scribe.PluginSecretKey{}, fmt.Errorf("plugin %d: %w", k.PluginID, ErrNotFound)
+		return scribe.PluginSecretKey{}, missing("plugin_id", "plugin", k.PluginID)
 	}
 	if err := checkNewID(st.secretKeys, "secret key", k.ID); err != nil {
 		return scribe.PluginSecretKey{}, err
@@ -172,10 +173,10 @@ func (st *Store) SecretKeysOf(plugin int64) []scribe.PluginSecretKey {
 func (tx *Tx) AddWebhook(w scribe.Webhook) (scribe.Webhook, error) {
 	st := tx.st
 	if !st.plugins.Taken(w.PluginID) {
-		return scribe.Webhook{}, fmt.Errorf("plugin %d: %w", w.PluginID, ErrNotFound)
+		return scribe.Webhook{}, missing("plugin_id", "plugin", w.PluginID)
 	}
 	if err := ValidateHTTPURL(w.URI); err != nil {
-		return scribe.Webhook{}, &FieldError{"uri", err.Error()}
+		return scribe.Webhook{}, &FieldError{"uri", err.Error(), nil}
 	}
 	if err := checkNewID(st.webhooks, "webhook", w.ID); err != nil {
 		return scribe.Webhook{}, err

@@ -208,7 +208,7 @@ func encode[T any](tx *Tx, what string, v T) ([]byte, error) {
 	}
 	b, err := apijson.Marshal(v)
 	if err != nil {
-		return nil, &FieldError{what, "cannot be encoded as JSON (a timestamp outside the years 0 to 9999, text that is not UTF-8, or metadata that is not JSON?)"}
+		return nil, &FieldError{what, "cannot be encoded as JSON (a timestamp outside the years 0 to 9999, text that is not UTF-8, or metadata that is not JSON?)", nil}
 	}
 	return b, nil
 }

@@ -23,7 +23,7 @@ func (tx *Tx) AddTranscript(t scribe.Transcript) (scribe.Transcript, error) {
 	st := tx.st
 	u, ok := st.users.Get(t.User.ID)
 	if !ok {
-		return scribe.Transcript{}, fmt.Errorf("user %d: %w", t.User.ID, ErrNotFound)
+		return scribe.Transcript{}, missing("user_id", "user", t.User.ID)
 	}
 	if err := checkNewID(st.transcripts, "transcript", t.ID); err != nil {
 		return scribe.Transcript{}, err

@@ -16,13 +16,31 @@ import (
 	"github.com/scribehq/scribe-go/internal/redact"
 )
 
-// FieldError says which field (such as "permissions.user") is wrong and why.
+// FieldError says which field (such as "permissions.user") is wrong and why,
+// as the fixture loader names it. Err, if not nil, is the error as the
+// seeding calls word it: what Error says and Unwrap gives.
 type FieldError struct {
 	Field  string
 	Reason string
+	Err    error
 }
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
+func (e *FieldError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return e.Field + ": " + e.Reason
+}
+
+// Unwrap returns Err.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// missing is the error of a member (such as "plugin_id") naming no
+// resource of its kind: "no plugin with id 5" to the loader, "plugin 5: not
+// found" otherwise.
+func missing(member, kind string, id int64) error {
+	return &FieldError{member, fmt.Sprintf("no %s with id %d", kind, id), fmt.Errorf("%s %d: %w", kind, id, ErrNotFound)}
+}
 
 // MaxChosenID is the largest id a caller may choose: 2^53-1, exact as a double.
 const MaxChosenID = 1<<53 - 1
@@ -54,23 +72,23 @@ func OrNone(p scribe.Permissions) scribe.Permissions {
 // ValidatePlugin checks the members of a plugin a developer chooses.
 func ValidatePlugin(p scribe.Plugin) error {
 	if n := utf8.RuneCountInString(p.Name); n < 1 || n > MaxPluginName {
-		return &FieldError{"name", fmt.Sprintf("must be 1 to %d characters, got %d", MaxPluginName, n)}
+		return &FieldError{"name", fmt.Sprintf("must be 1 to %d characters, got %d", MaxPluginName, n), nil}
 	}
 	if n := utf8.RuneCountInString(p.Description); n > MaxDescription {
-		return &FieldError{"description", fmt.Sprintf("must be at most %d characters, got %d", MaxDescription, n)}
+		return &FieldError{"description", fmt.Sprintf("must be at most %d characters, got %d", MaxDescription, n), nil}
 	}
 	for field, level := range map[string]scribe.Permission{"permissions.user": p.Permissions.User, "permissions.transcript": p.Permissions.Transcript} {
 		if level != scribe.PermissionNone && level != scribe.PermissionRead {
-			return &FieldError{field, fmt.Sprintf(`must be "none" or "read", got %s`, Excerpt(string(level)))}
+			return &FieldError{field, fmt.Sprintf(`must be "none" or "read", got %s`, Excerpt(string(level))), nil}
 		}
 	}
 	if p.LogoURI != "" {
 		if err := ValidateHTTPURL(p.LogoURI); err != nil {
-			return &FieldError{"logo_uri", err.Error()}
+			return &FieldError{"logo_uri", err.Error(), nil}
 		}
 	}
 	if p.CRMIntegrationID != nil && (*p.CRMIntegrationID <= 0 || *p.CRMIntegrationID > MaxChosenID) {
-		return &FieldError{"crm_integration_id", fmt.Sprintf("must be an integer from 1 to %d, or null", int64(MaxChosenID))}
+		return &FieldError{"crm_integration_id", fmt.Sprintf("must be an integer from 1 to %d, or null", int64(MaxChosenID)), nil}
 	}
 	return nil
 }
