@@ -117,3 +117,23 @@ func do(t *testing.T, method, url, body string, h http.Header) (int, string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// Issue 49 item 5, through the admin API: an event whose body went past the
+// body budget answers its resend with 409 saying the body is no longer kept.
+func TestResendPastTheBodyBudgetIs409(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, nil)
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()), fastSchedule, scribetest.WithBodyBudget(1))
+	base := strings.TrimSuffix(s.URL(), "/")
+	if code, got := do(t, "POST", base+"/_scribetest/trigger", `{"plugin_id":100,"type":"installation.created","uri":"`+rc.url()+`"}`, nil); code != 200 {
+		t.Fatalf("trigger: %d %s", code, got)
+	}
+	if err := s.WaitForDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	events, _ := s.Events(0, 1)
+	code, got := do(t, "POST", base+"/_scribetest/events/"+events[0].ID+"/resend", "", nil)
+	if code != http.StatusConflict || !strings.Contains(got, "its body is no longer kept") {
+		t.Errorf("resend: %d %s, want 409 saying its body is no longer kept", code, got)
+	}
+}
