@@ -70,3 +70,43 @@ func TestDeliveryHookSeesEveryOutcome(t *testing.T) {
 		t.Error("NewHandler took a nil hook")
 	}
 }
+
+// inFlightStore is a DedupeStore that says every id is being processed.
+type inFlightStore struct{ failingStore }
+
+func (inFlightStore) Reserve(context.Context, string) (Reservation, Claim, error) {
+	return InFlight, Claim{}, nil
+}
+
+// TestDeliveryHookStoreOutcomes protects the outcomes the DedupeStore
+// decides: in_flight (409) when another delivery holds the id, and failed
+// with reason store (503) when the store fails; the function runs for
+// neither, and a panic is failed with reason panic.
+func TestDeliveryHookStoreOutcomes(t *testing.T) {
+	var got []Delivery
+	hook := func(ctx context.Context, _ *http.Request) (context.Context, func(Delivery)) {
+		return ctx, func(d Delivery) { got = append(got, d) }
+	}
+	ran := 0
+	fn := func(context.Context, *Event) error { ran++; return nil }
+	body := eventBody("msg_1", EventTranscriptCreated)
+	serve(newHandler(t, handlerVerifier(t), fn, WithLogger(nil), WithDeliveryHook(hook), WithDedupeStore(inFlightStore{})), delivery(t, "msg_1", body))
+	serve(newHandler(t, handlerVerifier(t), fn, WithLogger(nil), WithDeliveryHook(hook), WithDedupeStore(failingStore{reserveErr: errors.New("down")})), delivery(t, "msg_1", body))
+	serve(newHandler(t, handlerVerifier(t), func(context.Context, *Event) error { panic("boom") }, WithLogger(nil), WithDeliveryHook(hook)), delivery(t, "msg_1", body))
+	want := []Delivery{
+		{ID: "msg_1", Type: EventTranscriptCreated, PluginInstallationUUID: "u-1", Outcome: OutcomeInFlight, Status: 409},
+		{ID: "msg_1", Type: EventTranscriptCreated, PluginInstallationUUID: "u-1", Outcome: OutcomeFailed, Reason: ReasonStore, Status: 503},
+		{ID: "msg_1", Type: EventTranscriptCreated, PluginInstallationUUID: "u-1", Outcome: OutcomeFailed, Reason: ReasonPanic, Status: 500},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("hook saw %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("delivery %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if ran != 0 {
+		t.Errorf("the function ran %d times, want 0", ran)
+	}
+}
