@@ -112,23 +112,12 @@ func (c checkScenes) Calls(_ context.Context, uuid string) ([]receivercheck.Call
 // uninstalled, the installation is then uninstalled. DeleteUser with the
 // installation's UserID removes it all again.
 func (s *Server) CreateScene(pluginID int64, uninstalled bool) (in scribe.PluginInstallation, tr scribe.Transcript, err error) {
-	err = s.st.Update(func(tx *state.Tx) error {
-		u, err := tx.AddUser(receivercheck.SceneUser(), "")
-		if err != nil {
-			return err
-		}
-		if in, err = tx.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: u.ID}); err != nil {
-			return err
-		}
+	err = s.st.Update(func(tx *state.Tx) (err error) {
 		t := receivercheck.SceneTranscript(s.clock.Now())
-		t.User.ID = u.ID
-		if tr, err = tx.AddTranscript(t); err != nil {
-			return err
-		}
-		tr = state.CloneTranscript(tr)
-		if uninstalled {
+		if in, tr, err = scene(tx, pluginID, receivercheck.SceneUser(), &t); err == nil && uninstalled {
 			in, err = tx.Uninstall(in.UUID)
 		}
+		tr = state.CloneTranscript(tr)
 		return err
 	})
 	if err != nil {

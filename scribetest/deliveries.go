@@ -194,14 +194,20 @@ func (e *engine) pending() []PendingDelivery {
 	defer e.mu.Unlock()
 	var out []PendingDelivery
 	for _, dl := range e.sortedLocked(nil) {
-		p := PendingDelivery{EventID: dl.id, EventType: dl.typ, WebhookID: dl.hook, URI: dl.uri,
-			Attempts: dl.attempts, LastStatusCode: dl.lastStatus, LastError: dl.lastErr}
-		if dl.timer != nil {
-			p.NextAttempt = dl.due
-		}
-		out = append(out, p)
+		out = append(out, pendingOf(dl))
 	}
 	return out
+}
+
+// pendingOf is dl as PendingDelivery reports it, whether pending or not;
+// the caller holds e.mu.
+func pendingOf(dl *delivery) PendingDelivery {
+	p := PendingDelivery{EventID: dl.id, EventType: dl.typ, WebhookID: dl.hook, URI: dl.uri,
+		Attempts: dl.attempts, LastStatusCode: dl.lastStatus, LastError: dl.lastErr}
+	if dl.timer != nil {
+		p.NextAttempt = dl.due
+	}
+	return p
 }
 
 // sortedLocked returns the pending deliveries want selects (all if nil), in order.

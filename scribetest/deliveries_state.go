@@ -29,15 +29,14 @@ type savedEvent struct {
 	Deliveries []savedDelivery
 }
 
-// savedDelivery is a delivery in its event's row; Due is a pending one's
-// next attempt, zero when that is due now.
+// savedDelivery is a delivery in its event's row: as PendingDelivery
+// reports it (its NextAttempt zero when the attempt is due now), with what
+// makes its next attempt.
 type savedDelivery struct {
-	Seq                    uint64
-	Hook                   int64
-	URI, Secret, LastError string
-	Attempts, LastStatus   int
-	Due                    time.Time
-	Pending, Once          bool
+	PendingDelivery `json:",inline"`
+	Seq             uint64
+	Secret          string
+	Pending, Once   bool
 }
 
 // savedAttempt is an attempt's row: the attempt, with its Duration in
@@ -63,11 +62,7 @@ func (e *engine) saveLocked(recs []DeliveryAttempt, evs ...*sentEvent) {
 			row, kept := savedEvent{sentEvent: *ev}, ev.key+maxRecords > e.eventKey
 			for _, dl := range ev.deliveries {
 				_, pending := e.unsettled[dl]
-				d := savedDelivery{Seq: dl.seq, Hook: dl.hook, URI: dl.uri, Secret: dl.secret.Reveal(), LastError: dl.lastErr,
-					Attempts: dl.attempts, LastStatus: dl.lastStatus, Pending: pending, Once: dl.once}
-				if dl.timer != nil {
-					d.Due = dl.due
-				}
+				d := savedDelivery{PendingDelivery: pendingOf(dl), Seq: dl.seq, Secret: dl.secret.Reveal(), Pending: pending, Once: dl.once}
 				row.Body, row.Deliveries, kept = dl.body, append(row.Deliveries, d), kept || pending
 			}
 			var v []byte // nil: the row goes
@@ -106,12 +101,12 @@ func (e *engine) restore() error {
 			if err != nil {
 				return fmt.Errorf("%s row %d: %w", eventsBucket, ev.key, err)
 			}
-			dl := &delivery{seq: d.Seq, id: ev.ID, typ: ev.Type, body: row.Body, hook: d.Hook, uri: d.URI, secret: secret,
-				attempts: d.Attempts, lastStatus: d.LastStatus, lastErr: d.LastError, once: d.Once, event: ev}
+			dl := &delivery{seq: d.Seq, id: ev.ID, typ: ev.Type, body: row.Body, hook: d.WebhookID, uri: d.URI, secret: secret,
+				attempts: d.Attempts, lastStatus: d.LastStatusCode, lastErr: d.LastError, once: d.Once, event: ev}
 			ev.deliveries, e.seq = append(ev.deliveries, dl), max(e.seq, dl.seq)
 			if d.Pending {
 				e.unsettled[dl] = struct{}{}
-				e.waitLocked(dl, d.Due.Sub(e.clock.Now()))
+				e.waitLocked(dl, d.NextAttempt.Sub(e.clock.Now()))
 			}
 		}
 		e.events.Push(*ev)

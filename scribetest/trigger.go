@@ -40,27 +40,21 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 
 	// One transaction: its events are the sequence's, whatever else happens.
 	events, err := change(s, "Trigger", func(tx *state.Tx) ([]webhook.Event, error) {
-		user, err := tx.AddUser(scribe.User{FirstName: "Test", LastName: "User", EmailAddress: "test.user@example.com"}, "")
-		if err != nil {
-			return nil, err
+		var t *scribe.Transcript
+		if typ == webhook.EventTranscriptCreated || typ == webhook.EventTranscriptUpdated {
+			t = &scribe.Transcript{Headline: "Test call", Type: "phone_call",
+				Text: "A sample transcript sent by Trigger.", Metadata: map[string]json.RawMessage{"triggered": json.RawMessage("true")}}
 		}
-		inst, err := tx.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: user.ID})
-		if err != nil {
-			return nil, err
-		}
-		switch typ {
-		case webhook.EventInstallationDeleted:
+		inst, tr, err := scene(tx, pluginID, scribe.User{FirstName: "Test", LastName: "User", EmailAddress: "test.user@example.com"}, t)
+		switch {
+		case err != nil:
+		case typ == webhook.EventInstallationDeleted:
 			// Installed quietly: an installation.created delivered beside
 			// the installation.deleted could reach the receiver after it.
 			tx.DropEvents()
 			_, err = tx.Uninstall(inst.UUID)
-		case webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated:
-			var t scribe.Transcript
-			t, err = tx.AddTranscript(scribe.Transcript{User: scribe.TranscriptUser{ID: user.ID}, Headline: "Test call", Type: "phone_call",
-				Text: "A sample transcript sent by Trigger.", Metadata: map[string]json.RawMessage{"triggered": json.RawMessage("true")}})
-			if err == nil && typ == webhook.EventTranscriptUpdated {
-				_, err = tx.UpdateTranscript(t.ID, func(t *scribe.Transcript) { t.Headline = "Test call (edited)" })
-			}
+		case typ == webhook.EventTranscriptUpdated:
+			_, err = tx.UpdateTranscript(tr.ID, func(t *scribe.Transcript) { t.Headline = "Test call (edited)" })
 		}
 		return tx.Events(), err
 	})
@@ -93,4 +87,18 @@ func (s *Server) CanTrigger(pluginID int64, typ webhook.EventType) error {
 			pluginID, plugin.Permissions.Transcript, ErrConflict)
 	}
 	return nil
+}
+
+// scene adds in tx a user u, their installation of plugin pluginID and, if
+// t is not nil, t as their transcript: what an event of Trigger or of the
+// receiver check (CreateScene) names.
+func scene(tx *state.Tx, pluginID int64, u scribe.User, t *scribe.Transcript) (in scribe.PluginInstallation, tr scribe.Transcript, err error) {
+	if u, err = tx.AddUser(u, ""); err == nil {
+		in, err = tx.Install(scribe.PluginInstallation{PluginID: pluginID, UserID: u.ID})
+	}
+	if err == nil && t != nil {
+		t.User.ID = u.ID
+		tr, err = tx.AddTranscript(*t)
+	}
+	return in, tr, err
 }

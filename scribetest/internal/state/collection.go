@@ -29,6 +29,13 @@ func NewCollection[T any](id func(T) int64, clone func(T) T) *Collection[T] {
 	return &Collection[T]{id: id, clone: clone, owner: map[int64]int64{}, rows: map[int64][]T{}}
 }
 
+// clear removes every row and forgets the ids assigned.
+func (c *Collection[T]) clear() {
+	c.Last = 0
+	clear(c.owner)
+	clear(c.rows)
+}
+
 // NextID returns a fresh id, greater than every id seen so far.
 func (c *Collection[T]) NextID() int64 {
 	c.Last++

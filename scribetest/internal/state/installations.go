@@ -122,7 +122,7 @@ func (st *Store) PageInstallations(plugin, afterID int64, limit int) ([]scribe.P
 
 // InstallationsOf returns plugin's installations by ascending id.
 func (st *Store) InstallationsOf(plugin int64) []scribe.PluginInstallation {
-	return read(st, func() []scribe.PluginInstallation { return st.installs.OwnedBy(plugin) })
+	return ownedBy(st, st.installs, plugin)
 }
 
 // activeReaders returns userID's active installations that read transcripts.

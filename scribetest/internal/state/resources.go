@@ -68,16 +68,10 @@ func (st *Store) DeveloperByKey(key string) (scribe.User, bool) {
 }
 
 // User returns user id.
-func (st *Store) User(id int64) (scribe.User, bool) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.users.Get(id)
-}
+func (st *Store) User(id int64) (scribe.User, bool) { return get(st, st.users, id) }
 
 // Users returns every user by ascending id.
-func (st *Store) Users() []scribe.User {
-	return read(st, func() []scribe.User { return st.users.OwnedBy(0) })
-}
+func (st *Store) Users() []scribe.User { return ownedBy(st, st.users, 0) }
 
 // AddPlugin adds p after ValidatePlugin; its owner must be a developer.
 func (tx *Tx) AddPlugin(p scribe.Plugin) (scribe.Plugin, error) {
@@ -110,11 +104,7 @@ func clonePlugin(p scribe.Plugin) scribe.Plugin {
 }
 
 // Plugin returns plugin id.
-func (st *Store) Plugin(id int64) (scribe.Plugin, bool) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.plugins.Get(id)
-}
+func (st *Store) Plugin(id int64) (scribe.Plugin, bool) { return get(st, st.plugins, id) }
 
 // SetPluginDisabled disables or enables plugin id.
 func (tx *Tx) SetPluginDisabled(id int64, disabled bool) (scribe.Plugin, error) {
@@ -166,7 +156,7 @@ func (tx *Tx) DeleteSecretKey(id int64) error {
 
 // SecretKeysOf returns plugin's secret keys by ascending id.
 func (st *Store) SecretKeysOf(plugin int64) []scribe.PluginSecretKey {
-	return read(st, func() []scribe.PluginSecretKey { return st.secretKeys.OwnedBy(plugin) })
+	return ownedBy(st, st.secretKeys, plugin)
 }
 
 // AddWebhook adds w to its plugin; its URI must pass ValidateHTTPURL.
@@ -192,6 +182,4 @@ func (st *Store) PageWebhooks(plugin, afterID int64, limit int) ([]scribe.Webhoo
 }
 
 // WebhooksOf returns plugin's webhooks by ascending id.
-func (st *Store) WebhooksOf(plugin int64) []scribe.Webhook {
-	return read(st, func() []scribe.Webhook { return st.webhooks.OwnedBy(plugin) })
-}
+func (st *Store) WebhooksOf(plugin int64) []scribe.Webhook { return ownedBy(st, st.webhooks, plugin) }

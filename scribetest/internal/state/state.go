@@ -102,11 +102,18 @@ func (tx *Tx) touch(section string, id int64, row any) {
 	}
 }
 
-// Clear empties the store: every resource, and the ids assigned so far.
+// Clear empties the store: every resource, and the ids assigned so far. It
+// empties the collections and maps in place: a Store's fields never change
+// after New, so a reader may pick its collection before it takes the lock.
 func (tx *Tx) Clear() {
-	st, fresh := tx.st, New(nil, nil)
-	st.users, st.devKeys, st.developers, st.plugins, st.secretKeys = fresh.users, fresh.devKeys, fresh.developers, fresh.plugins, fresh.secretKeys
-	st.installs, st.installsBy, st.uuids, st.webhooks, st.transcripts = fresh.installs, fresh.installsBy, fresh.uuids, fresh.webhooks, fresh.transcripts
+	st := tx.st
+	for _, c := range []interface{ clear() }{st.users, st.plugins, st.secretKeys, st.installs, st.webhooks, st.transcripts} {
+		c.clear()
+	}
+	clear(st.devKeys)
+	clear(st.developers)
+	clear(st.installsBy)
+	clear(st.uuids)
 	st.lastJob, st.lastAudio = 0, 0
 	tx.Changed, tx.Cleared = nil, true
 }
@@ -196,6 +203,18 @@ func page[T any](st *Store, c *Collection[T], owner, afterID int64, limit int) (
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	return c.Page(owner, afterID, limit)
+}
+
+// get returns c.Get(id), read under the read lock.
+func get[T any](st *Store, c *Collection[T], id int64) (T, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return c.Get(id)
+}
+
+// ownedBy returns c.OwnedBy(owner), read under the read lock.
+func ownedBy[T any](st *Store, c *Collection[T], owner int64) []T {
+	return read(st, func() []T { return c.OwnedBy(owner) })
 }
 
 // encode encodes a resource as the wire carries it, for an event's data; a

@@ -91,9 +91,7 @@ func (tx *Tx) DeleteTranscript(id int64) error {
 // Transcript returns transcript id if owner owns it, to encode: it shares
 // its metadata with the store.
 func (st *Store) Transcript(owner, id int64) (scribe.Transcript, bool) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	t, ok := st.transcripts.Get(id)
+	t, ok := get(st, st.transcripts, id)
 	return t, ok && t.User.ID == owner
 }
 
@@ -105,7 +103,7 @@ func (st *Store) TranscriptPage(owner, afterID int64, limit int) ([]scribe.Trans
 
 // TranscriptsOf returns copies of owner's transcripts by ascending id.
 func (st *Store) TranscriptsOf(owner int64) []scribe.Transcript {
-	ts := read(st, func() []scribe.Transcript { return st.transcripts.OwnedBy(owner) })
+	ts := ownedBy(st, st.transcripts, owner)
 	for i := range ts {
 		ts[i] = CloneTranscript(ts[i])
 	}
