@@ -267,12 +267,16 @@ func (d *devServer) createWebhook(_ *http.Request, b *webhookBody) (any, error) 
 }
 
 func (d *devServer) deliveries(_ *http.Request, _ *struct{}) (any, error) {
+	// Pending first: a delivery that settles between the two reads is then in
+	// both lists, never in neither (an attempt is recorded before its
+	// delivery leaves the pending list), so a caller waiting for attempts
+	// (scribe-server trigger) never sees a delivery vanish.
 	attempts, pending := []map[string]any{}, []map[string]any{}
-	for _, a := range d.s.Deliveries() {
-		attempts = append(attempts, attemptJSON(a))
-	}
 	for _, p := range d.s.PendingDeliveries() {
 		pending = append(pending, pendingJSON(p))
+	}
+	for _, a := range d.s.Deliveries() {
+		attempts = append(attempts, attemptJSON(a))
 	}
 	return map[string]any{"attempts": attempts, "pending": pending}, nil
 }
