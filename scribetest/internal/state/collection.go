@@ -50,14 +50,12 @@ func (c *Collection[T]) find(owner, id int64) (rows []T, i int, found bool) {
 }
 
 // Get returns row id.
-func (c *Collection[T]) Get(id int64) (T, bool) {
-	owner, ok := c.owner[id]
-	if !ok {
-		var zero T
-		return zero, false
+func (c *Collection[T]) Get(id int64) (row T, ok bool) {
+	if owner, ok := c.owner[id]; ok {
+		rows, i, _ := c.find(owner, id)
+		return c.clone(rows[i]), true
 	}
-	rows, i, _ := c.find(owner, id)
-	return c.clone(rows[i]), true
+	return row, false
 }
 
 // Taken reports whether id names a row.
