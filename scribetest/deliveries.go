@@ -292,7 +292,8 @@ func (e *engine) nextDueLocked() (time.Time, bool) {
 	return next, found
 }
 
-// close aborts attempts in flight, waits for the senders and returns how many are left.
+// close aborts attempts in flight, waits for the senders, lets the state
+// directory go and returns how many deliveries are left.
 func (e *engine) close() int {
 	e.mu.Lock()
 	first := !e.closed
@@ -305,6 +306,9 @@ func (e *engine) close() int {
 	e.wg.Wait()
 	if e.own != nil {
 		e.own.CloseIdleConnections()
+	}
+	if e.db != nil { // the state directory is let go once delivery has stopped
+		_ = e.db.Close()
 	}
 	e.mu.Lock()
 	n := len(e.unsettled)

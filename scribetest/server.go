@@ -197,14 +197,6 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.deliveries.close()
-	s.closeState()
-}
-
-// closeState lets the state directory go, once delivery has stopped.
-func (s *Server) closeState() {
-	if s.db != nil {
-		_ = s.db.Close()
-	}
 }
 
 // Shutdown stops the server gracefully: it stops listening, waits for requests
@@ -222,7 +214,5 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if hs != nil {
 		err = hs.Shutdown(ctx)
 	}
-	err = errors.Join(err, s.deliveries.shutdown(ctx))
-	s.closeState()
-	return err
+	return errors.Join(err, s.deliveries.shutdown(ctx))
 }

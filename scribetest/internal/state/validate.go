@@ -138,7 +138,6 @@ func LooksLikeJWT(token string) bool {
 	return !strings.HasPrefix(token, auth.DeveloperKeyPrefix) && strings.Count(token, ".") == 2
 }
 
-
 // ValidUUID reports whether s is a UUID in the lower-case RFC 4122 text form.
 func ValidUUID(s string) bool { return uuidForm.MatchString(s) }
 
