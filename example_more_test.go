@@ -35,7 +35,7 @@ func newExampleScene() *exampleScene {
 	if sc.dev, err = s.CreateDeveloper(scribe.User{FirstName: "Ada", LastName: "Byron"}); err != nil {
 		log.Fatal(err)
 	}
-	sc.plugin, err = s.CreatePlugin(sc.dev.User.ID, scribetest.PluginParams{
+	sc.plugin, err = s.CreatePlugin(sc.dev.User.ID, scribe.Plugin{
 		Name:        "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead},
 	})

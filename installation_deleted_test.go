@@ -18,7 +18,7 @@ func TestInstallationDeletedSaysStopCallingOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+	plugin, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead}})
 	if err != nil {
 		t.Fatal(err)

@@ -67,12 +67,12 @@ func newIntegWorld(t *testing.T, opts ...scribetest.Option) *integWorld {
 	w.dev = integMust(s.CreateDeveloper(scribe.User{FirstName: "Ada", LastName: "Byron", EmailAddress: "ada@example.com"}))(t)
 	w.other = integMust(s.CreateDeveloper(scribe.User{FirstName: "Charles", LastName: "Babbage", EmailAddress: "charles@example.com"}))(t)
 	crm := int64(42)
-	w.plugin = integMust(s.CreatePlugin(w.dev.User.ID, scribetest.PluginParams{
+	w.plugin = integMust(s.CreatePlugin(w.dev.User.ID, scribe.Plugin{
 		Name: "CRM sync", Description: "Meeting notes to the CRM", Published: true,
 		Permissions:      scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead},
 		CRMIntegrationID: &crm, LogoURI: "https://crm.example.com/logo.png",
 	}))(t)
-	w.otherPlugin = integMust(s.CreatePlugin(w.other.User.ID, scribetest.PluginParams{Name: "Engine"}))(t)
+	w.otherPlugin = integMust(s.CreatePlugin(w.other.User.ID, scribe.Plugin{Name: "Engine"}))(t)
 	w.key = integMust(s.CreateSecretKey(w.plugin.ID, "ci"))(t)
 	w.grace = integMust(s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper", EmailAddress: "grace@example.com"}))(t)
 	w.alan = integMust(s.CreateUser(scribe.User{FirstName: "Alan", LastName: "Turing", EmailAddress: "alan@example.com"}))(t)
@@ -471,11 +471,11 @@ func TestIntegrationErrors(t *testing.T) {
 	grace := w.instClient(t, w.key.Key, w.inst.UUID)
 
 	// A plugin that may read users but not transcripts, and one the reverse.
-	noTranscripts := integMust(s.CreatePlugin(w.dev.User.ID, scribetest.PluginParams{Name: "Contact card",
+	noTranscripts := integMust(s.CreatePlugin(w.dev.User.ID, scribe.Plugin{Name: "Contact card",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionNone}}))(t)
-	noUser := integMust(s.CreatePlugin(w.dev.User.ID, scribetest.PluginParams{Name: "Word count",
+	noUser := integMust(s.CreatePlugin(w.dev.User.ID, scribe.Plugin{Name: "Word count",
 		Permissions: scribe.Permissions{User: scribe.PermissionNone, Transcript: scribe.PermissionRead}}))(t)
-	disabled := integMust(s.CreatePlugin(w.dev.User.ID, scribetest.PluginParams{Name: "Retired",
+	disabled := integMust(s.CreatePlugin(w.dev.User.ID, scribe.Plugin{Name: "Retired",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}}))(t)
 	clientFor := func(p scribe.Plugin, u scribe.User) (*scribe.Client, scribe.PluginInstallation) {
 		k := integMust(s.CreateSecretKey(p.ID, ""))(t)

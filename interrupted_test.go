@@ -153,7 +153,7 @@ func TestCutSecretKeyIsNotLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM"})
+	p, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM"})
 	if err != nil {
 		t.Fatal(err)
 	}

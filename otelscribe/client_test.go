@@ -96,7 +96,7 @@ func newScene(t testing.TB) *scene {
 	t.Cleanup(srv.Close)
 	dev, err := srv.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	must(t, err)
-	plugin, err := srv.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "Tracing",
+	plugin, err := srv.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "Tracing",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
 	must(t, err)
 	sc.key, err = srv.CreateSecretKey(plugin.ID, "otel")

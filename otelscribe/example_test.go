@@ -38,7 +38,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	plugin, err := srv.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "Traced",
+	plugin, err := srv.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "Traced",
 		Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
 	if err != nil {
 		log.Fatal(err)

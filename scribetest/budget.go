@@ -1,9 +1,6 @@
 package scribetest
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // DefaultBodyBudget is how many bytes of event bodies and answer excerpts
 // the server keeps, unless WithBodyBudget says otherwise: 256 MiB.
@@ -18,13 +15,8 @@ const DefaultBodyBudget = 256 << 20
 // event goes undelivered. bytes must be positive; the default is
 // DefaultBodyBudget.
 func WithBodyBudget(bytes int64) Option {
-	return Option{func(cfg *config) error {
-		if bytes < 1 {
-			return fmt.Errorf("scribetest: WithBodyBudget: %d bytes; give a positive budget, such as 64 << 20 (the default, DefaultBodyBudget, is 256 MiB)", bytes)
-		}
-		cfg.budget = bytes
-		return nil
-	}}
+	return option(refuse(bytes < 1, "scribetest: WithBodyBudget: %d bytes; give a positive budget, such as 64 << 20 (the default, DefaultBodyBudget, is 256 MiB)", bytes),
+		func(cfg *config) { cfg.budget = bytes })
 }
 
 // keepLocked counts the body of sent, which the events ring now holds,

@@ -59,7 +59,7 @@ func WithProcessedCount(count func(eventID string) int) CheckOption {
 // FakeClock sees them fresh.
 func WithServer(s *Server, pluginID int64) CheckOption {
 	return CheckOption{checked(refuse(s == nil, "WithServer: the server is nil"), func(cfg *checkConfig) {
-		cfg.Server, cfg.Now = checkScenes{s, pluginID}, s.clock.Now
+		cfg.Server, cfg.Now = checkScenes{s, pluginID}, s.cfg.clock.Now
 	})}
 }
 
@@ -113,7 +113,7 @@ func (c checkScenes) Calls(_ context.Context, uuid string) ([]receivercheck.Call
 // installation's UserID removes it all again.
 func (s *Server) CreateScene(pluginID int64, uninstalled bool) (in scribe.PluginInstallation, tr scribe.Transcript, err error) {
 	err = s.st.Update(func(tx *state.Tx) (err error) {
-		t := receivercheck.SceneTranscript(s.clock.Now())
+		t := receivercheck.SceneTranscript(s.cfg.clock.Now())
 		if in, tr, err = scene(tx, pluginID, receivercheck.SceneUser(), &t); err == nil && uninstalled {
 			in, err = tx.Uninstall(in.UUID)
 		}

@@ -25,7 +25,7 @@ func TestCheckScenesRemovedWhenInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugin, err := s.CreatePlugin(dev.User.ID, PluginParams{Name: "CRM sync",
+	plugin, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
 	if err != nil {
 		t.Fatal(err)

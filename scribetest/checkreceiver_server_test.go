@@ -36,7 +36,7 @@ func newLiveScene(t *testing.T) *liveScene {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+	plugin, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
 	if err != nil {
 		t.Fatal(err)
@@ -367,7 +367,7 @@ func TestCheckReceiverOnFakeClock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+			plugin, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 				Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
 			if err != nil {
 				t.Fatal(err)

@@ -53,14 +53,14 @@ func (s *Server) client(opts []scribe.Option) (*scribe.Client, error) {
 }
 
 // Clock returns the clock the server reads (WithClock's, or the system's).
-func (s *Server) Clock() auth.Clock { return s.clock }
+func (s *Server) Clock() auth.Clock { return s.cfg.clock }
 
 // TokenSource returns a token source of installation uuid minted from key that
 // reads the server's clock, so that a FakeClock given to WithClock moves token
 // expiry too. opts follow the clock: an auth.WithClock among them wins. Give
 // it to your own client with scribe.WithTokenSource.
 func (s *Server) TokenSource(key auth.SecretKey, uuid string, opts ...auth.SourceOption) (*auth.TokenSource, error) {
-	return auth.NewTokenSource(key, uuid, append([]auth.SourceOption{auth.WithClock(s.clock)}, opts...)...)
+	return auth.NewTokenSource(key, uuid, append([]auth.SourceOption{auth.WithClock(s.cfg.clock)}, opts...)...)
 }
 
 // TokenCache returns an auth.Cache of installation tokens minted from key
@@ -68,7 +68,7 @@ func (s *Server) TokenSource(key auth.SecretKey, uuid string, opts ...auth.Sourc
 // scribe.NewInstallationClients in the backend under test. opts follow the
 // clock option; a zero key or a bad option is auth.NewCache's error.
 func (s *Server) TokenCache(key auth.SecretKey, opts ...auth.CacheOption) (*auth.Cache, error) {
-	return auth.NewCache(key, append([]auth.CacheOption{auth.WithSourceOptions(auth.WithClock(s.clock))}, opts...)...)
+	return auth.NewCache(key, append([]auth.CacheOption{auth.WithSourceOptions(auth.WithClock(s.cfg.clock))}, opts...)...)
 }
 
 // WebhookVerifier returns a verifier of the deliveries the server sends to
@@ -80,5 +80,5 @@ func (s *Server) WebhookVerifier(hook scribe.Webhook, opts ...webhook.VerifierOp
 	if hook.SigningSecret.IsZero() {
 		return nil, errors.New("scribetest: WebhookVerifier: the webhook has no signing secret; pass the scribe.Webhook that CreateWebhook or the fixtures returned")
 	}
-	return webhook.NewVerifier(hook.SigningSecret, append([]webhook.VerifierOption{webhook.WithClock(s.clock)}, opts...)...)
+	return webhook.NewVerifier(hook.SigningSecret, append([]webhook.VerifierOption{webhook.WithClock(s.cfg.clock)}, opts...)...)
 }

@@ -102,7 +102,7 @@ func TestTokenHelpersReadTheServersClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "p", Permissions: scribe.Permissions{User: scribe.PermissionRead}})
+	plugin, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "p", Permissions: scribe.Permissions{User: scribe.PermissionRead}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestWaitForDeliveriesWhenTheClockMovesAsATimerIsSet(t *testing.T) {
 	}))
 	t.Cleanup(rc.Close)
 	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
-	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync"})
 	user, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 	if _, err := s.CreateWebhook(plugin.ID, rc.URL+"/hook"); err != nil {
 		t.Fatal(err)

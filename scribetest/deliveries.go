@@ -202,10 +202,9 @@ func (e *engine) pending() []PendingDelivery {
 // pendingOf is dl as PendingDelivery reports it, whether pending or not;
 // the caller holds e.mu.
 func pendingOf(dl *delivery) PendingDelivery {
-	p := PendingDelivery{EventID: dl.id, EventType: dl.typ, WebhookID: dl.hook, URI: dl.uri,
-		Attempts: dl.attempts, LastStatusCode: dl.lastStatus, LastError: dl.lastErr}
-	if dl.timer != nil {
-		p.NextAttempt = dl.due
+	p := dl.PendingDelivery
+	if dl.timer == nil {
+		p.NextAttempt = time.Time{}
 	}
 	return p
 }
@@ -278,7 +277,7 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 // deadline, a time of the wall clock.
 func (e *engine) lateLocked(dls []*delivery, deadline time.Time) bool {
 	bound := e.clock.Now().Add(time.Until(deadline)) // the deadline by the server's clock
-	return !slices.ContainsFunc(dls, func(dl *delivery) bool { return dl.timer == nil || !dl.due.After(bound) })
+	return !slices.ContainsFunc(dls, func(dl *delivery) bool { return dl.timer == nil || !dl.NextAttempt.After(bound) })
 }
 
 // nextDueLocked returns when the earliest timer of a pending delivery fires.
@@ -286,14 +285,15 @@ func (e *engine) nextDueLocked() (time.Time, bool) {
 	var next time.Time
 	found := false
 	for dl := range e.unsettled {
-		if dl.timer != nil && (!found || dl.due.Before(next)) {
-			next, found = dl.due, true
+		if dl.timer != nil && (!found || dl.NextAttempt.Before(next)) {
+			next, found = dl.NextAttempt, true
 		}
 	}
 	return next, found
 }
 
-// close aborts attempts in flight, waits for the senders and returns how many are left.
+// close aborts attempts in flight, waits for the senders, lets the state
+// directory go and returns how many deliveries are left.
 func (e *engine) close() int {
 	e.mu.Lock()
 	first := !e.closed
@@ -306,6 +306,9 @@ func (e *engine) close() int {
 	e.wg.Wait()
 	if e.own != nil {
 		e.own.CloseIdleConnections()
+	}
+	if e.db != nil { // the state directory is let go once delivery has stopped
+		_ = e.db.Close()
 	}
 	e.mu.Lock()
 	n := len(e.unsettled)

@@ -101,8 +101,7 @@ func (e *engine) restore() error {
 			if err != nil {
 				return fmt.Errorf("%s row %d: %w", eventsBucket, ev.key, err)
 			}
-			dl := &delivery{seq: d.Seq, id: ev.ID, typ: ev.Type, body: row.Body, hook: d.WebhookID, uri: d.URI, secret: secret,
-				attempts: d.Attempts, lastStatus: d.LastStatusCode, lastErr: d.LastError, once: d.Once, event: ev}
+			dl := &delivery{PendingDelivery: d.PendingDelivery, seq: d.Seq, body: row.Body, secret: secret, once: d.Once, event: ev}
 			ev.deliveries, e.seq = append(ev.deliveries, dl), max(e.seq, dl.seq)
 			if d.Pending {
 				e.unsettled[dl] = struct{}{}

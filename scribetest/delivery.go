@@ -55,21 +55,17 @@ func scaled(d time.Duration, f float64) time.Duration {
 
 // delivery is one event on its way to one webhook.
 type delivery struct {
+	// The event's id and type and the webhook's, as PendingDelivery reports
+	// them; its Attempts, LastStatusCode, LastError and NextAttempt (when
+	// timer fires, by the clock; stale once it has) are guarded by engine.mu.
+	PendingDelivery
 	seq    uint64
-	id     string            // the event's
-	typ    webhook.EventType // the event's
-	body   []byte            // the event encoded, as every attempt sends it
-	hook   int64
-	uri    string
+	body   []byte // the event encoded, as every attempt sends it
 	secret auth.WebhookSecret
 	// Guarded by engine.mu.
-	attempts   int
-	lastStatus int
-	lastErr    string
-	timer      timer     // set while waiting for the next attempt
-	due        time.Time // when timer fires, by the clock
-	once       bool      // a resend of a settled delivery: its attempt is not retried
-	event      *sentEvent
+	timer timer // set while waiting for the next attempt
+	once  bool  // a resend of a settled delivery: its attempt is not retried
+	event *sentEvent
 }
 
 // sentEvent is an event the engine published, as Resend and Events find
@@ -180,7 +176,8 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 		case h.SigningSecret.IsZero(): // never from CreateWebhook or fixtures; kept for safety
 			rec.Error = "the webhook has no signing secret; nothing was sent"
 		default:
-			dl := &delivery{seq: e.seq, id: ev.ID, typ: ev.Type, body: body, hook: h.ID, uri: h.URI, secret: h.SigningSecret, event: sent}
+			dl := &delivery{PendingDelivery: PendingDelivery{EventID: ev.ID, EventType: ev.Type, WebhookID: h.ID, URI: h.URI},
+				seq: e.seq, body: body, secret: h.SigningSecret, event: sent}
 			sent.deliveries = append(sent.deliveries, dl)
 			e.unsettled[dl] = struct{}{}
 			if !e.closed {
@@ -259,7 +256,7 @@ func (e *engine) waitLocked(dl *delivery, delay time.Duration) {
 		}
 	})
 	// Read after the timer is set, so moving the clock to due fires it.
-	dl.due = e.clock.Now().Add(delay)
+	dl.NextAttempt = e.clock.Now().Add(delay)
 }
 
 // readyLocked queues dl and starts a sender if fewer than workers run.
@@ -278,18 +275,18 @@ func (e *engine) send() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for !e.closed {
-		i := slices.IndexFunc(e.ready, func(dl *delivery) bool { return e.inflight[dl.hook] < e.perHook })
+		i := slices.IndexFunc(e.ready, func(dl *delivery) bool { return e.inflight[dl.WebhookID] < e.perHook })
 		if i < 0 {
 			break
 		}
 		dl := e.ready[i]
 		e.ready = slices.Delete(e.ready, i, i+1)
-		e.inflight[dl.hook]++
+		e.inflight[dl.WebhookID]++
 		e.mu.Unlock()
-		rec := e.attempt(dl, dl.attempts+1)
+		rec := e.attempt(dl, dl.Attempts+1)
 		e.mu.Lock()
-		if e.inflight[dl.hook]--; e.inflight[dl.hook] == 0 {
-			delete(e.inflight, dl.hook)
+		if e.inflight[dl.WebhookID]--; e.inflight[dl.WebhookID] == 0 {
+			delete(e.inflight, dl.WebhookID)
 		}
 		e.settleLocked(dl, rec)
 	}
@@ -299,15 +296,15 @@ func (e *engine) send() {
 // attempt sends dl once, signed now, and says how it went.
 func (e *engine) attempt(dl *delivery, n int) DeliveryAttempt {
 	at := e.clock.Now()
-	rec := DeliveryAttempt{EventID: dl.id, EventType: dl.typ, WebhookID: dl.hook, URI: dl.uri, Attempt: n, Time: at}
+	rec := DeliveryAttempt{EventID: dl.EventID, EventType: dl.EventType, WebhookID: dl.WebhookID, URI: dl.URI, Attempt: n, Time: at}
 	ctx, cancel := context.WithTimeout(e.ctx, e.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, dl.uri, bytes.NewReader(dl.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, dl.URI, bytes.NewReader(dl.body))
 	if err != nil {
 		rec.Error = "the webhook's uri cannot be requested"
 		return rec
 	}
-	req.Header = webhook.SignHeaders(dl.secret, dl.id, at, dl.body)
+	req.Header = webhook.SignHeaders(dl.secret, dl.EventID, at, dl.body)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", userAgent)
 	rec.RequestHeaders = req.Header.Clone()
@@ -363,11 +360,11 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	if _, ok := e.unsettled[dl]; !ok { // forgotten by Reset while in flight
 		return
 	}
-	dl.attempts, dl.lastStatus, dl.lastErr = rec.Attempt, rec.StatusCode, rec.Error
+	dl.Attempts, dl.LastStatusCode, dl.LastError = rec.Attempt, rec.StatusCode, rec.Error
 	defer e.notifyLocked()
 	once := dl.once
 	dl.once = false
-	giveUp := !rec.Delivered && !e.closed && !once && dl.attempts >= len(e.schedule)
+	giveUp := !rec.Delivered && !e.closed && !once && dl.Attempts >= len(e.schedule)
 	rec.Final = rec.Delivered || giveUp || rec.Permanent || once
 	if old, full := e.record.Push(rec); full {
 		e.excerpts -= int64(len(old.ResponseBody))
@@ -376,16 +373,16 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	switch {
 	case rec.Permanent:
 		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",
-			"event_id", dl.id, "event_type", string(dl.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "answer", rec.ResponseBody)
+			"event_id", dl.EventID, "event_type", string(dl.EventType), "webhook_id", dl.WebhookID, "attempts", dl.Attempts, "answer", rec.ResponseBody)
 	case giveUp:
 		e.logger.Warn("scribetest: webhook delivery given up after the last attempt of the schedule",
-			"event_id", dl.id, "event_type", string(dl.typ), "webhook_id", dl.hook, "attempts", dl.attempts, "error", rec.Error)
+			"event_id", dl.EventID, "event_type", string(dl.EventType), "webhook_id", dl.WebhookID, "attempts", dl.Attempts, "error", rec.Error)
 	}
 	switch {
 	case rec.Final:
 		delete(e.unsettled, dl)
 	case !e.closed:
-		e.waitLocked(dl, jitter(e.schedule[dl.attempts]))
+		e.waitLocked(dl, jitter(e.schedule[dl.Attempts]))
 	}
 	e.saveLocked([]DeliveryAttempt{rec}, dl.event)
 	e.trimLocked()

@@ -76,7 +76,7 @@ func newHookEnvWith(t *testing.T, opts ...scribetest.Option) *hookEnv {
 
 func (e *hookEnv) newPlugin(t *testing.T, transcript scribe.Permission) scribe.Plugin {
 	t.Helper()
-	p, err := e.s.CreatePlugin(e.dev.User.ID, scribetest.PluginParams{Name: "plugin " + string(transcript),
+	p, err := e.s.CreatePlugin(e.dev.User.ID, scribe.Plugin{Name: "plugin " + string(transcript),
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: transcript}})
 	if err != nil {
 		t.Fatal(err)
@@ -875,7 +875,7 @@ func ExampleServer_Deliveries() {
 	}
 	defer s.Close()
 	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
-	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync"})
 	user, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 
 	receiver := httptest.NewUnstartedServer(nil)
@@ -928,7 +928,7 @@ func BenchmarkEmit(b *testing.B) {
 			}
 			defer s.Close()
 			dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
-			plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+			plugin, _ := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 				Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
 			user, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 			if _, err := s.Install(plugin.ID, user.ID); err != nil {
@@ -1402,7 +1402,7 @@ func ExampleFakeClock_webhookRetries() {
 	}
 	defer s.Close()
 	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
-	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync"})
 	user, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 
 	receiver := httptest.NewUnstartedServer(nil)
@@ -1448,7 +1448,7 @@ func ExampleServer_Trigger() {
 	}
 	defer s.Close()
 	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
-	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 		Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer receiver.Close()

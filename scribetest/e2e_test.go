@@ -195,7 +195,7 @@ func TestEndToEndReceiverDownThenBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+			plugin, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 				Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
 			if err != nil {
 				t.Fatal(err)
@@ -307,7 +307,7 @@ func TestEndToEndLostAcknowledgementIsDeduped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugin, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+	plugin, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 		Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
 	if err != nil {
 		t.Fatal(err)
@@ -455,7 +455,7 @@ func TestReceiverHandlesNewTranscripts(t *testing.T) {
 	srv := scribetest.NewTestServer(t, scribetest.WithClock(clock)) // the one place the clock is given
 
 	dev, _ := srv.CreateDeveloper(scribe.User{FirstName: "Ada"})
-	plugin, _ := srv.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+	plugin, _ := srv.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
 	user, _ := srv.CreateUser(scribe.User{FirstName: "Grace"})
 

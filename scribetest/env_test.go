@@ -70,13 +70,13 @@ func newEnv(t *testing.T, opts ...scribetest.Option) *env {
 	must(err)
 
 	read := scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}
-	e.plugin, err = e.s.CreatePlugin(e.devA.User.ID, scribetest.PluginParams{Name: "CRM sync", Permissions: read, Published: true})
+	e.plugin, err = e.s.CreatePlugin(e.devA.User.ID, scribe.Plugin{Name: "CRM sync", Permissions: read, Published: true})
 	must(err)
-	e.pluginB, err = e.s.CreatePlugin(e.devB.User.ID, scribetest.PluginParams{Name: "B's plugin", Permissions: read})
+	e.pluginB, err = e.s.CreatePlugin(e.devB.User.ID, scribe.Plugin{Name: "B's plugin", Permissions: read})
 	must(err)
-	e.pluginNone, err = e.s.CreatePlugin(e.devA.User.ID, scribetest.PluginParams{Name: "No permissions"})
+	e.pluginNone, err = e.s.CreatePlugin(e.devA.User.ID, scribe.Plugin{Name: "No permissions"})
 	must(err)
-	e.pluginDisabled, err = e.s.CreatePlugin(e.devA.User.ID, scribetest.PluginParams{Name: "Soon disabled", Permissions: read})
+	e.pluginDisabled, err = e.s.CreatePlugin(e.devA.User.ID, scribe.Plugin{Name: "Soon disabled", Permissions: read})
 	must(err)
 
 	e.key, err = e.s.CreateSecretKey(e.plugin.ID, "ci")

@@ -73,9 +73,9 @@ func (e *engine) eventsLocked(skip, limit int) ([]EmittedEvent, int) {
 		out := ev.EmittedEvent
 		for _, dl := range ev.deliveries {
 			out.Payload = dl.body
-			d := EventDelivery{WebhookID: dl.hook, URI: dl.uri}
+			d := EventDelivery{WebhookID: dl.WebhookID, URI: dl.URI}
 			if _, d.Pending = e.unsettled[dl]; d.Pending && dl.timer != nil {
-				d.NextAttempt = dl.due
+				d.NextAttempt = dl.NextAttempt
 			}
 			out.Deliveries = append(out.Deliveries, d)
 		}

@@ -33,7 +33,7 @@ func ExampleFakeClock() {
 	defer s.Close()
 
 	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
-	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribe.Plugin{
 		Name:        "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead},
 	})

@@ -48,7 +48,7 @@ func Example_installation() {
 	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	grace, _ := s.CreateUser(scribe.User{FirstName: "Grace", LastName: "Hopper"})
 	alan, _ := s.CreateUser(scribe.User{FirstName: "Alan", LastName: "Turing"})
-	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribe.Plugin{
 		Name:        "Notes export",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead},
 	})

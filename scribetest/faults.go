@@ -77,7 +77,7 @@ type FiredFault struct {
 // server can play: an unknown Status, Drop with a Status, a negative
 // duration, a Path that is not a path relative to the base path, or a fault
 // that does nothing at all.
-func (s *Server) InjectFault(f Fault) error { return s.faults.add(f, s.basePath) }
+func (s *Server) InjectFault(f Fault) error { return s.faults.add(f, s.cfg.basePath) }
 
 // FailNext makes the next n requests, whatever their method and path, fail
 // with status (429, 500, 502, 503 or 504); it is InjectFault(Fault{Times: n,

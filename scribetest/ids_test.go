@@ -95,7 +95,7 @@ func TestSeedingCallsRefuseIDsNearTheTop(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateDeveloper with id 2^53-1: %v", err)
 	}
-	if _, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{ID: math.MaxInt64, Name: "P"}); err == nil || !strings.Contains(err.Error(), "CreatePlugin: ID must be at most") {
+	if _, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{ID: math.MaxInt64, Name: "P"}); err == nil || !strings.Contains(err.Error(), "CreatePlugin: ID must be at most") {
 		t.Errorf("CreatePlugin with id MaxInt64: %v", err)
 	}
 	if _, err := s.CreateTranscript(dev.User.ID, scribetest.TranscriptParams{Audio: scribe.TranscriptAudio{ID: math.MaxInt64}}); err == nil || !strings.Contains(err.Error(), "CreateTranscript: Audio.ID must be at most") {

@@ -212,7 +212,7 @@ func TestClientRetriesRateLimited(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+		p, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,7 +41,7 @@ func (e *engine) require(eventIDs []string, timeout time.Duration) (failure stri
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	// On the system clock, do not wait for a retry due after the bound.
-	_, cause := e.settled(ctx, func(dl *delivery) bool { return named(dl.id) }, e.advancer == nil)
+	_, cause := e.settled(ctx, func(dl *delivery) bool { return named(dl.EventID) }, e.advancer == nil)
 
 	e.mu.Lock()
 	events, _ := e.eventsLocked(0, maxRecords)

@@ -34,33 +34,6 @@ type SecretKey struct {
 	Key auth.SecretKey
 }
 
-// PluginParams describes a plugin to create. Unlike POST /plugins, it can
-// create a plugin already published or disabled. Zero permissions mean "none";
-// the plugin's timestamps are the server clock's now.
-type PluginParams struct {
-	// ID is the plugin's id; zero asks for the next free one, and an id
-	// already taken is an error wrapping ErrConflict.
-	ID int64
-	// Name is required: 1 to 100 characters.
-	Name string
-	// Description is optional free text.
-	Description string
-	// Permissions is what the plugin may read of the users who install it; a
-	// zero level means scribe.PermissionNone.
-	Permissions scribe.Permissions
-	// Published creates the plugin already published, which POST /plugins
-	// cannot.
-	Published bool
-	// Disabled creates the plugin disabled: its installation tokens answer 403
-	// plugin_disabled until EnablePlugin.
-	Disabled bool
-	// CRMIntegrationID is nil for a plugin without CRM integration; otherwise
-	// it must be positive.
-	CRMIntegrationID *int64
-	// LogoURI is an absolute http or https URL, or "" for none.
-	LogoURI string
-}
-
 // TranscriptParams describes a transcript to create. Zero ids (of the job, the
 // audio) are generated; a zero CreatedOn means now, and a zero Audio.CreatedOn
 // means CreatedOn. Metadata values are encoded as JSON.
@@ -157,17 +130,21 @@ func (s *Server) DeleteUser(id int64) error {
 // Users returns every user, developers included, by ascending id.
 func (s *Server) Users() []scribe.User { return s.st.Users() }
 
-// CreatePlugin creates a plugin owned by developer developerID. It checks what
-// POST /plugins checks (a name of 1 to 100 characters, permissions "none" or
-// "read", an http(s) logo URI).
-func (s *Server) CreatePlugin(developerID int64, p PluginParams) (scribe.Plugin, error) {
+// CreatePlugin creates the plugin p, owned by developer developerID (p's
+// UserID is set to it). Unlike POST /plugins, it can create a plugin already
+// published (Published) or disabled (Disabled: its installation tokens answer
+// 403 plugin_disabled until EnablePlugin). It checks what POST /plugins
+// checks: a Name of 1 to 100 characters, permissions "none" or "read" (a
+// zero level means scribe.PermissionNone), a CRMIntegrationID nil or
+// positive, a LogoURI that is an absolute http(s) URL or "". A zero ID asks
+// for the next free one, and an id already taken is an error wrapping
+// ErrConflict; zero CreatedOn and UpdatedOn are the server clock's now.
+func (s *Server) CreatePlugin(developerID int64, p scribe.Plugin) (scribe.Plugin, error) {
 	if err := chosenID("CreatePlugin", "ID", p.ID); err != nil {
 		return scribe.Plugin{}, err
 	}
-	return change(s, "CreatePlugin", func(tx *state.Tx) (scribe.Plugin, error) {
-		return tx.AddPlugin(scribe.Plugin{ID: p.ID, Name: p.Name, Description: p.Description, Permissions: state.OrNone(p.Permissions), Published: p.Published,
-			Disabled: p.Disabled, CRMIntegrationID: p.CRMIntegrationID, LogoURI: p.LogoURI, UserID: developerID})
-	})
+	p.UserID, p.Permissions = developerID, state.OrNone(p.Permissions)
+	return change(s, "CreatePlugin", func(tx *state.Tx) (scribe.Plugin, error) { return tx.AddPlugin(p) })
 }
 
 // DisablePlugin disables a plugin: its installation JWTs then answer 403

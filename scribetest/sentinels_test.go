@@ -25,10 +25,10 @@ func TestSeedingErrorsWrapTheSentinels(t *testing.T) {
 	}{
 		{"CreateUser with an id taken", func() error { _, err := s.CreateUser(scribe.User{ID: user.ID}); return err }, scribetest.ErrConflict},
 		{"CreateDeveloper with an id taken", func() error { _, err := s.CreateDeveloper(scribe.User{ID: user.ID}); return err }, scribetest.ErrConflict},
-		{"CreatePlugin of no developer", func() error { _, err := s.CreatePlugin(nobody, scribetest.PluginParams{Name: "X"}); return err }, scribetest.ErrNotFound},
-		{"CreatePlugin of a user who is no developer", func() error { _, err := s.CreatePlugin(user.ID, scribetest.PluginParams{Name: "X"}); return err }, scribetest.ErrNotFound},
+		{"CreatePlugin of no developer", func() error { _, err := s.CreatePlugin(nobody, scribe.Plugin{Name: "X"}); return err }, scribetest.ErrNotFound},
+		{"CreatePlugin of a user who is no developer", func() error { _, err := s.CreatePlugin(user.ID, scribe.Plugin{Name: "X"}); return err }, scribetest.ErrNotFound},
 		{"CreatePlugin with an id taken", func() error {
-			_, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{ID: plugin.ID, Name: "X"})
+			_, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{ID: plugin.ID, Name: "X"})
 			return err
 		}, scribetest.ErrConflict},
 		{"DisablePlugin of no plugin", func() error { _, err := s.DisablePlugin(nobody); return err }, scribetest.ErrNotFound},

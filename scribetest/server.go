@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribehq/scribe-go/auth"
-	"github.com/scribehq/scribe-go/internal/hostcheck"
 	"github.com/scribehq/scribe-go/internal/persist"
 	"github.com/scribehq/scribe-go/scribetest/internal/httpapi"
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
@@ -27,17 +25,13 @@ import (
 // A Server from NewServer or NewTestServer listens on a loopback port; one
 // from NewUnstartedServer only answers through Handler until Start is called.
 type Server struct {
-	clock      auth.Clock
-	basePath   string
-	logger     *slog.Logger
-	addr       string
+	cfg        config // as the options left it
 	st         *state.Store
 	requests   ring[Request]
 	faults     faults
 	deliveries *engine
 	limiter    atomic.Pointer[httpapi.Limiter] // nil: no rate limit
 	handler    http.Handler
-	hosts      hostcheck.List   // the Host names answered
 	answers    *httpapi.Answers // to Idempotency-Keys
 	started    atomic.Bool      // by Start or Handler: the state to Reset to is the one it had then
 
@@ -75,17 +69,18 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{clock: cfg.clock, basePath: cfg.basePath, logger: cfg.logger, addr: cfg.addr, hosts: cfg.hosts}
+	s := &Server{cfg: cfg}
+	s.cfg.fixtures = nil // loaded below, and not held on to
 	s.deliveries = newEngine(&cfg)
 	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
 	s.answers = httpapi.NewAnswers()
 	s.limiter.Store(cfg.limiter)
-	s.handler = s.hosts.Wrap(httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: s.limiter.Load, BasePath: cfg.basePath,
+	s.handler = s.cfg.hosts.Wrap(httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: s.limiter.Load, BasePath: cfg.basePath,
 		Logger: cfg.logger, Log: s.logRequest, Answers: s.answers,
 		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
-			return s.faults.take(r, s.basePath, at, requestID)
+			return s.faults.take(r, s.cfg.basePath, at, requestID)
 		}}))
 	if cfg.stateDir != "" {
 		if err := s.openState(&cfg); err != nil {
@@ -147,17 +142,17 @@ func (s *Server) StartWith(h http.Handler) error {
 	case h == nil:
 		return errors.New("scribetest: StartWith: the handler is nil")
 	}
-	ln, err := net.Listen("tcp", s.addr)
+	ln, err := net.Listen("tcp", s.cfg.addr)
 	if err != nil {
-		return fmt.Errorf("scribetest: listening on %s: %w", s.addr, err)
+		return fmt.Errorf("scribetest: listening on %s: %w", s.cfg.addr, err)
 	}
 	s.hs = &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    httpapi.MaxHeadBytes, // above the 414/431 limits the handler answers
-		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(s.cfg.logger.Handler(), slog.LevelWarn),
 	}
-	s.url = "http://" + ln.Addr().String() + s.basePath
+	s.url = "http://" + ln.Addr().String() + s.cfg.basePath
 	s.started.Store(true)
 	go func() { _ = s.hs.Serve(ln) }()
 	return nil
@@ -182,7 +177,7 @@ func (s *Server) Handler() http.Handler {
 // is host: localhost, *.localhost, an IP address, or a name given with
 // WithAllowedHosts, with or without a port. Handler refuses any other with
 // 403; a handler wrapping it (such as package devserver's) asks this first.
-func (s *Server) AllowsHost(host string) bool { return s.hosts.Allows(host) }
+func (s *Server) AllowsHost(host string) bool { return s.cfg.hosts.Allows(host) }
 
 // Close stops the server at once: it stops listening, closes every connection,
 // and stops webhook delivery, aborting attempts in flight. Deliveries not yet
@@ -197,14 +192,6 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.deliveries.close()
-	s.closeState()
-}
-
-// closeState lets the state directory go, once delivery has stopped.
-func (s *Server) closeState() {
-	if s.db != nil {
-		_ = s.db.Close()
-	}
 }
 
 // Shutdown stops the server gracefully: it stops listening, waits for requests
@@ -222,7 +209,5 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if hs != nil {
 		err = hs.Shutdown(ctx)
 	}
-	err = errors.Join(err, s.deliveries.shutdown(ctx))
-	s.closeState()
-	return err
+	return errors.Join(err, s.deliveries.shutdown(ctx))
 }

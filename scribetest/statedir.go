@@ -52,7 +52,7 @@ func (s *Server) openState(cfg *config) (err error) {
 	s.st.Save = s.saveRows
 	s.answers.Keep = func(key, answer []byte, gone [][]byte) {
 		if err := s.db.Put(answersBucket, key, answer, gone...); err != nil {
-			s.logger.Error("scribetest: keeping the answer to an Idempotency-Key in the state directory failed", "error", err)
+			s.cfg.logger.Error("scribetest: keeping the answer to an Idempotency-Key in the state directory failed", "error", err)
 		}
 	}
 	return nil

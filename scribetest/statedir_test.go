@@ -83,7 +83,7 @@ func changed(t *testing.T, opts ...scribetest.Option) (*scribetest.Server, scrib
 	dev, err := s.CreateDeveloper(scribe.User{FirstName: "Édith", LastName: "Piaf"})
 	must(err)
 	crm := int64(77)
-	p, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "Everything", Description: "all members", Published: true, CRMIntegrationID: &crm,
+	p, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "Everything", Description: "all members", Published: true, CRMIntegrationID: &crm,
 		LogoURI: "https://example.com/logo.png", Permissions: scribe.Permissions{Transcript: scribe.PermissionRead}})
 	must(err)
 	_, err = s.DisablePlugin(p.ID)

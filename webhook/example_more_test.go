@@ -26,7 +26,7 @@ func ExampleParseEvent() {
 	}
 	defer s.Close()
 	dev, _ := s.CreateDeveloper(scribe.User{FirstName: "Ada"})
-	plugin, _ := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync"})
+	plugin, _ := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync"})
 	grace, _ := s.CreateUser(scribe.User{FirstName: "Grace"})
 
 	events := make(chan *webhook.Event, 1)

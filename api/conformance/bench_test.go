@@ -63,7 +63,7 @@ var record = sync.OnceValues(func() (*recorded, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "Bench", Permissions: scribe.Permissions{User: "read", Transcript: "read"}})
+	p, err := s.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "Bench", Permissions: scribe.Permissions{User: "read", Transcript: "read"}})
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func TestReplicasBehindOneURL(t *testing.T) {
 		scribetest.WithLogger(slog.New(slog.DiscardHandler)))
 	dev, err := srv.CreateDeveloper(scribe.User{FirstName: "Ada"})
 	must(t, err)
-	plugin, err := srv.CreatePlugin(dev.User.ID, scribetest.PluginParams{Name: "CRM sync",
+	plugin, err := srv.CreatePlugin(dev.User.ID, scribe.Plugin{Name: "CRM sync",
 		Permissions: scribe.Permissions{User: scribe.PermissionRead, Transcript: scribe.PermissionRead}})
 	must(t, err)
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"maps"
 	"net/http"
 
 	scribe "github.com/scribehq/scribe-go"
@@ -52,9 +53,7 @@ func internalError(detail string) *problem {
 func writeProblem(w http.ResponseWriter, p *problem) {
 	info := infoOf(w)
 	info.code = p.code
-	for k, vs := range p.header {
-		w.Header()[k] = vs
-	}
+	maps.Copy(w.Header(), p.header)
 	body, _ := apijson.Marshal(wire.Problem{ // cannot fail: strings and an int
 		Type: problemType, Title: http.StatusText(p.status), Status: p.status,
 		Detail: p.detail, Code: p.code, RequestID: info.id,

@@ -50,14 +50,12 @@ func (c *Collection[T]) find(owner, id int64) (rows []T, i int, found bool) {
 }
 
 // Get returns row id.
-func (c *Collection[T]) Get(id int64) (T, bool) {
-	owner, ok := c.owner[id]
-	if !ok {
-		var zero T
-		return zero, false
+func (c *Collection[T]) Get(id int64) (row T, ok bool) {
+	if owner, ok := c.owner[id]; ok {
+		rows, i, _ := c.find(owner, id)
+		return c.clone(rows[i]), true
 	}
-	rows, i, _ := c.find(owner, id)
-	return c.clone(rows[i]), true
+	return row, false
 }
 
 // Taken reports whether id names a row.
@@ -89,10 +87,8 @@ func (c *Collection[T]) Set(row T) {
 func (c *Collection[T]) Remove(id int64) {
 	owner := c.owner[id]
 	rows, i, _ := c.find(owner, id)
-	if rows = slices.Delete(rows, i, i+1); len(rows) == 0 {
+	if c.rows[owner] = slices.Delete(rows, i, i+1); len(c.rows[owner]) == 0 {
 		delete(c.rows, owner)
-	} else {
-		c.rows[owner] = rows
 	}
 	delete(c.owner, id)
 }
@@ -124,10 +120,7 @@ func (c *Collection[T]) OwnedBy(owner int64) []T { return c.copies(c.rows[owner]
 
 // All returns copies of every row in id order.
 func (c *Collection[T]) All() []T {
-	var all []T
-	for _, rows := range c.rows {
-		all = append(all, c.copies(rows)...)
-	}
+	all := c.copies(slices.Concat(slices.Collect(maps.Values(c.rows))...))
 	slices.SortFunc(all, func(a, b T) int { return cmp.Compare(c.id(a), c.id(b)) })
 	return all
 }

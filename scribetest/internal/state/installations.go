@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/google/uuid"
 	scribe "github.com/scribehq/scribe-go"
 	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/webhook"
@@ -52,7 +53,7 @@ func (tx *Tx) Install(in scribe.PluginInstallation) (scribe.PluginInstallation, 
 	}
 	switch _, dup := st.uuids[in.UUID]; {
 	case in.UUID == "":
-		in.UUID = NewUUID()
+		in.UUID = uuid.NewString() // a random (version 4) RFC 4122 uuid, lower-case
 	case !ValidUUID(in.UUID):
 		return scribe.PluginInstallation{}, &FieldError{"uuid", Excerpt(in.UUID) + " is not a lower-case RFC 4122 uuid (8-4-4-4-12 hex digits)", nil}
 	case dup:

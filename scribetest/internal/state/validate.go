@@ -2,8 +2,6 @@ package state
 
 import (
 	"cmp"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/mail"
 	"net/url"
@@ -138,16 +136,6 @@ func Excerpt(s string) string { return redact.Quote(s, maxExcerpt) }
 // rather than looked up as a developer key: not dk_live_, two dots.
 func LooksLikeJWT(token string) bool {
 	return !strings.HasPrefix(token, auth.DeveloperKeyPrefix) && strings.Count(token, ".") == 2
-}
-
-// NewUUID returns a random (version 4) UUID in its RFC 4122 text form.
-func NewUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])  // never fails (crypto/rand)
-	b[6] = b[6]&0x0f | 0x40 // version 4
-	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // ValidUUID reports whether s is a UUID in the lower-case RFC 4122 text form.
