@@ -3,7 +3,7 @@ module github.com/scribehq/scribe-go/otelscribe
 go 1.26.0
 
 require (
-	github.com/scribehq/scribe-go v0.2.0
+	github.com/scribehq/scribe-go v0.3.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0

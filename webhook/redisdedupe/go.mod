@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/scribehq/scribe-go v0.2.0
+	github.com/scribehq/scribe-go v0.3.0
 )
 
 require (
