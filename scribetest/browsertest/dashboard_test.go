@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -58,33 +57,16 @@ func (rc *gatedReceiver) release() { rc.once.Do(func() { close(rc.open) }) }
 // resends the event and sees a second attempt, sees a request with a bad
 // token in the request log, and finds no secret in any page.
 func TestDashboard(t *testing.T) {
-	b := &tab{t: t, ctx: browser(t), pages: map[string]string{}}
-	s, err := scribetest.NewUnstartedServer(scribetest.WithFixtures(scribetest.DemoFixtures()),
-		scribetest.WithWebhookScheduleScale(0.001), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	dev, err := devserver.New(s, devserver.WithAdminAPI())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.StartWith(dev); err != nil {
-		t.Fatal(err)
-	}
+	b := newTab(t)
+	s := startServer(t, scribetest.WithWebhookScheduleScale(0.001))
 	ui := s.URL() + devserver.DashboardPath
 	rc := newGatedReceiver(t)
 
-	b.do("opening the overview", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(ui), chromedp.WaitVisible(chromedp.CSS("form.trigger")))
+	b.openOverview(ui)
 	b.snapshot("overview, first")
 
 	// Trigger transcript.created through the form; the receiver holds its delivery.
-	b.do("triggering transcript.created",
-		chromedp.SetValue(chromedp.CSS(`select[name="plugin_id"]`), "100"),
-		chromedp.SetValue(chromedp.CSS(`select[name="type"]`), string(webhook.EventTranscriptCreated)),
-		chromedp.SendKeys(chromedp.CSS(`input[name="uri"]`), rc.URL+"/webhooks"),
-	)
-	b.submit("triggering transcript.created", "form.trigger button")
+	b.trigger(webhook.EventTranscriptCreated, rc.URL+"/webhooks")
 	id := heldEvent(t, s)
 	rows := `document.querySelectorAll("#` + id + ` table.attempts > tbody > tr:not(.more)")` // an attempt's row, not its details
 	b.do("finding the event", chromedp.WaitVisible(chromedp.ID(id)))

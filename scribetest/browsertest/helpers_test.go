@@ -3,6 +3,7 @@ package browsertest
 import (
 	"context"
 	"flag"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/scribehq/scribe-go/scribetest"
+	"github.com/scribehq/scribe-go/scribetest/devserver"
+	"github.com/scribehq/scribe-go/webhook"
 )
 
 var docs = flag.Bool("docs", false, "write the screenshots into ../../docs")
@@ -138,4 +143,50 @@ func (b *tab) screenshots(ui string) {
 		}
 		b.t.Logf("screenshot: %s", file)
 	}
+}
+
+// newTab starts a browser (browser's extra flags) and returns its tab.
+func newTab(t *testing.T, extra ...chromedp.ExecAllocatorOption) *tab {
+	t.Helper()
+	return &tab{t: t, ctx: browser(t, extra...), pages: map[string]string{}}
+}
+
+// startServer starts a server with the demo data set, a silent log and
+// opts, served by its dev server with the admin API and the dashboard.
+func startServer(t *testing.T, opts ...scribetest.Option) *scribetest.Server {
+	t.Helper()
+	opts = append([]scribetest.Option{scribetest.WithFixtures(scribetest.DemoFixtures()), scribetest.WithLogger(slog.New(slog.DiscardHandler))}, opts...)
+	s, err := scribetest.NewUnstartedServer(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	dev, err := devserver.New(s, devserver.WithAdminAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StartWith(dev); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// openOverview opens the dashboard's overview at ui, in a 1280×900 window,
+// and waits for its trigger form.
+func (b *tab) openOverview(ui string) {
+	b.t.Helper()
+	b.do("opening the overview", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(ui), chromedp.WaitVisible(chromedp.CSS("form.trigger")))
+}
+
+// trigger fills the overview's form to emit typ to plugin 100's webhook of
+// uri, submits it and waits for the page it leads to.
+func (b *tab) trigger(typ webhook.EventType, uri string) {
+	b.t.Helper()
+	what := "triggering " + string(typ)
+	b.do(what,
+		chromedp.SetValue(chromedp.CSS(`select[name="plugin_id"]`), "100"),
+		chromedp.SetValue(chromedp.CSS(`select[name="type"]`), string(typ)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="uri"]`), uri),
+	)
+	b.submit(what, "form.trigger button")
 }
