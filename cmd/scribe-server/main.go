@@ -17,12 +17,13 @@
 // (created if missing), written to disk before each request that changes
 // it is answered, so that a restart, or a kill -9, loses nothing: the
 // resources, events, deliveries (a pending retry resumes when due) and the
-// answers kept for Idempotency-Keys. A DIR that holds no state is seeded
-// from -fixtures or the demo data; one that holds a state is loaded as it
-// is, and -fixtures is then an error. A state that cannot be read, or a DIR
-// another process has open, exits 1 naming the file; the file is left as
-// it is. The first line on standard output is always
-// "listening on <base URL>", so a script can wait for it. SIGINT or SIGTERM
+// answers kept for Idempotency-Keys. The request log and check-receiver's
+// results are kept in memory only: a restart loses them. A DIR that holds
+// no state is seeded from -fixtures or the demo data; one that holds a
+// state is loaded as it is, and -fixtures is then an error. A state that
+// cannot be read, or a DIR another process has open, exits 1 naming the
+// file; the file is left as it is. The first line on standard output is
+// always "listening on <base URL>", so a script can wait for it. SIGINT or SIGTERM
 // stops the server gracefully: it waits up to 5 s for requests and webhook
 // deliveries in flight. Deliveries it could not make are kept with -state,
 // for the next server on DIR, and it exits 0 saying how many; without
