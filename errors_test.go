@@ -197,7 +197,7 @@ func TestCodesCoverTheContract(t *testing.T) {
 	for _, code := range strings.Split(list, ",") {
 		want = append(want, strings.TrimSpace(code))
 	}
-	f, err := parser.ParseFile(token.NewFileSet(), "errors.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "codes.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

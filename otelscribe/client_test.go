@@ -106,6 +106,14 @@ func newScene(t testing.TB) *scene {
 	return sc
 }
 
+// client returns a client of sc's installation that records to tel.
+func (sc *scene) client(t *testing.T, tel *telemetry) *scribe.Client {
+	t.Helper()
+	c, err := sc.srv.InstallationClient(sc.key.Key, sc.inst.UUID, otelscribe.ClientOption(tel.options()...))
+	must(t, err)
+	return c
+}
+
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
@@ -130,8 +138,7 @@ func attrs(kvs []attribute.KeyValue) map[attribute.Key]attribute.Value {
 func TestRetriedGetTranscript(t *testing.T) {
 	sc := newScene(t)
 	tel := newTelemetry(t)
-	c, err := sc.srv.InstallationClient(sc.key.Key, sc.inst.UUID, otelscribe.ClientOption(tel.options()...))
-	must(t, err)
+	c := sc.client(t, tel)
 	must(t, sc.srv.FailNext(2, http.StatusServiceUnavailable))
 	if _, err := c.GetTranscript(context.Background(), sc.tr.ID); err != nil {
 		t.Fatal(err)
@@ -239,8 +246,7 @@ func TestRetriedGetTranscript(t *testing.T) {
 func TestRateLimitedRetryAfter(t *testing.T) {
 	sc := newScene(t)
 	tel := newTelemetry(t)
-	c, err := sc.srv.InstallationClient(sc.key.Key, sc.inst.UUID, otelscribe.ClientOption(tel.options()...))
-	must(t, err)
+	c := sc.client(t, tel)
 	must(t, sc.srv.InjectFault(scribetest.Fault{Status: http.StatusTooManyRequests, RetryAfter: time.Second}))
 	if _, err := c.GetMe(context.Background()); err != nil {
 		t.Fatal(err)

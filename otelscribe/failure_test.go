@@ -2,7 +2,6 @@ package otelscribe_test
 
 import (
 	"context"
-	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/scribehq/scribe-go/auth"
 	"github.com/scribehq/scribe-go/otelscribe"
 	"github.com/scribehq/scribe-go/scribetest"
 	"github.com/scribehq/scribe-go/webhook"
@@ -25,8 +23,7 @@ import (
 func TestDroppedConnection(t *testing.T) {
 	sc := newScene(t)
 	tel := newTelemetry(t)
-	c, err := sc.srv.InstallationClient(sc.key.Key, sc.inst.UUID, otelscribe.ClientOption(tel.options()...))
-	must(t, err)
+	c := sc.client(t, tel)
 	must(t, sc.srv.InjectFault(scribetest.Fault{Drop: true}))
 	if _, err := c.GetTranscript(context.Background(), sc.tr.ID); err != nil {
 		t.Fatal(err)
@@ -90,7 +87,7 @@ func TestNoopProvidersStillPropagate(t *testing.T) {
 // malformed.
 func TestWebhookOptionOnForeignMethod(t *testing.T) {
 	tel := newTelemetry(t)
-	h := newHandlerWith(t, otelscribe.WebhookOption(tel.options()...))
+	h, _ := newHandler(t, func(context.Context, *webhook.Event) error { return nil }, otelscribe.WebhookOption(tel.options()...))
 	rec := serveGet(h)
 	if rec != http.StatusMethodNotAllowed {
 		t.Fatalf("GET answered %d, want 405", rec)
@@ -104,18 +101,6 @@ func TestWebhookOptionOnForeignMethod(t *testing.T) {
 		a["http.response.status_code"].AsInt64() != 405 {
 		t.Errorf("attributes %v, want refused, malformed, 405", spans[0].Attributes)
 	}
-}
-
-func newHandlerWith(t *testing.T, opts ...webhook.HandlerOption) http.Handler {
-	t.Helper()
-	secret, err := auth.ParseWebhookSecret("whsec_" + base64.StdEncoding.EncodeToString([]byte("another signing secret, 32 bytes")))
-	must(t, err)
-	v, err := webhook.NewVerifier(secret)
-	must(t, err)
-	h, err := webhook.NewHandler(v, func(context.Context, *webhook.Event) error { return nil },
-		append([]webhook.HandlerOption{webhook.WithLogger(nil)}, opts...)...)
-	must(t, err)
-	return h
 }
 
 // serveGet sends h a GET and returns the status it answered.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"log/slog"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -30,17 +29,11 @@ import (
 func TestWebhookDeliveries(t *testing.T) {
 	sc := newScene(t)
 	tel := newTelemetry(t)
-	c, err := sc.srv.InstallationClient(sc.key.Key, sc.inst.UUID, otelscribe.ClientOption(tel.options()...))
-	must(t, err)
-	secret, err := auth.ParseWebhookSecret("whsec_" + base64.StdEncoding.EncodeToString([]byte("a signing secret of 32 bytes....")))
-	must(t, err)
-	v, err := webhook.NewVerifier(secret)
-	must(t, err)
-	h, err := webhook.NewHandler(v, func(ctx context.Context, e *webhook.Event) error {
+	c := sc.client(t, tel)
+	h, secret := newHandler(t, func(ctx context.Context, e *webhook.Event) error {
 		_, err := c.GetTranscript(ctx, sc.tr.ID)
 		return err
-	}, webhook.WithLogger(slog.New(slog.DiscardHandler)), otelscribe.WebhookOption(tel.options()...))
-	must(t, err)
+	}, otelscribe.WebhookOption(tel.options()...))
 
 	body := []byte(`{"id":"msg_1","type":"transcript.created","created_on":"2026-11-21T09:30:00Z","plugin_id":1,` +
 		`"plugin_installation_uuid":"` + sc.inst.UUID + `","data":{"id":` + strconv.FormatInt(sc.tr.ID, 10) + `}}`)
@@ -130,4 +123,17 @@ func TestWebhookDeliveries(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newHandler returns a webhook handler that runs fn, with logging off and
+// opts, and the secret it verifies deliveries with.
+func newHandler(t *testing.T, fn func(context.Context, *webhook.Event) error, opts ...webhook.HandlerOption) (http.Handler, auth.WebhookSecret) {
+	t.Helper()
+	secret, err := auth.ParseWebhookSecret("whsec_" + base64.StdEncoding.EncodeToString([]byte("a signing secret of 32 bytes....")))
+	must(t, err)
+	v, err := webhook.NewVerifier(secret)
+	must(t, err)
+	h, err := webhook.NewHandler(v, fn, append([]webhook.HandlerOption{webhook.WithLogger(nil)}, opts...)...)
+	must(t, err)
+	return h, secret
 }

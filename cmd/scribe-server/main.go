@@ -17,12 +17,13 @@
 // (created if missing), written to disk before each request that changes
 // it is answered, so that a restart, or a kill -9, loses nothing: the
 // resources, events, deliveries (a pending retry resumes when due) and the
-// answers kept for Idempotency-Keys. A DIR that holds no state is seeded
-// from -fixtures or the demo data; one that holds a state is loaded as it
-// is, and -fixtures is then an error. A state that cannot be read, or a DIR
-// another process has open, exits 1 naming the file; the file is left as
-// it is. The first line on standard output is always
-// "listening on <base URL>", so a script can wait for it. SIGINT or SIGTERM
+// answers kept for Idempotency-Keys. The request log and check-receiver's
+// results are kept in memory only: a restart loses them. A DIR that holds
+// no state is seeded from -fixtures or the demo data; one that holds a
+// state is loaded as it is, and -fixtures is then an error. A state that
+// cannot be read, or a DIR another process has open, exits 1 naming the
+// file; the file is left as it is. The first line on standard output is
+// always "listening on <base URL>", so a script can wait for it. SIGINT or SIGTERM
 // stops the server gracefully: it waits up to 5 s for requests and webhook
 // deliveries in flight. Deliveries it could not make are kept with -state,
 // for the next server on DIR, and it exits 0 saying how many; without
@@ -101,13 +102,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -350,177 +349,4 @@ func shutdownHTTP(ctx context.Context, hs *http.Server, busy *inFlight) error {
 			}
 		}
 	}
-}
-
-// serveConfig is what the serving command's flags say.
-type serveConfig struct {
-	addr, basePath, fixtures, state string
-	admin                           bool
-	opts                            []scribetest.Option
-}
-
-// parseServe reads the serving command's flags; it returns nil, nil after
-// printing the version.
-func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
-	fs := flag.NewFlagSet("scribe-server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; port 0 picks a free one")
-	fixtures := fs.String("fixtures", "", "fixture `file` (JSON, see docs/server.md); default: the built-in demo data set")
-	state := fs.String("state", "", "keep the state in `dir` (created if missing) across restarts; an empty one is seeded from -fixtures or the demo data")
-	basePath := fs.String("base-path", "", "path `prefix` of every operation, such as /v1")
-	hosts := fs.String("allowed-hosts", "", "also answer the Host `names` a,b (such as a compose service name) besides localhost, *.localhost and IP addresses; any other host gets 403 (DNS rebinding)")
-	admin := fs.Bool("admin", false, "enable the admin API under "+devserver.PathPrefix+" (no credentials: local use only)")
-	var limit rateLimit
-	budget := byteSize(scribetest.DefaultBodyBudget)
-	fs.Var(&budget, "body-budget", "keep at most `size` (such as 256MiB) of event bodies, for resend, and receivers' answers; past it the oldest bodies go")
-	fs.Var(&limit, "rate-limit", "limit each credential to `N/DURATION` requests, such as 10/1s (default: no limit)")
-	scale := fs.Float64("webhook-schedule-scale", 1, "multiply every webhook retry delay by `factor` (a positive finite number; 0.001 for tests; delays stop at a week)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: scribe-server [-addr host:port] [-state dir] [-fixtures file] [-base-path /v1] [-admin] [-allowed-hosts a,b] [-body-budget size] [-rate-limit N/DURATION] [-webhook-schedule-scale f]")
-		fmt.Fprintln(fs.Output(), "       scribe-server healthcheck [-server URL]")
-		fmt.Fprintln(fs.Output(), "       scribe-server trigger [-server URL] [-plugin ID] [-uri URI] [-wait 20s] EVENT_TYPE")
-		fmt.Fprintln(fs.Output(), "       scribe-server resend [-server URL] [-wait 20s] EVENT_ID")
-		fmt.Fprintln(fs.Output(), "       SCRIBE_WEBHOOK_SECRET=whsec_... scribe-server check-receiver [-timeout 15s] [-server URL [-plugin ID]] [-event TYPE]... [-require-checked] URL")
-		fmt.Fprintln(fs.Output(), "       scribe-server -version")
-		fmt.Fprintln(fs.Output(), "       scribe-server help")
-		fmt.Fprintln(fs.Output(), "Runs the Plugin Integration Service in memory, for local testing.")
-		fmt.Fprintln(fs.Output(), "healthcheck asks a running server whether it serves; trigger makes one (-admin) emit an event, resend sends one")
-		fmt.Fprintln(fs.Output(), "again; check-receiver checks a webhook receiver against the delivery rules. Each takes -help.")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return nil, err
-	}
-	switch {
-	case *showVersion:
-		fmt.Fprintln(stdout, version())
-		return nil, nil
-	case fs.NArg() > 0:
-		return nil, usagef("unexpected argument %q; see -help", fs.Arg(0))
-	case !(*scale > 0) || math.IsInf(*scale, 0):
-		return nil, usagef("-webhook-schedule-scale %v: give a positive finite factor, such as 0.001", *scale)
-	}
-	cfg := &serveConfig{addr: *addr, basePath: *basePath, fixtures: *fixtures, state: *state, admin: *admin, opts: []scribetest.Option{
-		scribetest.WithAddr(*addr),
-		scribetest.WithBasePath(*basePath),
-		scribetest.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),
-		scribetest.WithWebhookScheduleScale(*scale),
-		scribetest.WithBodyBudget(int64(budget)),
-	}}
-	if limit.n > 0 {
-		cfg.opts = append(cfg.opts, scribetest.WithRateLimit(limit.n, limit.window))
-	}
-	if *state != "" {
-		cfg.opts = append(cfg.opts, scribetest.WithStateDir(*state))
-	}
-	if *hosts != "" {
-		cfg.opts = append(cfg.opts, scribetest.WithAllowedHosts(strings.Split(*hosts, ",")...))
-	}
-	return cfg, nil
-}
-
-// rateLimit is the value of -rate-limit: N requests per DURATION.
-type rateLimit struct {
-	n      int
-	window time.Duration
-}
-
-func (l *rateLimit) String() string {
-	if l.n == 0 {
-		return ""
-	}
-	return strconv.Itoa(l.n) + "/" + l.window.String()
-}
-
-// Set reads N/DURATION, a quota WithRateLimit takes: N at least 1,
-// DURATION at least 1s.
-func (l *rateLimit) Set(v string) error {
-	ns, ds, ok := strings.Cut(v, "/")
-	n, err := strconv.Atoi(ns)
-	window, derr := time.ParseDuration(ds)
-	switch {
-	case !ok || err != nil || derr != nil:
-		return errors.New("give N/DURATION, such as 10/1s: N requests per DURATION and credential")
-	case n < 1 || window < time.Second:
-		return fmt.Errorf("%d/%v: N must be at least 1 and DURATION at least 1s", n, window)
-	}
-	l.n, l.window = n, window
-	return nil
-}
-
-// byteSize is the value of -body-budget: bytes, with an optional binary
-// suffix (KiB, MiB, GiB).
-type byteSize int64
-
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
-
-// Set reads a positive size such as 256MiB, 1GiB or 1048576.
-func (b *byteSize) Set(v string) error {
-	num, unit := v, int64(1)
-	for suffix, u := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
-		if n, ok := strings.CutSuffix(v, suffix); ok {
-			num, unit = n, u
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 1 || n > math.MaxInt64/unit {
-		return errors.New("give a positive size in bytes, or with KiB, MiB or GiB, such as 256MiB")
-	}
-	*b = byteSize(n * unit)
-	return nil
-}
-
-// loadFixtures loads the fixture file, or the demo data set when it is "".
-func loadFixtures(s *scribetest.Server, file string) (scribetest.Fixtures, error) {
-	var src io.Reader = scribetest.DemoFixtures()
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return scribetest.Fixtures{}, err
-		}
-		defer f.Close()
-		src = f
-	}
-	return s.LoadFixtures(src)
-}
-
-// printDemo prints the demo set's credentials. They are public demo secrets,
-// printed on purpose: this is a local test server.
-func printDemo(w io.Writer, url string, fx scribetest.Fixtures) {
-	dev := fx.Developers[0]
-	plugin := fx.Plugins[0]
-	key := fx.SecretKeys[0]
-	inst := fx.Installations[0]
-	fmt.Fprintf(w, `
-Loaded the built-in demo data set. The credentials below are PUBLIC DEMO
-SECRETS, printed on purpose because this is a local test server: never use
-them, or this server, for anything real.
-
-  developer key      %s   (%s %s, user %d)
-  plugin             %d "%s"   (user: %s, transcript: %s)
-  secret key         %s   (of plugin %d)
-  installation uuid  %s   (%s %s, user %d)
-
-Try:
-  curl -H 'Authorization: Bearer %s' %s/plugins
-  TOKEN=$(SCRIBE_SECRET_KEY=%s go run ./cmd/scribe-jwt mint -uuid %s)
-  curl -H "Authorization: Bearer $TOKEN" %s/transcripts
-`,
-		dev.Key.Reveal(), dev.User.FirstName, dev.User.LastName, dev.User.ID,
-		plugin.ID, plugin.Name, plugin.Permissions.User, plugin.Permissions.Transcript,
-		key.Key.Reveal(), key.PluginID,
-		inst.UUID, inst.FirstName, inst.LastName, inst.UserID,
-		dev.Key.Reveal(), url, key.Key.Reveal(), inst.UUID, url)
-}
-
-// printSummary says what a fixture file created, without its secrets: the
-// file's author has them, or left them out to have them generated.
-func printSummary(w io.Writer, file string, fx scribetest.Fixtures) {
-	fmt.Fprintf(w, "Loaded %s: %d users (%d developers), %d plugins, %d secret keys, %d installations, %d transcripts, %d webhooks.\n",
-		file, len(fx.Users), len(fx.Developers), len(fx.Plugins), len(fx.SecretKeys), len(fx.Installations), len(fx.Transcripts), len(fx.Webhooks))
-	for _, in := range fx.Installations {
-		fmt.Fprintf(w, "  installation %d  uuid %s  (plugin %d, user %d)\n", in.ID, in.UUID, in.PluginID, in.UserID)
-	}
-	fmt.Fprintln(w, "Secrets are not printed; give them in the file to know them.")
 }

@@ -10,6 +10,7 @@
 package hostcheck
 
 import (
+	"crypto/rand"
 	"fmt"
 	"net"
 	"net/http"
@@ -84,11 +85,15 @@ func (l List) Wrap(next http.Handler) http.Handler {
 
 // Refuse answers 403, naming the host and the flag: a short text page for
 // the dashboard's paths (by the decoded path, as the mux routes them), an
-// application/problem+json document for every other.
+// application/problem+json document for every other. Both carry a fresh
+// Request-Id, as every answer of the server does (docs/errors.md); the
+// problem document's request_id is the same.
 func Refuse(w http.ResponseWriter, r *http.Request) {
 	host := redact.Quote(r.Host, 128)
 	detail := fmt.Sprintf("this server does not answer the host %s, so that a web page whose name was made to resolve to this machine (DNS rebinding) cannot use it; "+
 		"localhost, *.localhost and IP addresses are answered, and other names once allowed with %s", host, Flag)
+	id := "req_" + rand.Text() // the form scribetest's service gives its request ids
+	w.Header()["Request-Id"] = []string{id}
 	w.Header().Set("Cache-Control", "no-store")
 	if strings.HasPrefix(r.URL.Path, TextPrefix) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -98,7 +103,7 @@ func Refuse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := apijson.Marshal(wire.Problem{Type: "about:blank", Title: "Forbidden", Status: http.StatusForbidden,
-		Detail: detail, Code: "host_not_allowed"}) // cannot fail: strings and an int
+		Detail: detail, Code: "host_not_allowed", RequestID: id}) // cannot fail: strings and an int
 	w.Header().Set("Content-Type", wire.ProblemContentType)
 	w.WriteHeader(http.StatusForbidden)
 	_, _ = w.Write(body)

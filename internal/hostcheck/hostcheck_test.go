@@ -1,12 +1,14 @@
 package hostcheck_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/scribehq/scribe-go/internal/hostcheck"
+	"github.com/scribehq/scribe-go/internal/wire"
 )
 
 // The defaults answer what a local client sends (loopback names and IP
@@ -69,5 +71,30 @@ func TestWrapRefuses(t *testing.T) {
 	w := httptest.NewRecorder()
 	if ok.ServeHTTP(w, r); w.Code != http.StatusTeapot {
 		t.Errorf("an allowed host got %d, want the handler's 418", w.Code)
+	}
+}
+
+// A refusal carries a Request-Id, as every answer of the server does, fresh
+// for each refusal; the problem document's request_id is the same, never
+// empty.
+func TestRefuseCarriesRequestID(t *testing.T) {
+	seen := map[string]bool{}
+	for _, target := range []string{"/transcripts", "/transcripts", "/_scribetest/deliveries", "/_scribetest/ui/events"} {
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		r.Host = "evil.example"
+		w := httptest.NewRecorder()
+		hostcheck.Refuse(w, r)
+		id := w.Header().Get("Request-Id")
+		if !strings.HasPrefix(id, "req_") || len(id) < len("req_")+16 || seen[id] {
+			t.Errorf("%s: Request-Id %q, want a fresh req_ id", target, id)
+		}
+		seen[id] = true
+		if strings.HasPrefix(target, hostcheck.TextPrefix) {
+			continue // a text page: the header is its request id
+		}
+		var p wire.Problem
+		if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || p.RequestID != id {
+			t.Errorf("%s: request_id %q (%v), want the Request-Id %q", target, p.RequestID, err, id)
+		}
 	}
 }

@@ -2,14 +2,10 @@ package browsertest
 
 import (
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/scribehq/scribe-go/scribetest"
-	"github.com/scribehq/scribe-go/scribetest/devserver"
 )
 
 // attack is what a rebinding page runs once its name resolves to the
@@ -37,18 +33,7 @@ const attack = `(async () => {
 // served, so the test would see the attack succeed.
 func TestDNSRebinding(t *testing.T) {
 	ctx := browser(t, chromedp.Flag("host-resolver-rules", "MAP evil.test 127.0.0.1"))
-	s, err := scribetest.NewUnstartedServer(scribetest.WithFixtures(scribetest.DemoFixtures()), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	dev, err := devserver.New(s, devserver.WithAdminAPI())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.StartWith(dev); err != nil {
-		t.Fatal(err)
-	}
+	s := startServer(t)
 	port := s.URL()[strings.LastIndex(s.URL(), ":"):]
 	run := func(origin string) map[string]any {
 		t.Helper()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -29,20 +28,8 @@ import (
 // callback the attempt caused with its request id, and follows the
 // installation's link to the request log filtered to it.
 func TestDashboardShowsWhy(t *testing.T) {
-	b := &tab{t: t, ctx: browser(t), pages: map[string]string{}}
-	s, err := scribetest.NewUnstartedServer(scribetest.WithFixtures(scribetest.DemoFixtures()),
-		scribetest.WithWebhookScheduleScale(0.001), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	dev, err := devserver.New(s, devserver.WithAdminAPI())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.StartWith(dev); err != nil {
-		t.Fatal(err)
-	}
+	b := newTab(t)
+	s := startServer(t, scribetest.WithWebhookScheduleScale(0.001))
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var ev webhook.Event
 		body, _ := io.ReadAll(r.Body)
@@ -62,13 +49,8 @@ func TestDashboardShowsWhy(t *testing.T) {
 	ui := s.URL() + devserver.DashboardPath
 	other := badRequest(t, s.URL()+"/plugins") // a request of no installation, which the filter leaves out
 
-	b.do("opening the overview", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(ui), chromedp.WaitVisible(chromedp.CSS("form.trigger")))
-	b.do("triggering transcript.created",
-		chromedp.SetValue(chromedp.CSS(`select[name="plugin_id"]`), "100"),
-		chromedp.SetValue(chromedp.CSS(`select[name="type"]`), string(webhook.EventTranscriptCreated)),
-		chromedp.SendKeys(chromedp.CSS(`input[name="uri"]`), rc.URL+"/webhooks"),
-	)
-	b.submit("triggering transcript.created", "form.trigger button")
+	b.openOverview(ui)
+	b.trigger(webhook.EventTranscriptCreated, rc.URL+"/webhooks")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := s.WaitForDeliveries(ctx); err != nil {

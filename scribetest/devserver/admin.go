@@ -50,7 +50,7 @@ func (d *devServer) routes() []route {
 		{http.MethodDelete, "faults", adminOp(d.clearFaults)},
 		{http.MethodPut, "rate-limit", adminOp(d.setRateLimit)},
 		{http.MethodGet, "fixtures", d.exportFixtures},
-		{http.MethodPost, "reset", adminOp(func(*http.Request, *struct{}) (any, error) { return struct{}{}, d.s.Reset() })},
+		{http.MethodPost, "reset", adminOp(d.reset)},
 	}
 }
 
@@ -334,6 +334,16 @@ func (d *devServer) addCheck(_ *http.Request, b *checkBody) (any, error) {
 // listChecks serves GET /_scribetest/checks: the results kept, oldest first.
 func (d *devServer) listChecks(*http.Request, *struct{}) (any, error) {
 	return map[string]any{"checks": d.checks.all()}, nil
+}
+
+// reset serves POST /_scribetest/reset: Reset, then check-receiver's
+// results are forgotten too (they name events Reset forgot).
+func (d *devServer) reset(*http.Request, *struct{}) (any, error) {
+	if err := d.s.Reset(); err != nil {
+		return nil, err
+	}
+	d.checks.clear()
+	return struct{}{}, nil
 }
 
 type sceneBody struct {

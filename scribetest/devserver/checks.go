@@ -14,8 +14,9 @@ import (
 // The receiver checks: what "scribe-server check-receiver -server" found,
 // one result per rule, POSTed to /_scribetest/checks as each is known and
 // kept in the dev server's memory (the last maxChecks), for GET and the
-// dashboard. They are a record of the command's output, not of the server:
-// Reset leaves them.
+// dashboard. They are not in the state directory, so a restart loses them.
+// POST /_scribetest/reset forgets them, as it forgets the events they name;
+// Server.Reset, in Go, cannot reach them and leaves them.
 
 // maxChecks bounds the results kept: about a hundred runs of every rule.
 const maxChecks = 1000
@@ -81,4 +82,11 @@ func (c *checks) all() []check {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.list)
+}
+
+// clear forgets the results kept.
+func (c *checks) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.list = nil
 }

@@ -252,7 +252,7 @@ func TestReceiverChecks(t *testing.T) {
 			t.Errorf("POST checks %s = %d %s; want 400 saying %q", tt.body, status, answer, tt.want)
 		}
 	}
-	if err := e.s.Reset(); err != nil { // the results are the command's record, not the server's
+	if err := e.s.Reset(); err != nil { // Server.Reset leaves the dev server's results; POST /_scribetest/reset forgets them
 		t.Fatal(err)
 	}
 	var list struct {

@@ -46,3 +46,24 @@ func exported(t *testing.T, s *scribetest.Server) []byte {
 	}
 	return b.Bytes()
 }
+
+// POST /_scribetest/reset forgets check-receiver's results too, as it
+// forgets the events they name and the request log: GET
+// /_scribetest/checks then answers an empty list.
+func TestAdminResetForgetsReceiverChecks(t *testing.T) {
+	t.Parallel()
+	s := newDevServer(t, scribetest.WithFixtures(scribetest.DemoFixtures()), scribetest.WithLogger(slog.New(slog.DiscardHandler)))
+	check := `{"receiver":"http://127.0.0.1:9/a","rule":"valid","verdict":"pass","events":["transcript.created evt_A"]}`
+	if status, got := adminDo(t, s, http.MethodPost, "/_scribetest/checks", check); status != 200 {
+		t.Fatalf("POST /_scribetest/checks: %d %v", status, got)
+	}
+	if _, got := adminDo(t, s, http.MethodGet, "/_scribetest/checks", ""); len(got["checks"].([]any)) != 1 { // a panic if not a list
+		t.Fatalf("GET /_scribetest/checks before the reset: %v, want the one result", got)
+	}
+	if status, got := adminDo(t, s, http.MethodPost, "/_scribetest/reset", ""); status != 200 {
+		t.Fatalf("POST /_scribetest/reset: %d %v", status, got)
+	}
+	if _, got := adminDo(t, s, http.MethodGet, "/_scribetest/checks", ""); got["checks"] == nil || len(got["checks"].([]any)) != 0 {
+		t.Errorf("GET /_scribetest/checks after the reset: %v, want an empty list", got)
+	}
+}

@@ -1,6 +1,7 @@
 package devserver_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
@@ -58,5 +59,36 @@ func TestForeignHostIsRefusedOnEveryRoute(t *testing.T) {
 		if r.Status == http.StatusForbidden {
 			t.Errorf("a refused request is in the request log: %+v", r)
 		}
+	}
+}
+
+// A foreign Host's refusal names its request as every answer does: a
+// service path and an admin path alike get a non-empty Request-Id, a fresh
+// one each, and the problem document's request_id equals it.
+func TestForeignHostRefusalHasRequestID(t *testing.T) {
+	t.Parallel()
+	s := newDevServer(t)
+	seen := map[string]bool{}
+	for _, path := range []string{"/plugins", "/plugins", "/_scribetest/deliveries", "/_scribetest/requests"} {
+		req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(s.URL(), "/")+path, nil)
+		req.Host = "evil.example"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Code      string `json:"code"`
+			RequestID string `json:"request_id"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&p)
+		resp.Body.Close()
+		id := resp.Header.Get("Request-Id")
+		if err != nil || resp.StatusCode != http.StatusForbidden || p.Code != "host_not_allowed" {
+			t.Fatalf("GET %s: %d %q (%v), want 403 host_not_allowed", path, resp.StatusCode, p.Code, err)
+		}
+		if id == "" || p.RequestID != id || seen[id] {
+			t.Errorf("GET %s: Request-Id %q, request_id %q; want one fresh, non-empty id in both", path, id, p.RequestID)
+		}
+		seen[id] = true
 	}
 }
