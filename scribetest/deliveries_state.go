@@ -108,7 +108,7 @@ func (e *engine) restore() error {
 				e.waitLocked(dl, d.NextAttempt.Sub(e.clock.Now()))
 			}
 		}
-		e.events.Push(*ev)
+		e.events.Push(ev)
 		e.keepLocked(ev, nil)
 		return nil
 	})

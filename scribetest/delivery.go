@@ -99,7 +99,7 @@ type engine struct {
 	inflight  map[int64]int          // attempts in flight by webhook id
 	active    int                    // sender goroutines running
 	record    ring[DeliveryAttempt]  // the attempts finished, pushed under mu
-	events    ring[sentEvent]        // the events published, pushed under mu
+	events    ring[*sentEvent]       // the events published, pushed under mu
 	changed   chan struct{}          // closed at the next change of state; nil if nobody waits
 	closed    bool
 	wg        sync.WaitGroup
@@ -150,10 +150,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 	sent := &sentEvent{EmittedEvent: EmittedEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn}, key: e.eventKey}
 	var recs []DeliveryAttempt
 	defer func() {
-		var gone *sentEvent // the event that leaves the ring
-		if dropped, full := e.events.Push(*sent); full {
-			gone = &dropped
-		}
+		gone, _ := e.events.Push(sent) // the event that leaves the ring, if any
 		e.keepLocked(sent, gone)
 		e.saveLocked(recs, sent, gone)
 	}()
@@ -197,17 +194,17 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 func (e *engine) resend(id string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var ev sentEvent
-	ok := false
+	var ev *sentEvent
 	for kept := range e.events.Backward {
-		if ev, ok = kept, kept.ID == id; ok {
+		if kept.ID == id {
+			ev = kept
 			break
 		}
 	}
 	switch {
 	case e.closed:
 		return ErrClosed
-	case !ok:
+	case ev == nil:
 		return fmt.Errorf("no event %s was emitted (an id from elsewhere, or more than %d events ago): %w", state.Excerpt(id), maxRecords, ErrNotFound)
 	case len(ev.deliveries) == 0:
 		return fmt.Errorf("event %s (%s) was delivered to no webhook: its plugin had none when it was emitted, or it is larger than MaxEventBytes: %w", ev.ID, ev.Type, ErrConflict)
@@ -216,7 +213,7 @@ func (e *engine) resend(id string) error {
 			ev.ID, ev.Type, e.budget, ErrConflict)
 	}
 	defer e.notifyLocked()
-	defer e.saveLocked(nil, &ev)
+	defer e.saveLocked(nil, ev)
 	for _, dl := range ev.deliveries {
 		_, pending := e.unsettled[dl]
 		switch {
