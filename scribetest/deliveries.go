@@ -194,19 +194,9 @@ func (e *engine) pending() []PendingDelivery {
 	defer e.mu.Unlock()
 	var out []PendingDelivery
 	for _, dl := range e.sortedLocked(nil) {
-		out = append(out, pendingOf(dl))
+		out = append(out, dl.PendingDelivery)
 	}
 	return out
-}
-
-// pendingOf is dl as PendingDelivery reports it, whether pending or not;
-// the caller holds e.mu.
-func pendingOf(dl *delivery) PendingDelivery {
-	p := dl.PendingDelivery
-	if dl.timer == nil {
-		p.NextAttempt = time.Time{}
-	}
-	return p
 }
 
 // sortedLocked returns the pending deliveries want selects (all if nil), in order.
@@ -277,7 +267,7 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 // deadline, a time of the wall clock.
 func (e *engine) lateLocked(dls []*delivery, deadline time.Time) bool {
 	bound := e.clock.Now().Add(time.Until(deadline)) // the deadline by the server's clock
-	return !slices.ContainsFunc(dls, func(dl *delivery) bool { return dl.timer == nil || !dl.NextAttempt.After(bound) })
+	return !slices.ContainsFunc(dls, func(dl *delivery) bool { return !dl.NextAttempt.After(bound) })
 }
 
 // nextDueLocked returns when the earliest timer of a pending delivery fires.

@@ -62,7 +62,7 @@ func (e *engine) saveLocked(recs []DeliveryAttempt, evs ...*sentEvent) {
 			row, kept := savedEvent{sentEvent: *ev}, ev.key+maxRecords > e.eventKey
 			for _, dl := range ev.deliveries {
 				_, pending := e.unsettled[dl]
-				d := savedDelivery{PendingDelivery: pendingOf(dl), Seq: dl.seq, Secret: dl.secret.Reveal(), Pending: pending, Once: dl.once}
+				d := savedDelivery{PendingDelivery: dl.PendingDelivery, Seq: dl.seq, Secret: dl.secret.Reveal(), Pending: pending, Once: dl.once}
 				row.Body, row.Deliveries, kept = dl.body, append(row.Deliveries, d), kept || pending
 			}
 			var v []byte // nil: the row goes
@@ -142,7 +142,7 @@ func (e *engine) reset() {
 func (e *engine) stopTimersLocked() {
 	for dl := range e.unsettled {
 		if dl.timer != nil && dl.timer.Stop() {
-			dl.timer = nil
+			dl.timer, dl.NextAttempt = nil, time.Time{}
 			e.wg.Done()
 		}
 	}

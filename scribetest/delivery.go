@@ -57,7 +57,8 @@ func scaled(d time.Duration, f float64) time.Duration {
 type delivery struct {
 	// The event's id and type and the webhook's, as PendingDelivery reports
 	// them; its Attempts, LastStatusCode, LastError and NextAttempt (when
-	// timer fires, by the clock; stale once it has) are guarded by engine.mu.
+	// timer fires, by the clock; zero without a timer) are guarded by
+	// engine.mu.
 	PendingDelivery
 	seq    uint64
 	body   []byte // the event encoded, as every attempt sends it
@@ -222,7 +223,7 @@ func (e *engine) resend(id string) error {
 			e.unsettled[dl] = struct{}{}
 			e.readyLocked(dl)
 		case dl.timer != nil && dl.timer.Stop():
-			dl.timer = nil
+			dl.timer, dl.NextAttempt = nil, time.Time{}
 			e.wg.Done() // the timer's function will not run
 			e.readyLocked(dl)
 		}
@@ -238,6 +239,7 @@ func jitter(d time.Duration) time.Duration {
 // waitLocked makes dl due after delay: at once, or when a timer fires.
 func (e *engine) waitLocked(dl *delivery, delay time.Duration) {
 	if delay <= 0 {
+		dl.NextAttempt = time.Time{}
 		e.readyLocked(dl)
 		return
 	}
@@ -246,7 +248,7 @@ func (e *engine) waitLocked(dl *delivery, delay time.Duration) {
 		defer e.wg.Done()
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		dl.timer = nil
+		dl.timer, dl.NextAttempt = nil, time.Time{}
 		if !e.closed {
 			e.readyLocked(dl)
 			e.notifyLocked()

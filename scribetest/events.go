@@ -73,10 +73,8 @@ func (e *engine) eventsLocked(skip, limit int) ([]EmittedEvent, int) {
 		out := ev.EmittedEvent
 		for _, dl := range ev.deliveries {
 			out.Payload = dl.body
-			d := EventDelivery{WebhookID: dl.WebhookID, URI: dl.URI}
-			if _, d.Pending = e.unsettled[dl]; d.Pending && dl.timer != nil {
-				d.NextAttempt = dl.NextAttempt
-			}
+			d := EventDelivery{WebhookID: dl.WebhookID, URI: dl.URI, NextAttempt: dl.NextAttempt}
+			_, d.Pending = e.unsettled[dl]
 			out.Deliveries = append(out.Deliveries, d)
 		}
 		at[ev.ID] = len(page)
