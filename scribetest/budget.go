@@ -40,7 +40,7 @@ func (ev *sentEvent) bodyBytes() int64 {
 func (e *engine) trimLocked() {
 	for i := 0; e.kept+e.excerpts > e.budget && i < len(e.events.buf); i++ {
 		ev := e.events.buf[(e.events.next+i)%len(e.events.buf)]
-		if ev.bodyBytes() == 0 || slices.ContainsFunc(ev.deliveries, func(dl *delivery) bool { _, pending := e.unsettled[dl]; return pending }) {
+		if ev.bodyBytes() == 0 || slices.ContainsFunc(ev.deliveries, func(dl *delivery) bool { return e.unsettled[dl] }) {
 			continue
 		}
 		e.kept -= ev.bodyBytes()

@@ -61,9 +61,8 @@ func (e *engine) saveLocked(recs []DeliveryAttempt, evs ...*sentEvent) {
 			}
 			row, kept := savedEvent{sentEvent: *ev}, ev.key+maxRecords > e.eventKey
 			for _, dl := range ev.deliveries {
-				_, pending := e.unsettled[dl]
-				d := savedDelivery{PendingDelivery: dl.PendingDelivery, Seq: dl.seq, Secret: dl.secret.Reveal(), Pending: pending, Once: dl.once}
-				row.Body, row.Deliveries, kept = dl.body, append(row.Deliveries, d), kept || pending
+				d := savedDelivery{PendingDelivery: dl.PendingDelivery, Seq: dl.seq, Secret: dl.secret.Reveal(), Pending: e.unsettled[dl], Once: dl.once}
+				row.Body, row.Deliveries, kept = dl.body, append(row.Deliveries, d), kept || d.Pending
 			}
 			var v []byte // nil: the row goes
 			if kept {
@@ -104,7 +103,7 @@ func (e *engine) restore() error {
 			dl := &delivery{PendingDelivery: d.PendingDelivery, seq: d.Seq, body: row.Body, secret: secret, once: d.Once, event: ev}
 			ev.deliveries, e.seq = append(ev.deliveries, dl), max(e.seq, dl.seq)
 			if d.Pending {
-				e.unsettled[dl] = struct{}{}
+				e.unsettled[dl] = true
 				e.waitLocked(dl, d.NextAttempt.Sub(e.clock.Now()))
 			}
 		}

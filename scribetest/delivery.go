@@ -95,13 +95,13 @@ type engine struct {
 
 	mu        sync.Mutex
 	seq       uint64
-	unsettled map[*delivery]struct{} // every delivery not settled
-	ready     []*delivery            // due now, oldest first
-	inflight  map[int64]int          // attempts in flight by webhook id
-	active    int                    // sender goroutines running
-	record    ring[DeliveryAttempt]  // the attempts finished, pushed under mu
-	events    ring[*sentEvent]       // the events published, pushed under mu
-	changed   chan struct{}          // closed at the next change of state; nil if nobody waits
+	unsettled map[*delivery]bool    // every delivery not settled
+	ready     []*delivery           // due now, oldest first
+	inflight  map[int64]int         // attempts in flight by webhook id
+	active    int                   // sender goroutines running
+	record    ring[DeliveryAttempt] // the attempts finished, pushed under mu
+	events    ring[*sentEvent]      // the events published, pushed under mu
+	changed   chan struct{}         // closed at the next change of state; nil if nobody waits
 	closed    bool
 	wg        sync.WaitGroup
 
@@ -119,7 +119,7 @@ type engine struct {
 func newEngine(cfg *config) *engine {
 	e := &engine{clock: cfg.clock, timers: realClock{}, logger: cfg.logger,
 		schedule: slices.Clone(cfg.schedule), workers: cmp.Or(cfg.workers, defaultWorkers), timeout: cmp.Or(cfg.timeout, defaultTimeout),
-		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}, budget: cmp.Or(cfg.budget, DefaultBodyBudget)}
+		unsettled: map[*delivery]bool{}, inflight: map[int64]int{}, budget: cmp.Or(cfg.budget, DefaultBodyBudget)}
 	if tc, ok := cfg.clock.(timerClock); ok {
 		e.timers = tc
 	}
@@ -177,7 +177,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 			dl := &delivery{PendingDelivery: PendingDelivery{EventID: ev.ID, EventType: ev.Type, WebhookID: h.ID, URI: h.URI},
 				seq: e.seq, body: body, secret: h.SigningSecret, event: sent}
 			sent.deliveries = append(sent.deliveries, dl)
-			e.unsettled[dl] = struct{}{}
+			e.unsettled[dl] = true
 			if !e.closed {
 				e.waitLocked(dl, jitter(e.schedule[0]))
 			}
@@ -216,11 +216,10 @@ func (e *engine) resend(id string) error {
 	defer e.notifyLocked()
 	defer e.saveLocked(nil, ev)
 	for _, dl := range ev.deliveries {
-		_, pending := e.unsettled[dl]
 		switch {
-		case !pending:
+		case !e.unsettled[dl]:
 			dl.once = true
-			e.unsettled[dl] = struct{}{}
+			e.unsettled[dl] = true
 			e.readyLocked(dl)
 		case dl.timer != nil && dl.timer.Stop():
 			dl.timer, dl.NextAttempt = nil, time.Time{}
@@ -356,7 +355,7 @@ func answerHeaders(h http.Header, forms []string) http.Header {
 
 // settleLocked records an attempt and decides what follows.
 func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
-	if _, ok := e.unsettled[dl]; !ok { // forgotten by Reset while in flight
+	if !e.unsettled[dl] { // forgotten by Reset while in flight
 		return
 	}
 	dl.Attempts, dl.LastStatusCode, dl.LastError = rec.Attempt, rec.StatusCode, rec.Error
