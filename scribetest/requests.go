@@ -92,14 +92,10 @@ func (s *Server) RequestCount() int { return s.requests.Total() }
 // logRequest records r, answered with status (and problem code, if any) in
 // took, of installation (if any).
 func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, status int, code, installation string, took time.Duration) {
-	key := ""
-	if v := r.Header["Idempotency-Key"]; len(v) > 0 {
-		key = truncate(v[0], state.MaxIdempotencyKey)
-	}
 	s.requests.Push(Request{
 		Time: at, Method: truncate(r.Method, maxMethod),
 		Path: truncate(r.URL.Path, maxURLPart), Query: truncate(r.URL.RawQuery, maxURLPart),
-		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code, Installation: installation,
+		IdempotencyKey: truncate(r.Header.Get("Idempotency-Key"), state.MaxIdempotencyKey), RequestID: requestID, Status: status, Code: code, Installation: installation,
 		Credential: credentialKind(r.Header["Authorization"]), Duration: took,
 	})
 }
