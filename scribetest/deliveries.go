@@ -316,10 +316,8 @@ func (e *engine) shutdown(ctx context.Context) error {
 	if n == 0 {
 		return nil
 	}
-	if cause == nil {
-		cause = ErrClosed // published after the wait, while closing
-	}
-	return fmt.Errorf("scribetest: Shutdown: %s undelivered (see PendingDeliveries): %w", count(n), cause)
+	// Without a cause, the deliveries were published after the wait, while closing.
+	return fmt.Errorf("scribetest: Shutdown: %s undelivered (see PendingDeliveries): %w", count(n), cmp.Or(cause, ErrClosed))
 }
 
 // count says "1 webhook delivery" or "n webhook deliveries".
