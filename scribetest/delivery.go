@@ -151,7 +151,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 	sent := &sentEvent{EmittedEvent: EmittedEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn}, key: e.eventKey}
 	var recs []DeliveryAttempt
 	defer func() {
-		gone, _ := e.events.Push(sent) // the event that leaves the ring, if any
+		gone := e.events.Push(sent) // the event that leaves the ring, if any
 		e.keepLocked(sent, gone)
 		e.saveLocked(recs, sent, gone)
 	}()
@@ -364,10 +364,8 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	dl.once = false
 	giveUp := !rec.Delivered && !e.closed && !once && dl.Attempts >= len(e.schedule)
 	rec.Final = rec.Delivered || giveUp || rec.Permanent || once
-	if old, full := e.record.Push(rec); full {
-		e.excerpts -= int64(len(old.ResponseBody))
-	}
-	e.excerpts += int64(len(rec.ResponseBody))
+	old := e.record.Push(rec) // its excerpt is no longer kept
+	e.excerpts += int64(len(rec.ResponseBody) - len(old.ResponseBody))
 	switch {
 	case rec.Permanent:
 		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",

@@ -113,18 +113,18 @@ type ring[T any] struct {
 }
 
 // Push adds v, dropping the oldest value when the ring is full, which it
-// returns.
-func (r *ring[T]) Push(v T) (dropped T, full bool) {
+// returns (the zero value while the ring is not full).
+func (r *ring[T]) Push(v T) (dropped T) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.total++
 	if len(r.buf) < maxRecords {
 		r.buf = append(r.buf, v)
-		return dropped, false
+		return dropped
 	}
 	dropped, r.buf[r.next] = r.buf[r.next], v
 	r.next = (r.next + 1) % maxRecords
-	return dropped, true
+	return dropped
 }
 
 // reset empties the ring, its count too.
