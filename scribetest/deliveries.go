@@ -157,12 +157,7 @@ func (s *Server) PendingDeliveries() []PendingDelivery { return s.deliveries.pen
 // The server keeps the last 10,000 events it emitted for this. An id it does
 // not keep gives an error wrapping ErrNotFound; an event that went to no
 // webhook, one wrapping ErrConflict; after Close, ErrClosed.
-func (s *Server) Resend(eventID string) error {
-	if err := s.deliveries.resend(eventID); err != nil {
-		return fmt.Errorf("scribetest: Resend: %w", err)
-	}
-	return nil
-}
+func (s *Server) Resend(eventID string) error { return s.deliveries.resend(eventID) }
 
 // WaitForDeliveries waits until every delivery is settled: delivered, refused
 // permanently, or given up after the last attempt of the schedule. It returns

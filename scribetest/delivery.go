@@ -191,7 +191,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 // resend makes the next attempt of each delivery of the event id now: a
 // delivery waiting for a retry is taken off its timer, and a settled one
 // is attempted once more, without retries. One due or in flight already
-// makes its attempt anyway.
+// makes its attempt anyway. Its errors are Server.Resend's.
 func (e *engine) resend(id string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -204,13 +204,13 @@ func (e *engine) resend(id string) error {
 	}
 	switch {
 	case e.closed:
-		return ErrClosed
+		return fmt.Errorf("scribetest: Resend: %w", ErrClosed)
 	case ev == nil:
-		return fmt.Errorf("no event %s was emitted (an id from elsewhere, or more than %d events ago): %w", state.Excerpt(id), maxRecords, ErrNotFound)
+		return fmt.Errorf("scribetest: Resend: no event %s was emitted (an id from elsewhere, or more than %d events ago): %w", state.Excerpt(id), maxRecords, ErrNotFound)
 	case len(ev.deliveries) == 0:
-		return fmt.Errorf("event %s (%s) was delivered to no webhook: its plugin had none when it was emitted, or it is larger than MaxEventBytes: %w", ev.ID, ev.Type, ErrConflict)
+		return fmt.Errorf("scribetest: Resend: event %s (%s) was delivered to no webhook: its plugin had none when it was emitted, or it is larger than MaxEventBytes: %w", ev.ID, ev.Type, ErrConflict)
 	case ev.deliveries[0].body == nil:
-		return fmt.Errorf("event %s (%s): its body is no longer kept: the server keeps the newest event bodies within its body budget (%d bytes; WithBodyBudget, scribe-server -body-budget) and drops the oldest first: %w",
+		return fmt.Errorf("scribetest: Resend: event %s (%s): its body is no longer kept: the server keeps the newest event bodies within its body budget (%d bytes; WithBodyBudget, scribe-server -body-budget) and drops the oldest first: %w",
 			ev.ID, ev.Type, e.budget, ErrConflict)
 	}
 	defer e.notifyLocked()
