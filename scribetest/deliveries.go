@@ -236,7 +236,7 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 			return n, errors.New("the next attempt is due after the wait's deadline")
 		}
 		if e.advancer != nil && len(e.ready) == 0 && len(e.inflight) == 0 {
-			if next, ok := e.nextDueLocked(); ok {
+			if next := e.nextDueLocked(); !next.IsZero() {
 				// Advance runs the timer, which takes e.mu.
 				e.mu.Unlock()
 				e.advancer.Advance(max(next.Sub(e.clock.Now()), 0))
@@ -265,16 +265,15 @@ func (e *engine) lateLocked(dls []*delivery, deadline time.Time) bool {
 	return !slices.ContainsFunc(dls, func(dl *delivery) bool { return !dl.NextAttempt.After(bound) })
 }
 
-// nextDueLocked returns when the earliest timer of a pending delivery fires.
-func (e *engine) nextDueLocked() (time.Time, bool) {
-	var next time.Time
-	found := false
+// nextDueLocked returns when the earliest timer of a pending delivery
+// fires, or the zero time if none waits for one.
+func (e *engine) nextDueLocked() (next time.Time) {
 	for dl := range e.unsettled {
-		if dl.timer != nil && (!found || dl.NextAttempt.Before(next)) {
-			next, found = dl.NextAttempt, true
+		if dl.timer != nil && (next.IsZero() || dl.NextAttempt.Before(next)) {
+			next = dl.NextAttempt
 		}
 	}
-	return next, found
+	return next
 }
 
 // close aborts attempts in flight, waits for the senders, lets the state
