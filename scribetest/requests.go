@@ -138,8 +138,7 @@ func (r *ring[T]) reset() {
 func (r *ring[T]) All() []T {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]T, 0, len(r.buf))
-	out = append(out, r.buf[r.next:]...)
+	out := append(make([]T, 0, len(r.buf)), r.buf[r.next:]...)
 	return append(out, r.buf[:r.next]...)
 }
 
