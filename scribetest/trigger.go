@@ -70,11 +70,10 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 // /_scribetest/trigger does with a uri.
 func (s *Server) CanTrigger(pluginID int64, typ webhook.EventType) error {
 	plugin, ok := s.st.Plugin(pluginID)
-	if !ok {
-		return fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)
-	}
 	transcript := typ == webhook.EventTranscriptCreated || typ == webhook.EventTranscriptUpdated
 	switch {
+	case !ok:
+		return fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)
 	case !typ.Known():
 		return fmt.Errorf("scribetest: Trigger: unknown event type %q; use %s, %s, %s or %s", typ,
 			webhook.EventInstallationCreated, webhook.EventInstallationDeleted, webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated)
