@@ -280,12 +280,10 @@ func (e *engine) nextDueLocked() (next time.Time) {
 // directory go and returns how many deliveries are left.
 func (e *engine) close() int {
 	e.mu.Lock()
-	first := !e.closed
-	if first {
-		e.closed = true
-		e.cancel()
-		e.stopTimersLocked()
-	}
+	first := !e.closed // closing again changes nothing: no timer is set once closed
+	e.closed = true
+	e.cancel()
+	e.stopTimersLocked()
 	e.mu.Unlock()
 	e.wg.Wait()
 	if e.own != nil {
