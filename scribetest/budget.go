@@ -34,6 +34,13 @@ func (ev *sentEvent) bodyBytes() int64 {
 	return int64(len(ev.deliveries[0].body))
 }
 
+// recordLocked records a finished attempt, counting its answer's excerpt
+// instead of that of the attempt it pushes out of the record.
+func (e *engine) recordLocked(rec DeliveryAttempt) {
+	old := e.record.Push(rec)
+	e.excerpts += int64(len(rec.ResponseBody) - len(old.ResponseBody))
+}
+
 // trimLocked drops the bodies of the oldest events none of whose
 // deliveries is pending while what is kept exceeds the budget. The ring's
 // values are pushed under e.mu, which is held.

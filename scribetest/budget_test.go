@@ -75,6 +75,42 @@ func TestBodyBudgetDropsTheOldestFirst(t *testing.T) {
 	}
 }
 
+// The body budget counts exactly what the server keeps, the bodies of the
+// events it holds and the answers of the attempts it lists, also once the
+// record of 10,000 attempts is full and an event too large to send pushes
+// out an attempt whose answer was counted.
+func TestBodyBudgetCountsWhatIsKept(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t)
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "accepted") }))
+	t.Cleanup(sink.Close)
+	e.hook(t, e.plugin.ID, sink.URL)
+	tr, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: "counted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10000 {
+		updateText(t, e, tr.ID, i, 16)
+	}
+	e.settle(t)
+	updateText(t, e, tr.ID, 0, scribetest.MaxEventBytes) // with the rest of the event, too large to send
+	e.settle(t)
+	var want int64
+	events, _ := e.s.Events(0, 10000)
+	for _, ev := range events {
+		want += int64(len(ev.Payload))
+	}
+	for _, a := range e.s.Deliveries() {
+		want += int64(len(a.ResponseBody))
+	}
+	if got := e.s.KeptBodyBytes(); got != want {
+		t.Errorf("the engine counts %d bytes against the budget; the bodies and answers it keeps are %d", got, want)
+	}
+}
+
 // Issue 49 item 5: 200 deliveries of 4 MiB events (the default budget,
 // 256 MiB) leave the server's live heap under the budget plus 100 MiB;
 // without the budget every body was kept, 800 MiB and more. The live heap

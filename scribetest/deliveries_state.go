@@ -117,8 +117,7 @@ func (e *engine) restore() error {
 			return fmt.Errorf("%s row %d: %w", attemptsBucket, persist.KeyID(k), err)
 		}
 		row.DeliveryAttempt.Duration = time.Duration(row.Duration)
-		e.record.Push(row.DeliveryAttempt)
-		e.excerpts += int64(len(row.ResponseBody))
+		e.recordLocked(row.DeliveryAttempt)
 		return nil
 	}))
 }

@@ -183,7 +183,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 			}
 			continue
 		}
-		e.record.Push(rec)
+		e.recordLocked(rec)
 		recs = append(recs, rec)
 	}
 }
@@ -364,8 +364,7 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	dl.once = false
 	giveUp := !rec.Delivered && !e.closed && !once && dl.Attempts >= len(e.schedule)
 	rec.Final = rec.Delivered || giveUp || rec.Permanent || once
-	old := e.record.Push(rec) // its excerpt is no longer kept
-	e.excerpts += int64(len(rec.ResponseBody) - len(old.ResponseBody))
+	e.recordLocked(rec)
 	switch {
 	case rec.Permanent:
 		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",
