@@ -224,16 +224,15 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 	defer e.mu.Unlock()
 	for {
 		dls := e.sortedLocked(want)
-		n := len(dls)
 		switch {
-		case n == 0:
+		case len(dls) == 0:
 			return 0, nil
 		case e.closed:
-			return n, ErrClosed
+			return len(dls), ErrClosed
 		case ctx.Err() != nil:
-			return n, ctx.Err()
+			return len(dls), ctx.Err()
 		case stopLate && e.lateLocked(dls, deadline):
-			return n, errors.New("the next attempt is due after the wait's deadline")
+			return len(dls), errors.New("the next attempt is due after the wait's deadline")
 		}
 		if e.advancer != nil && len(e.ready) == 0 && len(e.inflight) == 0 {
 			if next := e.nextDueLocked(); !next.IsZero() {
