@@ -106,6 +106,7 @@ func NewServer(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	if err := s.Start(); err != nil {
+		s.Close() // lets the state directory go
 		return nil, err
 	}
 	return s, nil
