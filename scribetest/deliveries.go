@@ -188,19 +188,10 @@ func (e *engine) pending() []PendingDelivery {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out []PendingDelivery
-	for _, dl := range e.sortedLocked(nil) {
+	for _, dl := range slices.SortedFunc(maps.Keys(e.unsettled), func(a, b *delivery) int { return cmp.Compare(a.seq, b.seq) }) {
 		out = append(out, dl.PendingDelivery)
 	}
 	return out
-}
-
-// sortedLocked returns the pending deliveries want selects (all if nil), in order.
-func (e *engine) sortedLocked(want func(*delivery) bool) []*delivery {
-	dls := slices.SortedFunc(maps.Keys(e.unsettled), func(a, b *delivery) int { return cmp.Compare(a.seq, b.seq) })
-	if want != nil {
-		dls = slices.DeleteFunc(dls, func(dl *delivery) bool { return !want(dl) })
-	}
-	return dls
 }
 
 // wait waits until every delivery is settled, ctx ends or the engine closes.
@@ -223,7 +214,10 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for {
-		dls := e.sortedLocked(want)
+		dls := slices.Collect(maps.Keys(e.unsettled)) // the pending ones want selects (all if nil), in no order
+		if want != nil {
+			dls = slices.DeleteFunc(dls, func(dl *delivery) bool { return !want(dl) })
+		}
 		switch {
 		case len(dls) == 0:
 			return 0, nil
