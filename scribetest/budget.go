@@ -34,13 +34,20 @@ func (ev *sentEvent) bodyBytes() int64 {
 	return int64(len(ev.deliveries[0].body))
 }
 
+// recordLocked records a finished attempt, counting its answer's excerpt
+// instead of that of the attempt it pushes out of the record.
+func (e *engine) recordLocked(rec DeliveryAttempt) {
+	old := e.record.Push(rec)
+	e.excerpts += int64(len(rec.ResponseBody) - len(old.ResponseBody))
+}
+
 // trimLocked drops the bodies of the oldest events none of whose
 // deliveries is pending while what is kept exceeds the budget. The ring's
 // values are pushed under e.mu, which is held.
 func (e *engine) trimLocked() {
 	for i := 0; e.kept+e.excerpts > e.budget && i < len(e.events.buf); i++ {
-		ev := &e.events.buf[(e.events.next+i)%len(e.events.buf)]
-		if ev.bodyBytes() == 0 || slices.ContainsFunc(ev.deliveries, func(dl *delivery) bool { _, pending := e.unsettled[dl]; return pending }) {
+		ev := e.events.buf[(e.events.next+i)%len(e.events.buf)]
+		if ev.bodyBytes() == 0 || slices.ContainsFunc(ev.deliveries, func(dl *delivery) bool { return e.unsettled[dl] }) {
 			continue
 		}
 		e.kept -= ev.bodyBytes()

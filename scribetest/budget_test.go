@@ -2,6 +2,7 @@ package scribetest_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -73,6 +74,52 @@ func TestBodyBudgetDropsTheOldestFirst(t *testing.T) {
 			t.Errorf("WithBodyBudget(%d): %v, want an error asking for a positive budget", bad, err)
 		}
 	}
+}
+
+// The body budget counts exactly what the server keeps, the bodies of the
+// events it holds and the answers of the attempts it lists, also once the
+// record of 10,000 attempts is full and an event too large to send pushes
+// out attempts whose answers were counted.
+func TestBodyBudgetCountsWhatIsKept(t *testing.T) {
+	t.Parallel()
+	e := newHookEnv(t, scribetest.WithWebhookTransport(accepting{}))
+	if _, err := e.s.Install(e.plugin.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		e.hook(t, e.plugin.ID, fmt.Sprintf("http://receiver.test/%d", i))
+	}
+	tr, err := e.s.CreateTranscript(e.user.ID, scribetest.TranscriptParams{Headline: "counted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 { // 10,100 attempts with the transcript.created
+		updateText(t, e, tr.ID, i, 16)
+	}
+	e.settle(t)
+	updateText(t, e, tr.ID, 0, scribetest.MaxEventBytes) // with the rest of the event, too large to send
+	e.settle(t)
+	var want int64
+	events, _ := e.s.Events(0, 10000)
+	for _, ev := range events {
+		want += int64(len(ev.Payload))
+	}
+	for _, a := range e.s.Deliveries() {
+		want += int64(len(a.ResponseBody))
+	}
+	if got := e.s.KeptBodyBytes(); got != want {
+		t.Errorf("the engine counts %d bytes against the budget; the bodies and answers it keeps are %d", got, want)
+	}
+}
+
+// accepting is a webhook transport that answers every delivery 200
+// "accepted" without a network.
+type accepting struct{}
+
+func (accepting) RoundTrip(r *http.Request) (*http.Response, error) {
+	_ = r.Body.Close()
+	return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Header: http.Header{},
+		Body: io.NopCloser(strings.NewReader("accepted")), Request: r}, nil
 }
 
 // Issue 49 item 5: 200 deliveries of 4 MiB events (the default budget,

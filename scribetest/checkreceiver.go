@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,26 +177,22 @@ func CheckReceiver(t testing.TB, url string, secret auth.WebhookSecret, opts ...
 // WithProcessedCount. The zero EventCounter is ready to use; it is safe for
 // concurrent use.
 type EventCounter struct {
-	mu   sync.Mutex
-	runs map[string]int
+	runs sync.Map // event id: *atomic.Int64
 }
 
 // Wrap returns a function that counts a run of the event's id, then calls fn.
 func (c *EventCounter) Wrap(fn func(context.Context, *webhook.Event) error) func(context.Context, *webhook.Event) error {
 	return func(ctx context.Context, e *webhook.Event) error {
-		c.mu.Lock()
-		if c.runs == nil {
-			c.runs = map[string]int{}
-		}
-		c.runs[e.ID]++
-		c.mu.Unlock()
+		n, _ := c.runs.LoadOrStore(e.ID, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
 		return fn(ctx, e)
 	}
 }
 
 // Count returns how many times the wrapped function ran for the event id.
 func (c *EventCounter) Count(eventID string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.runs[eventID]
+	if n, ok := c.runs.Load(eventID); ok {
+		return int(n.(*atomic.Int64).Load())
+	}
+	return 0
 }

@@ -157,12 +157,7 @@ func (s *Server) PendingDeliveries() []PendingDelivery { return s.deliveries.pen
 // The server keeps the last 10,000 events it emitted for this. An id it does
 // not keep gives an error wrapping ErrNotFound; an event that went to no
 // webhook, one wrapping ErrConflict; after Close, ErrClosed.
-func (s *Server) Resend(eventID string) error {
-	if err := s.deliveries.resend(eventID); err != nil {
-		return fmt.Errorf("scribetest: Resend: %w", err)
-	}
-	return nil
-}
+func (s *Server) Resend(eventID string) error { return s.deliveries.resend(eventID) }
 
 // WaitForDeliveries waits until every delivery is settled: delivered, refused
 // permanently, or given up after the last attempt of the schedule. It returns
@@ -193,29 +188,10 @@ func (e *engine) pending() []PendingDelivery {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out []PendingDelivery
-	for _, dl := range e.sortedLocked(nil) {
-		out = append(out, pendingOf(dl))
+	for _, dl := range slices.SortedFunc(maps.Keys(e.unsettled), func(a, b *delivery) int { return cmp.Compare(a.seq, b.seq) }) {
+		out = append(out, dl.PendingDelivery)
 	}
 	return out
-}
-
-// pendingOf is dl as PendingDelivery reports it, whether pending or not;
-// the caller holds e.mu.
-func pendingOf(dl *delivery) PendingDelivery {
-	p := dl.PendingDelivery
-	if dl.timer == nil {
-		p.NextAttempt = time.Time{}
-	}
-	return p
-}
-
-// sortedLocked returns the pending deliveries want selects (all if nil), in order.
-func (e *engine) sortedLocked(want func(*delivery) bool) []*delivery {
-	dls := slices.SortedFunc(maps.Keys(e.unsettled), func(a, b *delivery) int { return cmp.Compare(a.seq, b.seq) })
-	if want != nil {
-		dls = slices.DeleteFunc(dls, func(dl *delivery) bool { return !want(dl) })
-	}
-	return dls
 }
 
 // wait waits until every delivery is settled, ctx ends or the engine closes.
@@ -238,20 +214,22 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for {
-		dls := e.sortedLocked(want)
-		n := len(dls)
+		dls := slices.Collect(maps.Keys(e.unsettled)) // the pending ones want selects (all if nil), in no order
+		if want != nil {
+			dls = slices.DeleteFunc(dls, func(dl *delivery) bool { return !want(dl) })
+		}
 		switch {
-		case n == 0:
+		case len(dls) == 0:
 			return 0, nil
 		case e.closed:
-			return n, ErrClosed
+			return len(dls), ErrClosed
 		case ctx.Err() != nil:
-			return n, ctx.Err()
+			return len(dls), ctx.Err()
 		case stopLate && e.lateLocked(dls, deadline):
-			return n, errors.New("the next attempt is due after the wait's deadline")
+			return len(dls), errors.New("the next attempt is due after the wait's deadline")
 		}
 		if e.advancer != nil && len(e.ready) == 0 && len(e.inflight) == 0 {
-			if next, ok := e.nextDueLocked(); ok {
+			if next := e.nextDueLocked(); !next.IsZero() {
 				// Advance runs the timer, which takes e.mu.
 				e.mu.Unlock()
 				e.advancer.Advance(max(next.Sub(e.clock.Now()), 0))
@@ -277,31 +255,28 @@ func (e *engine) settled(ctx context.Context, want func(*delivery) bool, stopLat
 // deadline, a time of the wall clock.
 func (e *engine) lateLocked(dls []*delivery, deadline time.Time) bool {
 	bound := e.clock.Now().Add(time.Until(deadline)) // the deadline by the server's clock
-	return !slices.ContainsFunc(dls, func(dl *delivery) bool { return dl.timer == nil || !dl.NextAttempt.After(bound) })
+	return !slices.ContainsFunc(dls, func(dl *delivery) bool { return !dl.NextAttempt.After(bound) })
 }
 
-// nextDueLocked returns when the earliest timer of a pending delivery fires.
-func (e *engine) nextDueLocked() (time.Time, bool) {
-	var next time.Time
-	found := false
+// nextDueLocked returns when the earliest timer of a pending delivery
+// fires, or the zero time if none waits for one.
+func (e *engine) nextDueLocked() (next time.Time) {
 	for dl := range e.unsettled {
-		if dl.timer != nil && (!found || dl.NextAttempt.Before(next)) {
-			next, found = dl.NextAttempt, true
+		if dl.timer != nil && (next.IsZero() || dl.NextAttempt.Before(next)) {
+			next = dl.NextAttempt
 		}
 	}
-	return next, found
+	return next
 }
 
 // close aborts attempts in flight, waits for the senders, lets the state
 // directory go and returns how many deliveries are left.
 func (e *engine) close() int {
 	e.mu.Lock()
-	first := !e.closed
-	if first {
-		e.closed = true
-		e.cancel()
-		e.stopTimersLocked()
-	}
+	first := !e.closed // closing again changes nothing: no timer is set once closed
+	e.closed = true
+	e.cancel()
+	e.stopTimersLocked()
 	e.mu.Unlock()
 	e.wg.Wait()
 	if e.own != nil {
@@ -326,10 +301,8 @@ func (e *engine) shutdown(ctx context.Context) error {
 	if n == 0 {
 		return nil
 	}
-	if cause == nil {
-		cause = ErrClosed // published after the wait, while closing
-	}
-	return fmt.Errorf("scribetest: Shutdown: %s undelivered (see PendingDeliveries): %w", count(n), cause)
+	// Without a cause, the deliveries were published after the wait, while closing.
+	return fmt.Errorf("scribetest: Shutdown: %s undelivered (see PendingDeliveries): %w", count(n), cmp.Or(cause, ErrClosed))
 }
 
 // count says "1 webhook delivery" or "n webhook deliveries".

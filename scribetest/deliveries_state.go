@@ -61,9 +61,8 @@ func (e *engine) saveLocked(recs []DeliveryAttempt, evs ...*sentEvent) {
 			}
 			row, kept := savedEvent{sentEvent: *ev}, ev.key+maxRecords > e.eventKey
 			for _, dl := range ev.deliveries {
-				_, pending := e.unsettled[dl]
-				d := savedDelivery{PendingDelivery: pendingOf(dl), Seq: dl.seq, Secret: dl.secret.Reveal(), Pending: pending, Once: dl.once}
-				row.Body, row.Deliveries, kept = dl.body, append(row.Deliveries, d), kept || pending
+				d := savedDelivery{PendingDelivery: dl.PendingDelivery, Seq: dl.seq, Secret: dl.secret.Reveal(), Pending: e.unsettled[dl], Once: dl.once}
+				row.Body, row.Deliveries, kept = dl.body, append(row.Deliveries, d), kept || d.Pending
 			}
 			var v []byte // nil: the row goes
 			if kept {
@@ -104,11 +103,11 @@ func (e *engine) restore() error {
 			dl := &delivery{PendingDelivery: d.PendingDelivery, seq: d.Seq, body: row.Body, secret: secret, once: d.Once, event: ev}
 			ev.deliveries, e.seq = append(ev.deliveries, dl), max(e.seq, dl.seq)
 			if d.Pending {
-				e.unsettled[dl] = struct{}{}
+				e.unsettled[dl] = true
 				e.waitLocked(dl, d.NextAttempt.Sub(e.clock.Now()))
 			}
 		}
-		e.events.Push(*ev)
+		e.events.Push(ev)
 		e.keepLocked(ev, nil)
 		return nil
 	})
@@ -118,8 +117,7 @@ func (e *engine) restore() error {
 			return fmt.Errorf("%s row %d: %w", attemptsBucket, persist.KeyID(k), err)
 		}
 		row.DeliveryAttempt.Duration = time.Duration(row.Duration)
-		e.record.Push(row.DeliveryAttempt)
-		e.excerpts += int64(len(row.ResponseBody))
+		e.recordLocked(row.DeliveryAttempt)
 		return nil
 	}))
 }
@@ -142,7 +140,7 @@ func (e *engine) reset() {
 func (e *engine) stopTimersLocked() {
 	for dl := range e.unsettled {
 		if dl.timer != nil && dl.timer.Stop() {
-			dl.timer = nil
+			dl.timer, dl.NextAttempt = nil, time.Time{}
 			e.wg.Done()
 		}
 	}

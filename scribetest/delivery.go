@@ -57,7 +57,8 @@ func scaled(d time.Duration, f float64) time.Duration {
 type delivery struct {
 	// The event's id and type and the webhook's, as PendingDelivery reports
 	// them; its Attempts, LastStatusCode, LastError and NextAttempt (when
-	// timer fires, by the clock; stale once it has) are guarded by engine.mu.
+	// timer fires, by the clock; zero without a timer) are guarded by
+	// engine.mu.
 	PendingDelivery
 	seq    uint64
 	body   []byte // the event encoded, as every attempt sends it
@@ -94,13 +95,13 @@ type engine struct {
 
 	mu        sync.Mutex
 	seq       uint64
-	unsettled map[*delivery]struct{} // every delivery not settled
-	ready     []*delivery            // due now, oldest first
-	inflight  map[int64]int          // attempts in flight by webhook id
-	active    int                    // sender goroutines running
-	record    ring[DeliveryAttempt]  // the attempts finished, pushed under mu
-	events    ring[sentEvent]        // the events published, pushed under mu
-	changed   chan struct{}          // closed at the next change of state; nil if nobody waits
+	unsettled map[*delivery]bool    // every delivery not settled
+	ready     []*delivery           // due now, oldest first
+	inflight  map[int64]int         // attempts in flight by webhook id
+	active    int                   // sender goroutines running
+	record    ring[DeliveryAttempt] // the attempts finished, pushed under mu
+	events    ring[*sentEvent]      // the events published, pushed under mu
+	changed   chan struct{}         // closed at the next change of state; nil if nobody waits
 	closed    bool
 	wg        sync.WaitGroup
 
@@ -118,7 +119,7 @@ type engine struct {
 func newEngine(cfg *config) *engine {
 	e := &engine{clock: cfg.clock, timers: realClock{}, logger: cfg.logger,
 		schedule: slices.Clone(cfg.schedule), workers: cmp.Or(cfg.workers, defaultWorkers), timeout: cmp.Or(cfg.timeout, defaultTimeout),
-		unsettled: map[*delivery]struct{}{}, inflight: map[int64]int{}, budget: cmp.Or(cfg.budget, DefaultBodyBudget)}
+		unsettled: map[*delivery]bool{}, inflight: map[int64]int{}, budget: cmp.Or(cfg.budget, DefaultBodyBudget)}
 	if tc, ok := cfg.clock.(timerClock); ok {
 		e.timers = tc
 	}
@@ -150,10 +151,7 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 	sent := &sentEvent{EmittedEvent: EmittedEvent{ID: ev.ID, Type: ev.Type, InstallationUUID: ev.PluginInstallationUUID, Time: ev.CreatedOn}, key: e.eventKey}
 	var recs []DeliveryAttempt
 	defer func() {
-		var gone *sentEvent // the event that leaves the ring
-		if dropped, full := e.events.Push(*sent); full {
-			gone = &dropped
-		}
+		gone := e.events.Push(sent) // the event that leaves the ring, if any
 		e.keepLocked(sent, gone)
 		e.saveLocked(recs, sent, gone)
 	}()
@@ -179,13 +177,13 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 			dl := &delivery{PendingDelivery: PendingDelivery{EventID: ev.ID, EventType: ev.Type, WebhookID: h.ID, URI: h.URI},
 				seq: e.seq, body: body, secret: h.SigningSecret, event: sent}
 			sent.deliveries = append(sent.deliveries, dl)
-			e.unsettled[dl] = struct{}{}
+			e.unsettled[dl] = true
 			if !e.closed {
 				e.waitLocked(dl, jitter(e.schedule[0]))
 			}
 			continue
 		}
-		e.record.Push(rec)
+		e.recordLocked(rec)
 		recs = append(recs, rec)
 	}
 }
@@ -193,39 +191,38 @@ func (e *engine) publish(ev webhook.Event, hooks []scribe.Webhook) {
 // resend makes the next attempt of each delivery of the event id now: a
 // delivery waiting for a retry is taken off its timer, and a settled one
 // is attempted once more, without retries. One due or in flight already
-// makes its attempt anyway.
+// makes its attempt anyway. Its errors are Server.Resend's.
 func (e *engine) resend(id string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var ev sentEvent
-	ok := false
+	var ev *sentEvent
 	for kept := range e.events.Backward {
-		if ev, ok = kept, kept.ID == id; ok {
+		if kept.ID == id {
+			ev = kept
 			break
 		}
 	}
 	switch {
 	case e.closed:
-		return ErrClosed
-	case !ok:
-		return fmt.Errorf("no event %s was emitted (an id from elsewhere, or more than %d events ago): %w", state.Excerpt(id), maxRecords, ErrNotFound)
+		return fmt.Errorf("scribetest: Resend: %w", ErrClosed)
+	case ev == nil:
+		return fmt.Errorf("scribetest: Resend: no event %s was emitted (an id from elsewhere, or more than %d events ago): %w", state.Excerpt(id), maxRecords, ErrNotFound)
 	case len(ev.deliveries) == 0:
-		return fmt.Errorf("event %s (%s) was delivered to no webhook: its plugin had none when it was emitted, or it is larger than MaxEventBytes: %w", ev.ID, ev.Type, ErrConflict)
+		return fmt.Errorf("scribetest: Resend: event %s (%s) was delivered to no webhook: its plugin had none when it was emitted, or it is larger than MaxEventBytes: %w", ev.ID, ev.Type, ErrConflict)
 	case ev.deliveries[0].body == nil:
-		return fmt.Errorf("event %s (%s): its body is no longer kept: the server keeps the newest event bodies within its body budget (%d bytes; WithBodyBudget, scribe-server -body-budget) and drops the oldest first: %w",
+		return fmt.Errorf("scribetest: Resend: event %s (%s): its body is no longer kept: the server keeps the newest event bodies within its body budget (%d bytes; WithBodyBudget, scribe-server -body-budget) and drops the oldest first: %w",
 			ev.ID, ev.Type, e.budget, ErrConflict)
 	}
 	defer e.notifyLocked()
-	defer e.saveLocked(nil, &ev)
+	defer e.saveLocked(nil, ev)
 	for _, dl := range ev.deliveries {
-		_, pending := e.unsettled[dl]
 		switch {
-		case !pending:
+		case !e.unsettled[dl]:
 			dl.once = true
-			e.unsettled[dl] = struct{}{}
+			e.unsettled[dl] = true
 			e.readyLocked(dl)
 		case dl.timer != nil && dl.timer.Stop():
-			dl.timer = nil
+			dl.timer, dl.NextAttempt = nil, time.Time{}
 			e.wg.Done() // the timer's function will not run
 			e.readyLocked(dl)
 		}
@@ -241,6 +238,7 @@ func jitter(d time.Duration) time.Duration {
 // waitLocked makes dl due after delay: at once, or when a timer fires.
 func (e *engine) waitLocked(dl *delivery, delay time.Duration) {
 	if delay <= 0 {
+		dl.NextAttempt = time.Time{}
 		e.readyLocked(dl)
 		return
 	}
@@ -249,7 +247,7 @@ func (e *engine) waitLocked(dl *delivery, delay time.Duration) {
 		defer e.wg.Done()
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		dl.timer = nil
+		dl.timer, dl.NextAttempt = nil, time.Time{}
 		if !e.closed {
 			e.readyLocked(dl)
 			e.notifyLocked()
@@ -357,7 +355,7 @@ func answerHeaders(h http.Header, forms []string) http.Header {
 
 // settleLocked records an attempt and decides what follows.
 func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
-	if _, ok := e.unsettled[dl]; !ok { // forgotten by Reset while in flight
+	if !e.unsettled[dl] { // forgotten by Reset while in flight
 		return
 	}
 	dl.Attempts, dl.LastStatusCode, dl.LastError = rec.Attempt, rec.StatusCode, rec.Error
@@ -366,10 +364,7 @@ func (e *engine) settleLocked(dl *delivery, rec DeliveryAttempt) {
 	dl.once = false
 	giveUp := !rec.Delivered && !e.closed && !once && dl.Attempts >= len(e.schedule)
 	rec.Final = rec.Delivered || giveUp || rec.Permanent || once
-	if old, full := e.record.Push(rec); full {
-		e.excerpts -= int64(len(old.ResponseBody))
-	}
-	e.excerpts += int64(len(rec.ResponseBody))
+	e.recordLocked(rec)
 	switch {
 	case rec.Permanent:
 		e.logger.Warn("scribetest: webhook delivery failed permanently: the receiver answered 422, which is not retried",

@@ -73,11 +73,7 @@ func (e *engine) eventsLocked(skip, limit int) ([]EmittedEvent, int) {
 		out := ev.EmittedEvent
 		for _, dl := range ev.deliveries {
 			out.Payload = dl.body
-			d := EventDelivery{WebhookID: dl.WebhookID, URI: dl.URI}
-			if _, d.Pending = e.unsettled[dl]; d.Pending && dl.timer != nil {
-				d.NextAttempt = dl.NextAttempt
-			}
-			out.Deliveries = append(out.Deliveries, d)
+			out.Deliveries = append(out.Deliveries, EventDelivery{WebhookID: dl.WebhookID, URI: dl.URI, Pending: e.unsettled[dl], NextAttempt: dl.NextAttempt})
 		}
 		at[ev.ID] = len(page)
 		page = append(page, out)

@@ -160,10 +160,9 @@ func parse(f Fault, basePath string) (*pendingFault, error) {
 	bad := func(field, format string, args ...any) (*pendingFault, error) {
 		return nil, &FaultError{Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
-	if _, ok := httpapi.FailureCodes[f.Status]; !ok && f.Status != 0 {
-		return bad("Status", "%d is not one the contract declares for a transient failure; use 429, 500, 502, 503 or 504", f.Status)
-	}
 	switch {
+	case f.Status != 0 && httpapi.FailureCodes[f.Status] == "":
+		return bad("Status", "%d is not one the contract declares for a transient failure; use 429, 500, 502, 503 or 504", f.Status)
 	case f.Drop && f.Status != 0:
 		return bad("Drop", "excludes a status (%d): a dropped connection answers nothing", f.Status)
 	case f.Drop && f.RetryAfter != 0:
@@ -176,19 +175,16 @@ func parse(f Fault, basePath string) (*pendingFault, error) {
 		return bad("", "does nothing; give it a status, a drop or a delay")
 	case f.Status == 0 && f.RetryAfter != 0:
 		return bad("RetryAfter", "needs a status to be sent with")
-	}
-	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: cmp.Or(f.Times, 1)}
-	if strings.ContainsAny(p.method, " \t/") {
+	case strings.ContainsAny(f.Method, " \t/"):
 		return bad("Method", "%q is not an HTTP method; write it alone, such as POST, and the path apart", f.Method)
-	}
-	if f.Path == "" {
-		return p, nil
-	}
-	switch {
-	case !strings.HasPrefix(f.Path, "/") || strings.ContainsAny(f.Path, "?# \t"):
+	case f.Path != "" && (!strings.HasPrefix(f.Path, "/") || strings.ContainsAny(f.Path, "?# \t")):
 		return bad("Path", "%q must be a path beginning with /, without query or spaces, such as /plugins/{id}", f.Path)
 	case basePath != "" && (f.Path == basePath || strings.HasPrefix(f.Path, basePath+"/")):
 		return bad("Path", "%q includes the base path %s; write it relative to the base path, as %q", f.Path, basePath, strings.TrimPrefix(f.Path, basePath))
+	}
+	p := &pendingFault{f: f, method: strings.ToUpper(f.Method), left: cmp.Or(f.Times, 1)}
+	if f.Path == "" {
+		return p, nil
 	}
 	segs := strings.Split(f.Path[1:], "/")
 	re := "(?s)^" // . matches a decoded newline too

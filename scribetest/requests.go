@@ -92,14 +92,10 @@ func (s *Server) RequestCount() int { return s.requests.Total() }
 // logRequest records r, answered with status (and problem code, if any) in
 // took, of installation (if any).
 func (s *Server) logRequest(r *http.Request, at time.Time, requestID string, status int, code, installation string, took time.Duration) {
-	key := ""
-	if v := r.Header["Idempotency-Key"]; len(v) > 0 {
-		key = truncate(v[0], state.MaxIdempotencyKey)
-	}
 	s.requests.Push(Request{
 		Time: at, Method: truncate(r.Method, maxMethod),
 		Path: truncate(r.URL.Path, maxURLPart), Query: truncate(r.URL.RawQuery, maxURLPart),
-		IdempotencyKey: key, RequestID: requestID, Status: status, Code: code, Installation: installation,
+		IdempotencyKey: truncate(r.Header.Get("Idempotency-Key"), state.MaxIdempotencyKey), RequestID: requestID, Status: status, Code: code, Installation: installation,
 		Credential: credentialKind(r.Header["Authorization"]), Duration: took,
 	})
 }
@@ -117,18 +113,18 @@ type ring[T any] struct {
 }
 
 // Push adds v, dropping the oldest value when the ring is full, which it
-// returns.
-func (r *ring[T]) Push(v T) (dropped T, full bool) {
+// returns (the zero value while the ring is not full).
+func (r *ring[T]) Push(v T) (dropped T) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.total++
 	if len(r.buf) < maxRecords {
 		r.buf = append(r.buf, v)
-		return dropped, false
+		return dropped
 	}
 	dropped, r.buf[r.next] = r.buf[r.next], v
 	r.next = (r.next + 1) % maxRecords
-	return dropped, true
+	return dropped
 }
 
 // reset empties the ring, its count too.
@@ -142,8 +138,7 @@ func (r *ring[T]) reset() {
 func (r *ring[T]) All() []T {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]T, 0, len(r.buf))
-	out = append(out, r.buf[r.next:]...)
+	out := append(make([]T, 0, len(r.buf)), r.buf[r.next:]...)
 	return append(out, r.buf[:r.next]...)
 }
 

@@ -69,13 +69,11 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{cfg: cfg}
+	s := &Server{cfg: cfg, deliveries: newEngine(&cfg), answers: httpapi.NewAnswers()}
 	s.cfg.fixtures = nil // loaded below, and not held on to
-	s.deliveries = newEngine(&cfg)
 	s.st = state.New(cfg.clock.Now, func(e webhook.Event) {
 		s.deliveries.publish(e, s.st.WebhooksOf(e.PluginID))
 	})
-	s.answers = httpapi.NewAnswers()
 	s.limiter.Store(cfg.limiter)
 	s.handler = s.cfg.hosts.Wrap(httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: s.limiter.Load, BasePath: cfg.basePath,
 		Logger: cfg.logger, Log: s.logRequest, Answers: s.answers,
@@ -106,6 +104,7 @@ func NewServer(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	if err := s.Start(); err != nil {
+		s.Close() // lets the state directory go
 		return nil, err
 	}
 	return s, nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -337,6 +338,27 @@ func TestStateDirRefusals(t *testing.T) {
 	if _, err := scribetest.NewServer(scribetest.WithStateDir("")); err == nil {
 		t.Error(`WithStateDir("") was accepted`)
 	}
+}
+
+// TestStateDirLetGoWhenStartFails: a NewServer that cannot listen (its
+// address is taken) lets its state directory go, so that a server started
+// on the directory afterwards opens it.
+func TestStateDirLetGoWhenStartFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if _, err := scribetest.NewServer(scribetest.WithStateDir(dir), scribetest.WithAddr(ln.Addr().String())); err == nil {
+		t.Fatal("NewServer on an address in use: nil error, want it refused")
+	}
+	s, err := scribetest.NewServer(scribetest.WithStateDir(dir))
+	if err != nil {
+		t.Fatalf("NewServer on the directory after a server that could not listen: %v; want it opened", err)
+	}
+	s.Close()
 }
 
 // TestReset: Reset returns the server to the state it started with, with

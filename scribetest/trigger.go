@@ -39,7 +39,7 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 	}
 
 	// One transaction: its events are the sequence's, whatever else happens.
-	events, err := change(s, "Trigger", func(tx *state.Tx) ([]webhook.Event, error) {
+	return change(s, "Trigger", func(tx *state.Tx) ([]TriggeredEvent, error) {
 		var t *scribe.Transcript
 		if typ == webhook.EventTranscriptCreated || typ == webhook.EventTranscriptUpdated {
 			t = &scribe.Transcript{Headline: "Test call", Type: "phone_call",
@@ -56,16 +56,12 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 		case typ == webhook.EventTranscriptUpdated:
 			_, err = tx.UpdateTranscript(tr.ID, func(t *scribe.Transcript) { t.Headline = "Test call (edited)" })
 		}
-		return tx.Events(), err
+		out := make([]TriggeredEvent, len(tx.Events()))
+		for i, e := range tx.Events() {
+			out[i] = TriggeredEvent{ID: e.ID, Type: e.Type}
+		}
+		return out, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]TriggeredEvent, len(events))
-	for i, e := range events {
-		out[i] = TriggeredEvent{ID: e.ID, Type: e.Type}
-	}
-	return out, nil
 }
 
 // CanTrigger returns the error Trigger would return for pluginID and typ
@@ -74,11 +70,10 @@ func (s *Server) Trigger(pluginID int64, typ webhook.EventType) ([]TriggeredEven
 // /_scribetest/trigger does with a uri.
 func (s *Server) CanTrigger(pluginID int64, typ webhook.EventType) error {
 	plugin, ok := s.st.Plugin(pluginID)
-	if !ok {
-		return fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)
-	}
 	transcript := typ == webhook.EventTranscriptCreated || typ == webhook.EventTranscriptUpdated
 	switch {
+	case !ok:
+		return fmt.Errorf("scribetest: Trigger: plugin %d: %w", pluginID, ErrNotFound)
 	case !typ.Known():
 		return fmt.Errorf("scribetest: Trigger: unknown event type %q; use %s, %s, %s or %s", typ,
 			webhook.EventInstallationCreated, webhook.EventInstallationDeleted, webhook.EventTranscriptCreated, webhook.EventTranscriptUpdated)
