@@ -72,8 +72,8 @@ func (e *engine) saveLocked(recs []DeliveryAttempt, evs ...*sentEvent) {
 		}
 		for _, rec := range recs {
 			v, merr := apijson.Marshal(savedAttempt{rec, int64(rec.Duration)})
-			_, err = tx.Append(attemptsBucket, v, maxRecords)
-			err = errors.Join(err, merr)
+			_, aerr := tx.Append(attemptsBucket, v, maxRecords)
+			err = errors.Join(err, merr, aerr)
 		}
 		return err
 	})
