@@ -24,12 +24,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
 	if ct != "" && ct != "application/json" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
-			return nil, newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
-				fmt.Sprintf("the Content-Type %s is not supported; send application/json", state.Excerpt(ct)))
+			return nil, unsupported(fmt.Sprintf("the Content-Type %s is not supported; send application/json", state.Excerpt(ct)))
 		}
 		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-			return nil, newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
-				fmt.Sprintf("the charset %s is not supported; JSON is UTF-8", state.Excerpt(cs)))
+			return nil, unsupported(fmt.Sprintf("the charset %s is not supported; JSON is UTF-8", state.Excerpt(cs)))
 		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
@@ -41,8 +39,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
 		return nil, validationFailed("reading the request body failed")
 	}
 	if ct == "" && len(body) > 0 {
-		return nil, newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType,
-			"the request has a body but no Content-Type; send Content-Type: application/json")
+		return nil, unsupported("the request has a body but no Content-Type; send Content-Type: application/json")
 	}
 	return body, nil
 }

@@ -45,6 +45,10 @@ func validationFailed(detail string) *problem {
 	return newProblem(http.StatusBadRequest, scribe.CodeValidationFailed, detail)
 }
 
+func unsupported(detail string) *problem {
+	return newProblem(http.StatusUnsupportedMediaType, scribe.CodeUnsupportedMediaType, detail)
+}
+
 func internalError(detail string) *problem {
 	return newProblem(http.StatusInternalServerError, scribe.CodeInternalError, detail+"; report the request id")
 }

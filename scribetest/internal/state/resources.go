@@ -126,9 +126,7 @@ func (st *Store) PagePlugins(developer, afterID int64, limit int) ([]scribe.Plug
 }
 
 // Plugins returns every plugin by ascending id.
-func (st *Store) Plugins() []scribe.Plugin {
-	return read(st, st.plugins.All)
-}
+func (st *Store) Plugins() []scribe.Plugin { return read(st, st.plugins.All) }
 
 // AddSecretKey adds k to its plugin.
 func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, error) {
@@ -146,12 +144,7 @@ func (tx *Tx) AddSecretKey(k scribe.PluginSecretKey) (scribe.PluginSecretKey, er
 
 // DeleteSecretKey revokes secret key id.
 func (tx *Tx) DeleteSecretKey(id int64) error {
-	if !tx.st.secretKeys.Taken(id) {
-		return fmt.Errorf("secret key %d: %w", id, ErrNotFound)
-	}
-	tx.st.secretKeys.Remove(id)
-	tx.touch("secret_keys", id, nil)
-	return nil
+	return remove(tx, tx.st.secretKeys, "secret_keys", "secret key", id)
 }
 
 // SecretKeysOf returns plugin's secret keys by ascending id.

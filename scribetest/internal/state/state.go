@@ -245,6 +245,17 @@ func insert[T any](tx *Tx, c *Collection[T], section string, owner int64, row *T
 	tx.onUndo(func() { c.Remove(rowID) })
 }
 
+// remove deletes row id of c, a kind of resource, and records the change for
+// Save as a row of section; an id that names nothing is ErrNotFound.
+func remove[T any](tx *Tx, c *Collection[T], section, kind string, id int64) error {
+	if !c.Taken(id) {
+		return fmt.Errorf("%s %d: %w", kind, id, ErrNotFound)
+	}
+	c.Remove(id)
+	tx.touch(section, id, nil)
+	return nil
+}
+
 // checkNewID checks an id chosen for a new row of c (0: one is assigned).
 func checkNewID[T any](c *Collection[T], kind string, id int64) error {
 	if err := CheckChosenID(id); err != nil {

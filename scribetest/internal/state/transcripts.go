@@ -80,12 +80,7 @@ func (tx *Tx) UpdateTranscript(id int64, fn func(*scribe.Transcript)) (scribe.Tr
 
 // DeleteTranscript deletes transcript id.
 func (tx *Tx) DeleteTranscript(id int64) error {
-	if !tx.st.transcripts.Taken(id) {
-		return fmt.Errorf("transcript %d: %w", id, ErrNotFound)
-	}
-	tx.st.transcripts.Remove(id)
-	tx.touch("transcripts", id, nil)
-	return nil
+	return remove(tx, tx.st.transcripts, "transcripts", "transcript", id)
 }
 
 // Transcript returns transcript id if owner owns it, to encode: it shares
