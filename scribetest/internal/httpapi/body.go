@@ -98,20 +98,17 @@ const (
 // parsePage reads limit (1 to 100, default 20) and after_id (0 to 2^53-1).
 func parsePage(r *http.Request) (limit int, afterID int64, p *problem) {
 	q := r.URL.Query()
-	limit = defaultLimit
+	n := int64(defaultLimit)
 	if v, ok := q["limit"]; ok {
-		n, p := integer("limit", v[0], 1, maxLimit)
-		if p != nil {
-			return 0, 0, p
-		}
-		limit = int(n)
+		n, p = integer("limit", v[0], 1, maxLimit)
 	}
-	if v, ok := q["after_id"]; ok {
-		if afterID, p = integer("after_id", v[0], 0, state.MaxChosenID); p != nil {
-			return 0, 0, p
-		}
+	if v, ok := q["after_id"]; ok && p == nil {
+		afterID, p = integer("after_id", v[0], 0, state.MaxChosenID)
 	}
-	return limit, afterID, nil
+	if p != nil {
+		return 0, 0, p
+	}
+	return int(n), afterID, nil
 }
 
 // integer reads s, the value of the parameter name, as plain ASCII digits

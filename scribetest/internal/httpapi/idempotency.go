@@ -14,11 +14,12 @@ import (
 	"github.com/scribehq/scribe-go/scribetest/internal/state"
 )
 
-// idempotent runs do once per Idempotency-Key, replaying the first answer for 24
-// hours; a 5xx is not kept, so a retry does the work.
+// idempotent runs do once per Idempotency-Key of a POST, replaying the first
+// answer for 24 hours; a 5xx is not kept, so a retry does the work. Any other
+// request, or a POST without a key, runs do.
 func (a *API) idempotent(w http.ResponseWriter, c *call, do func(*call) (reply, *problem)) {
 	values := c.r.Header["Idempotency-Key"]
-	if len(values) == 0 {
+	if len(values) == 0 || c.r.Method != http.MethodPost {
 		body, p := do(c)
 		write(w, body, p)
 		return
@@ -83,10 +84,7 @@ type fingerprint [32]byte
 
 // fingerprintOf returns the fingerprint of a request.
 func fingerprintOf(method, path string, body []byte) fingerprint {
-	h := sha256.New()
-	h.Write([]byte(method + " " + path + "\n"))
-	h.Write(body)
-	return fingerprint(h.Sum(nil))
+	return sha256.Sum256(slices.Concat([]byte(method+" "+path+"\n"), body))
 }
 
 // verdict is what begin decided.

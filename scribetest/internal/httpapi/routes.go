@@ -152,17 +152,12 @@ func (a *API) serve(op *operation, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &call{r: r, info: info, caller: caller}
-	if r.Method != http.MethodPost {
-		body, p := op.handle(c)
-		write(w, body, p)
-		return
+	if r.Method == http.MethodPost {
+		if c.body, refusal = readBody(w, r); refusal != nil {
+			writeProblem(w, refusal)
+			return
+		}
 	}
-	body, p := readBody(w, r)
-	if p != nil {
-		writeProblem(w, p)
-		return
-	}
-	c.body = body
 	a.idempotent(w, c, op.handle)
 }
 
