@@ -2,7 +2,6 @@ package scribetest
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/scribehq/scribe-go/auth"
@@ -91,14 +90,14 @@ func (e *engine) restore() error {
 	err := e.db.Each(eventsBucket, func(k, v []byte) error {
 		var row savedEvent
 		if err := apijson.Unmarshal(v, &row, apijson.Lenient()); err != nil {
-			return fmt.Errorf("%s row %d: %w", eventsBucket, persist.KeyID(k), err)
+			return err
 		}
 		ev := &row.sentEvent
 		ev.key, e.eventKey = persist.KeyID(k), persist.KeyID(k)
 		for _, d := range row.Deliveries {
 			secret, err := auth.ParseWebhookSecret(d.Secret)
 			if err != nil {
-				return fmt.Errorf("%s row %d: %w", eventsBucket, ev.key, err)
+				return err
 			}
 			dl := &delivery{PendingDelivery: d.PendingDelivery, seq: d.Seq, body: row.Body, secret: secret, once: d.Once, event: ev}
 			ev.deliveries, e.seq = append(ev.deliveries, dl), max(e.seq, dl.seq)
@@ -114,7 +113,7 @@ func (e *engine) restore() error {
 	return errors.Join(err, e.db.Each(attemptsBucket, func(k, v []byte) error {
 		var row savedAttempt
 		if err := apijson.Unmarshal(v, &row, apijson.Lenient()); err != nil {
-			return fmt.Errorf("%s row %d: %w", attemptsBucket, persist.KeyID(k), err)
+			return err
 		}
 		row.DeliveryAttempt.Duration = time.Duration(row.Duration)
 		e.recordLocked(row.DeliveryAttempt)

@@ -218,10 +218,10 @@ func (q *faults) clear() {
 	q.pending = nil
 }
 
-// take uses the first pending fault that matches r once, records it, and
-// says how r is to fail.
-func (q *faults) take(r *http.Request, basePath string, now time.Time, requestID string) (httpapi.Failure, bool) {
-	path := r.URL.Path
+// fault is the API's Config.Fail: it uses the first pending fault that
+// matches r once, records it, and says how r is to fail.
+func (s *Server) fault(r *http.Request, now time.Time, requestID string) (httpapi.Failure, bool) {
+	q, path, basePath := &s.faults, r.URL.Path, s.cfg.basePath
 	if basePath != "" {
 		rel, ok := strings.CutPrefix(path, basePath)
 		if !ok || (rel != "" && rel[0] != '/') {

@@ -76,10 +76,7 @@ func NewUnstartedServer(opts ...Option) (*Server, error) {
 	})
 	s.limiter.Store(cfg.limiter)
 	s.handler = s.cfg.hosts.Wrap(httpapi.New(httpapi.Config{State: s.st, Now: cfg.clock.Now, Limiter: s.limiter.Load, BasePath: cfg.basePath,
-		Logger: cfg.logger, Log: s.logRequest, Answers: s.answers,
-		Fail: func(r *http.Request, at time.Time, requestID string) (httpapi.Failure, bool) {
-			return s.faults.take(r, s.cfg.basePath, at, requestID)
-		}}))
+		Logger: cfg.logger, Log: s.logRequest, Answers: s.answers, Fail: s.fault}))
 	if cfg.stateDir != "" {
 		if err := s.openState(&cfg); err != nil {
 			s.Close()

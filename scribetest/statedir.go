@@ -34,12 +34,7 @@ func (s *Server) openState(cfg *config) (err error) {
 		return fmt.Errorf("scribetest: WithStateDir: %s already holds a state, which is loaded as it is: fixtures load only into an empty directory (drop WithFixtures, or give another directory)", cfg.stateDir)
 	case !s.db.Fresh():
 		doc := fixture.Stream(func(section string, yield func([]byte) error) error {
-			return s.db.Each(section, func(k, v []byte) error {
-				if err := yield(v); err != nil {
-					return fmt.Errorf("%s row %d: %w", section, persist.KeyID(k), err)
-				}
-				return nil
-			})
+			return s.db.Each(section, func(_, v []byte) error { return yield(v) })
 		})
 		defer doc.Close()
 		if _, err = s.loadFixtures(doc); err == nil {

@@ -237,13 +237,24 @@ func (db *DB) Put(bucket string, key, value []byte, drop ...[]byte) error {
 
 // Each calls fn with each row of bucket in the order of their keys, in one
 // read transaction; key and value are valid during the call only. Its error
-// is fn's.
+// is fn's, naming the row: "events row 7: ...", or "answers: ..." for a row
+// whose key is not a Key.
 func (db *DB) Each(bucket string, fn func(key, value []byte) error) error {
 	return db.bolt.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket([]byte(bucket)); b != nil {
-			return b.ForEach(fn)
+		b := tx.Bucket([]byte(bucket))
+		if b == nil {
+			return nil
 		}
-		return nil
+		return b.ForEach(func(k, v []byte) error {
+			err := fn(k, v)
+			switch {
+			case err == nil:
+				return nil
+			case len(k) == 8:
+				return fmt.Errorf("%s row %d: %w", bucket, KeyID(k), err)
+			}
+			return fmt.Errorf("%s: %w", bucket, err)
+		})
 	})
 }
 
